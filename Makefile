@@ -1,0 +1,131 @@
+# idlescope build. `make` builds build/idlescope (static by default, STATIC=0
+# for a dynamic link); see `make help` for the other targets.
+.DELETE_ON_ERROR:
+.SECONDARY:
+
+ARCH ?= $(shell uname -m | sed -e 's/aarch64/arm64/')
+ifeq ($(ARCH),x86_64)
+BPF_ARCH := x86
+else ifeq ($(ARCH),arm64)
+BPF_ARCH := arm64
+CROSS_COMPILE ?= $(if $(filter aarch64,$(shell uname -m)),,aarch64-linux-gnu-)
+else
+$(error unsupported ARCH=$(ARCH) (x86_64 or arm64))
+endif
+
+OUT      ?= build
+CLANG    ?= clang
+LLVM_STRIP ?= llvm-strip
+BPFTOOL  ?= $(shell command -v bpftool 2>/dev/null || echo /usr/sbin/bpftool)
+CC       := $(CROSS_COMPILE)gcc
+STATIC   ?= 1
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+VERSION  := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
+
+ifeq ($(V),1)
+Q :=
+msg :=
+else
+Q := @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+# clang -target bpf misses the host's arch include dir (asm/types.h).
+CLANG_BPF_SYS_INCLUDES := $(shell $(CLANG) -v -E - </dev/null 2>&1 \
+	| sed -n '/<...> search starts here:/,/End of search list./{ s| \(/.*\)|-idirafter \1|p }')
+
+CFLAGS   ?= -O2 -g
+CFLAGS   += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude -I$(OUT) \
+	    -DIDLESCOPE_VERSION='"$(VERSION)"'
+BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Werror \
+	    -Iinclude -Ivmlinux/$(ARCH) $(CLANG_BPF_SYS_INCLUDES)
+LDLIBS   := -lbpf -lelf -lz -ljansson
+ifeq ($(STATIC),1)
+LDFLAGS  += -static
+endif
+
+BPF_SRCS  := $(wildcard bpf/*.bpf.c)
+BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(OUT)/%.bpf.o,$(BPF_SRCS))
+SKELS     := $(patsubst bpf/%.bpf.c,$(OUT)/%.skel.h,$(BPF_SRCS))
+USER_SRCS := $(wildcard user/*.c)
+USER_OBJS := $(patsubst user/%.c,$(OUT)/user/%.o,$(USER_SRCS))
+# Everything but main(): unit and replay tests link against it.
+LIB_OBJS  := $(filter-out $(OUT)/user/main.o,$(USER_OBJS))
+
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
+
+.PHONY: all run test deps install uninstall clean vmlinux help unit replay bats check-root
+all: $(OUT)/idlescope
+
+help:
+	@echo 'make            build $(OUT)/idlescope (STATIC=0 for dynamic, V=1 verbose)'
+	@echo 'make run        deps + build, then a 10-second system-wide summary (root)'
+	@echo 'make test       deps + build, unit, replay and live BATS tests (root)'
+	@echo 'make unit|replay|bats   one test layer'
+	@echo 'make deps       install build and test dependencies from Debian (root)'
+	@echo 'make install    install to $$(DESTDIR)$$(PREFIX)/bin (PREFIX, DESTDIR)'
+	@echo 'make vmlinux    regenerate vmlinux/$$(ARCH)/vmlinux.h from BTF'
+
+$(OUT) $(OUT)/user $(OUT)/tests:
+	$(Q)mkdir -p $@
+
+$(OUT)/%.bpf.o: bpf/%.bpf.c $(wildcard include/*.h bpf/*.bpf.h) vmlinux/$(ARCH)/vmlinux.h | $(OUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(Q)$(LLVM_STRIP) -g $@
+
+$(OUT)/%.skel.h: $(OUT)/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@
+
+$(OUT)/user/%.o: user/%.c $(wildcard include/*.h user/*.h) $(SKELS) | $(OUT)/user
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+$(OUT)/idlescope: $(USER_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+$(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(OUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -Iuser -Itests/unit $< $(LIB_OBJS) $(LDLIBS) -lcmocka -o $@
+
+$(OUT)/tests/replay_test: tests/replay/replay_test.c $(LIB_OBJS) | $(OUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -Iuser -Itests/unit $< $(LIB_OBJS) $(LDLIBS) -lcmocka -o $@
+
+deps:
+	$(Q)./tests/deps.sh
+
+run: deps all
+	./$(OUT)/idlescope record -d 10
+
+check-root:
+	@[ "$$(id -u)" = 0 ] || { echo 'idlescope tests load BPF programs: run as root (sudo make test)' >&2; exit 1; }
+
+unit: $(UNIT_BINS)
+	$(Q)set -e; for t in $(UNIT_BINS); do $$t; done
+
+replay: check-root $(OUT)/tests/replay_test
+	$(Q)$(OUT)/tests/replay_test
+
+bats: check-root all
+	$(Q)IDLESCOPE=$(abspath $(OUT)/idlescope) bats tests/bats
+
+test: deps all
+	$(Q)$(MAKE) --no-print-directory unit replay bats
+
+install: $(OUT)/idlescope
+	install -D -m 0755 $(OUT)/idlescope $(DESTDIR)$(PREFIX)/bin/idlescope
+	install -D -m 0644 docs/idlescope.8 $(DESTDIR)$(PREFIX)/share/man/man8/idlescope.8
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/idlescope $(DESTDIR)$(PREFIX)/share/man/man8/idlescope.8
+
+vmlinux:
+	./vmlinux/gen.sh $(ARCH)
+
+clean:
+	rm -rf $(OUT)

@@ -1,0 +1,75 @@
+/* Map value layouts shared by bpf/idle.bpf.c and the loader.
+ * __u* types only, so the skeleton header compiles in userspace. */
+#ifndef IDLESCOPE_IDLE_STATS_H
+#define IDLESCOPE_IDLE_STATS_H
+
+#include "hist.h"
+
+/* CPUIDLE_STATE_MAX in the kernel. */
+#define IS_MAX_STATES 10
+/* Upper bound on CPUs the maps are sized for; the loader sizes them to the
+ * number of possible CPUs, replay tests to the CPU count they simulate. */
+#define IS_MAX_CPUS 4096
+
+/* Value of cpu_idle's state argument on exit (PWR_EVENT_EXIT). */
+#define IS_PWR_EVENT_EXIT 0xffffffffu
+
+/* Flags in idle_params.flags. */
+#define IS_PARAMS_VALID (1u << 0)      /* the loader filled this CPU's table */
+#define IS_PARAMS_NO_CLASSIFY (1u << 1) /* no cpuidle driver: default idle only */
+
+/* Per-CPU idle-state table, written by the loader from sysfs. One lookup per
+ * idle exit reads everything the classification needs. */
+struct idle_params {
+	__u32 nr_states;
+	__u32 flags;
+	__u32 disabled_mask; /* bit i: state i disabled (sysfs disable) */
+	__u32 poll_mask;     /* bit i: state i is a polling state (POLL) */
+	__u64 qos_limit_ns;  /* PM QoS resume-latency limit, ~0 = none */
+	__u64 poll_limit_ns; /* cpuidle_poll_time() estimate, 0 = unknown */
+	__u64 exit_latency_ns[IS_MAX_STATES];
+	__u64 target_residency_ns[IS_MAX_STATES];
+};
+
+/* Hot per-CPU slot: what the CPU is doing now. One cache line per CPU. */
+struct idle_cpu_slot {
+	__u64 enter_ns;  /* 0 = not in an idle period we saw begin */
+	__u32 state;     /* state requested at enter */
+	__u32 pad0;
+	__u64 unmatched_exits; /* exits whose enter preceded the window */
+	__u64 first_exit_ns;   /* timestamp of the first unmatched exit */
+	__u64 bad_state;       /* enter with a state index >= IS_MAX_STATES */
+	__u64 pad1[3];
+} __attribute__((aligned(64)));
+
+/* Per CPU and state: everything summed over completed idle periods. */
+struct idle_state_stats {
+	__u64 entries;
+	__u64 time_ns;
+	__u64 min_ns;
+	__u64 max_ns;
+	__u64 above;           /* too deep: kernel's rule */
+	__u64 below;           /* too shallow: kernel's rule */
+	__u64 below_qos;       /* of below: the deeper state was barred by PM QoS */
+	__u64 poll_limit;      /* of below on a polling state: ended at its limit */
+	__u64 miss_above;      /* power:cpu_idle_miss(below=0), kernel-exact */
+	__u64 miss_below;      /* power:cpu_idle_miss(below=1) */
+	__u64 ideal[IS_MAX_STATES]; /* periods whose ideal state was i */
+	__u64 hist[IS_HIST_BUCKETS];
+} __attribute__((aligned(64)));
+
+/* Replay: one event fed through BPF_PROG_TEST_RUN as the raw_tp context. */
+enum replay_event_kind {
+	REPLAY_IDLE = 1,      /* args: cpu, now_ns, state (IS_PWR_EVENT_EXIT = exit) */
+	REPLAY_IDLE_MISS = 2, /* args: cpu, now_ns, state, below */
+};
+
+struct replay_event {
+	__u64 kind;
+	__u64 cpu;
+	__u64 now_ns;
+	__u64 state;
+	__u64 arg;
+};
+
+#endif

@@ -1,0 +1,172 @@
+/* Reads /sys/devices/system/cpu/{cpuidle,cpuN/cpuidle} and the PM QoS knobs
+ * that decide which states the governor may pick. */
+#include "cpuidle_sysfs.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "sysfs.h"
+
+#define CPU_DIR "devices/system/cpu"
+/* PM_QOS_CPU_LATENCY_DEFAULT_VALUE: 2000 s means "no constraint". */
+#define QOS_DEFAULT_US 2000000000ULL
+
+static uint64_t read_tick_ns(void)
+{
+	char path[256], line[256];
+	struct utsname u;
+	uint64_t hz = 0;
+	FILE *f;
+
+	if (uname(&u) == 0) {
+		snprintf(path, sizeof(path), "/boot/config-%s", u.release);
+		f = fopen(path, "re");
+		if (f) {
+			while (fgets(line, sizeof(line), f))
+				if (sscanf(line, "CONFIG_HZ=%lu", &hz) == 1)
+					break;
+			fclose(f);
+		}
+	}
+	return 1000000000ULL / (hz ? hz : 250); /* Debian's default HZ */
+}
+
+void cpuidle_read_system(struct cpuidle_system *sys)
+{
+	memset(sys, 0, sizeof(*sys));
+	if (sysfs_read_str(sys->driver, sizeof(sys->driver), CPU_DIR "/cpuidle/current_driver") ||
+	    !sys->driver[0])
+		snprintf(sys->driver, sizeof(sys->driver), "none");
+	/* current_governor_ro on kernels without switchable governors */
+	if (sysfs_read_str(sys->governor, sizeof(sys->governor), CPU_DIR "/cpuidle/current_governor"))
+		sysfs_read_str(sys->governor, sizeof(sys->governor),
+			       CPU_DIR "/cpuidle/current_governor_ro");
+	sysfs_read_u64(&sys->guest_halt_poll_ns, "module/haltpoll/parameters/guest_halt_poll_ns");
+	sys->tick_ns = read_tick_ns();
+}
+
+uint64_t cpuidle_global_qos_ns(void)
+{
+	int32_t us = 0;
+	int fd;
+
+	/* Opening adds a request at the default value (no constraint) for as
+	 * long as the file is open; reading gives the effective limit. */
+	fd = open("/dev/cpu_dma_latency", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return UINT64_MAX;
+	if (read(fd, &us, sizeof(us)) != sizeof(us) || us < 0 || (uint64_t)us >= QOS_DEFAULT_US)
+		us = -1;
+	close(fd);
+	return us < 0 ? UINT64_MAX : (uint64_t)us * 1000;
+}
+
+static uint64_t cpu_qos_ns(int cpu)
+{
+	uint64_t global = cpuidle_global_qos_ns(), dev;
+	char buf[32];
+
+	/* "n/a": no latency allowed; "0": no constraint (drivers/base/power/sysfs.c) */
+	if (sysfs_read_str(buf, sizeof(buf), CPU_DIR "/cpu%d/power/pm_qos_resume_latency_us", cpu))
+		return global;
+	if (!strcmp(buf, "n/a"))
+		return 0;
+	dev = strtoull(buf, NULL, 10);
+	if (dev == 0)
+		return global;
+	dev *= 1000;
+	return dev < global ? dev : global;
+}
+
+/* cpuidle_poll_time(): the haltpoll governor's adaptive limit is bounded by
+ * guest_halt_poll_ns; otherwise the smallest target residency of an enabled
+ * non-poll state, capped at TICK_NSEC / 16. */
+static uint64_t poll_limit_ns(const struct cpuidle_system *sys, const struct cpuidle_cpu_info *info)
+{
+	uint64_t limit = sys->tick_ns / 16;
+
+	if (!strcmp(sys->governor, "haltpoll") && sys->guest_halt_poll_ns)
+		return sys->guest_halt_poll_ns;
+	for (int i = 1; i < info->nr_states; i++)
+		if (!info->states[i].disabled && info->states[i].target_residency_ns < limit)
+			limit = info->states[i].target_residency_ns;
+	return limit;
+}
+
+void cpuidle_refresh_cpu(const struct cpuidle_system *sys, int cpu, struct cpuidle_cpu_info *info)
+{
+	for (int i = 0; i < info->nr_states; i++) {
+		uint64_t v = 0;
+
+		sysfs_read_u64(&v, CPU_DIR "/cpu%d/cpuidle/state%d/disable", cpu, i);
+		info->states[i].disabled = v != 0;
+	}
+	info->qos_limit_ns = cpu_qos_ns(cpu);
+	info->poll_limit_ns = info->nr_states ? poll_limit_ns(sys, info) : 0;
+}
+
+void cpuidle_read_cpu(const struct cpuidle_system *sys, int cpu, struct cpuidle_cpu_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	if (!strcmp(sys->driver, "none"))
+		return;
+	for (int i = 0; i < IS_MAX_STATES; i++) {
+		struct cpuidle_state_info *s = &info->states[i];
+		uint64_t lat, res;
+
+		if (sysfs_read_str(s->name, sizeof(s->name), CPU_DIR "/cpu%d/cpuidle/state%d/name",
+				   cpu, i))
+			break;
+		sysfs_read_str(s->desc, sizeof(s->desc), CPU_DIR "/cpu%d/cpuidle/state%d/desc", cpu, i);
+		if (sysfs_read_u64(&lat, CPU_DIR "/cpu%d/cpuidle/state%d/latency", cpu, i) ||
+		    sysfs_read_u64(&res, CPU_DIR "/cpu%d/cpuidle/state%d/residency", cpu, i))
+			break;
+		s->exit_latency_ns = lat * 1000;
+		s->target_residency_ns = res * 1000;
+		/* CPUIDLE_FLAG_POLLING is not in sysfs; the poll state is named POLL */
+		s->poll = !strcmp(s->name, "POLL");
+		info->nr_states = i + 1;
+	}
+	cpuidle_refresh_cpu(sys, cpu, info);
+}
+
+void cpuidle_read_counters(int cpu, int nr_states, struct cpuidle_counters *out)
+{
+	for (int i = 0; i < nr_states; i++) {
+		struct cpuidle_counters *c = &out[i];
+
+		memset(c, 0, sizeof(*c));
+		c->valid = !sysfs_read_u64(&c->usage, CPU_DIR "/cpu%d/cpuidle/state%d/usage", cpu, i) &&
+			   !sysfs_read_u64(&c->time_us, CPU_DIR "/cpu%d/cpuidle/state%d/time", cpu, i);
+		c->has_miss_counters =
+			!sysfs_read_u64(&c->above, CPU_DIR "/cpu%d/cpuidle/state%d/above", cpu, i) &&
+			!sysfs_read_u64(&c->below, CPU_DIR "/cpu%d/cpuidle/state%d/below", cpu, i);
+		c->has_rejected =
+			!sysfs_read_u64(&c->rejected, CPU_DIR "/cpu%d/cpuidle/state%d/rejected", cpu, i);
+	}
+}
+
+void cpuidle_to_params(const struct cpuidle_cpu_info *info, struct idle_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->flags = IS_PARAMS_VALID;
+	if (!info->nr_states) {
+		p->flags |= IS_PARAMS_NO_CLASSIFY;
+		return;
+	}
+	p->nr_states = (uint32_t)info->nr_states;
+	p->qos_limit_ns = info->qos_limit_ns;
+	p->poll_limit_ns = info->poll_limit_ns;
+	for (int i = 0; i < info->nr_states; i++) {
+		p->exit_latency_ns[i] = info->states[i].exit_latency_ns;
+		p->target_residency_ns[i] = info->states[i].target_residency_ns;
+		if (info->states[i].disabled)
+			p->disabled_mask |= 1u << i;
+		if (info->states[i].poll)
+			p->poll_mask |= 1u << i;
+	}
+}

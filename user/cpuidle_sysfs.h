@@ -1,0 +1,61 @@
+/* The kernel's view of cpuidle from sysfs: driver, governor, per-CPU state
+ * tables (the classification parameters) and per-state counters (the oracle
+ * the tool cross-checks itself against). */
+#ifndef IDLESCOPE_CPUIDLE_SYSFS_H
+#define IDLESCOPE_CPUIDLE_SYSFS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "idle_stats.h"
+
+#define IS_NAME_LEN 32
+
+struct cpuidle_state_info {
+	char name[IS_NAME_LEN];
+	char desc[64];
+	uint64_t exit_latency_ns;
+	uint64_t target_residency_ns;
+	bool disabled;
+	bool poll;
+};
+
+struct cpuidle_cpu_info {
+	int nr_states; /* 0: no cpuidle driver for this CPU */
+	struct cpuidle_state_info states[IS_MAX_STATES];
+	uint64_t qos_limit_ns;  /* UINT64_MAX when unconstrained */
+	uint64_t poll_limit_ns; /* estimate of cpuidle_poll_time(), 0 = none */
+};
+
+/* Cumulative kernel counters of one state; has_* say which files exist on
+ * this kernel (above/below: 5.0, rejected: 5.10). */
+struct cpuidle_counters {
+	bool valid;
+	bool has_miss_counters;
+	bool has_rejected;
+	uint64_t usage;
+	uint64_t time_us;
+	uint64_t above;
+	uint64_t below;
+	uint64_t rejected;
+};
+
+struct cpuidle_system {
+	char driver[IS_NAME_LEN];   /* "none" without a driver */
+	char governor[IS_NAME_LEN]; /* "" when unknown */
+	uint64_t guest_halt_poll_ns;
+	uint64_t tick_ns;
+};
+
+void cpuidle_read_system(struct cpuidle_system *sys);
+/* Reads cpu's state table, disable flags and QoS limit. */
+void cpuidle_read_cpu(const struct cpuidle_system *sys, int cpu, struct cpuidle_cpu_info *info);
+/* Re-reads only what changes at run time: disable flags, QoS, poll limit. */
+void cpuidle_refresh_cpu(const struct cpuidle_system *sys, int cpu, struct cpuidle_cpu_info *info);
+void cpuidle_read_counters(int cpu, int nr_states, struct cpuidle_counters *out);
+/* The BPF classification table for info. */
+void cpuidle_to_params(const struct cpuidle_cpu_info *info, struct idle_params *p);
+/* Global PM QoS CPU latency limit in ns (UINT64_MAX = none). */
+uint64_t cpuidle_global_qos_ns(void);
+
+#endif

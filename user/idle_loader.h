@@ -1,0 +1,52 @@
+/* Loads, attaches and reads the idle BPF programs (bpf/idle.bpf.c): probes
+ * tp_btf vs raw_tp and cpu_idle_miss, sizes the per-CPU maps, and snapshots
+ * them. Also drives the replay program for tests and trace import. */
+#ifndef IDLESCOPE_IDLE_LOADER_H
+#define IDLESCOPE_IDLE_LOADER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "idle_stats.h"
+
+struct idle_bpf;
+
+struct idle_session {
+	struct idle_bpf *skel;
+	int nr_cpus;
+	bool replay;
+	bool have_idle_miss;    /* cpu_idle_miss attached */
+	const char *idle_attach; /* "tp_btf" or "raw_tp" */
+	const char *miss_attach; /* "tp_btf", "raw_tp" or NULL */
+};
+
+/* Raw per-CPU counters at one instant. */
+struct idle_raw {
+	int nr_cpus;
+	struct idle_cpu_slot *slots;      /* [nr_cpus] */
+	struct idle_state_stats *stats;   /* [nr_cpus * IS_MAX_STATES] */
+	uint64_t cpu_out_of_range;
+};
+
+/* Opens and loads. replay: load only the never-attached replay program.
+ * Returns 0, or -1 with a one-line reason in err (exit code 1 material). */
+int idle_session_open(struct idle_session *s, int nr_cpus, bool replay, char *err, size_t errlen);
+int idle_session_set_params(struct idle_session *s, int cpu, const struct idle_params *p);
+int idle_session_attach(struct idle_session *s, char *err, size_t errlen);
+/* Periods that end after stop_ns are not counted from now on. */
+void idle_session_stop(struct idle_session *s, uint64_t stop_ns);
+int idle_session_read(struct idle_session *s, struct idle_raw *out);
+void idle_raw_free(struct idle_raw *r);
+void idle_session_close(struct idle_session *s);
+
+/* Feeds one replay event through BPF_PROG_TEST_RUN. Returns the program's
+ * return value (0 = handled) or -errno. */
+int idle_session_replay(struct idle_session *s, const struct replay_event *ev);
+
+/* CLOCK_MONOTONIC in ns: the clock bpf_ktime_get_ns() reads. */
+uint64_t idle_now_ns(void);
+/* libbpf's log to stderr (-v) or nowhere. */
+void idle_set_verbose(bool verbose);
+
+#endif
