@@ -31,8 +31,10 @@ struct {
 	__type(value, struct idle_state_stats);
 } idle_stats SEC(".maps");
 
-/* Periods that exit after stop_ns are not counted: the loader sets it at the
- * end of the window, so map reads after that see a frozen picture. */
+/* The window: exits before start_ns are not counted; from stop_ns on the
+ * handlers do nothing, so map reads after it see a frozen picture, including
+ * the period each CPU had in flight. 0 = unset. */
+__u64 start_ns;
 __u64 stop_ns;
 /* Events for a CPU beyond the maps (should stay 0; printed if not). */
 __u64 cpu_out_of_range;
@@ -125,6 +127,8 @@ static __always_inline void handle_idle(__u32 cpu, __u64 now_ns, __u32 state)
 	struct idle_cpu_slot *slot;
 	__u64 enter;
 
+	if (stop_ns && now_ns > stop_ns)
+		return;
 	slot = bpf_map_lookup_elem(&idle_slots, &cpu);
 	if (!slot) {
 		__sync_fetch_and_add(&cpu_out_of_range, 1);
@@ -141,6 +145,9 @@ static __always_inline void handle_idle(__u32 cpu, __u64 now_ns, __u32 state)
 		return;
 	}
 	enter = slot->enter_ns;
+	slot->enter_ns = 0;
+	if (now_ns < start_ns)
+		return;
 	if (!enter) {
 		/* The period began before we attached. */
 		if (!slot->unmatched_exits)
@@ -148,9 +155,7 @@ static __always_inline void handle_idle(__u32 cpu, __u64 now_ns, __u32 state)
 		slot->unmatched_exits++;
 		return;
 	}
-	slot->enter_ns = 0;
-	if (stop_ns && now_ns > stop_ns)
-		return;
+	/* Like the kernel's usage/time, a period counts whole at its exit. */
 	account(cpu, slot->state, now_ns - enter);
 }
 
@@ -163,7 +168,7 @@ static __always_inline void handle_idle_miss(__u32 cpu, __u64 now_ns, __u32 stat
 
 	if (state >= IS_MAX_STATES)
 		return;
-	if (stop_ns && now_ns > stop_ns)
+	if ((stop_ns && now_ns > stop_ns) || now_ns < start_ns)
 		return;
 	key = cpu * IS_MAX_STATES + state;
 	st = bpf_map_lookup_elem(&idle_stats, &key);

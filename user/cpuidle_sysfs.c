@@ -65,9 +65,9 @@ uint64_t cpuidle_global_qos_ns(void)
 	return us < 0 ? UINT64_MAX : (uint64_t)us * 1000;
 }
 
-static uint64_t cpu_qos_ns(int cpu)
+static uint64_t cpu_qos_ns(int cpu, uint64_t global)
 {
-	uint64_t global = cpuidle_global_qos_ns(), dev;
+	uint64_t dev;
 	char buf[32];
 
 	/* "n/a": no latency allowed; "0": no constraint (drivers/base/power/sysfs.c) */
@@ -97,7 +97,8 @@ static uint64_t poll_limit_ns(const struct cpuidle_system *sys, const struct cpu
 	return limit;
 }
 
-void cpuidle_refresh_cpu(const struct cpuidle_system *sys, int cpu, struct cpuidle_cpu_info *info)
+void cpuidle_refresh_cpu(const struct cpuidle_system *sys, int cpu, struct cpuidle_cpu_info *info,
+			 uint64_t global_qos_ns)
 {
 	for (int i = 0; i < info->nr_states; i++) {
 		uint64_t v = 0;
@@ -105,11 +106,12 @@ void cpuidle_refresh_cpu(const struct cpuidle_system *sys, int cpu, struct cpuid
 		sysfs_read_u64(&v, CPU_DIR "/cpu%d/cpuidle/state%d/disable", cpu, i);
 		info->states[i].disabled = v != 0;
 	}
-	info->qos_limit_ns = cpu_qos_ns(cpu);
+	info->qos_limit_ns = cpu_qos_ns(cpu, global_qos_ns);
 	info->poll_limit_ns = info->nr_states ? poll_limit_ns(sys, info) : 0;
 }
 
-void cpuidle_read_cpu(const struct cpuidle_system *sys, int cpu, struct cpuidle_cpu_info *info)
+void cpuidle_read_cpu(const struct cpuidle_system *sys, int cpu, struct cpuidle_cpu_info *info,
+		      uint64_t global_qos_ns)
 {
 	memset(info, 0, sizeof(*info));
 	if (!strcmp(sys->driver, "none"))
@@ -131,7 +133,7 @@ void cpuidle_read_cpu(const struct cpuidle_system *sys, int cpu, struct cpuidle_
 		s->poll = !strcmp(s->name, "POLL");
 		info->nr_states = i + 1;
 	}
-	cpuidle_refresh_cpu(sys, cpu, info);
+	cpuidle_refresh_cpu(sys, cpu, info, global_qos_ns);
 }
 
 void cpuidle_read_counters(int cpu, int nr_states, struct cpuidle_counters *out)

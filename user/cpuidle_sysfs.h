@@ -48,10 +48,13 @@ struct cpuidle_system {
 };
 
 void cpuidle_read_system(struct cpuidle_system *sys);
-/* Reads cpu's state table, disable flags and QoS limit. */
-void cpuidle_read_cpu(const struct cpuidle_system *sys, int cpu, struct cpuidle_cpu_info *info);
+/* Reads cpu's state table, disable flags and QoS limit; global_qos_ns is
+ * cpuidle_global_qos_ns(), read once for all CPUs. */
+void cpuidle_read_cpu(const struct cpuidle_system *sys, int cpu, struct cpuidle_cpu_info *info,
+		      uint64_t global_qos_ns);
 /* Re-reads only what changes at run time: disable flags, QoS, poll limit. */
-void cpuidle_refresh_cpu(const struct cpuidle_system *sys, int cpu, struct cpuidle_cpu_info *info);
+void cpuidle_refresh_cpu(const struct cpuidle_system *sys, int cpu, struct cpuidle_cpu_info *info,
+			 uint64_t global_qos_ns);
 void cpuidle_read_counters(int cpu, int nr_states, struct cpuidle_counters *out);
 /* The BPF classification table for info. */
 void cpuidle_to_params(const struct cpuidle_cpu_info *info, struct idle_params *p);

@@ -122,6 +122,10 @@ int idle_session_open(struct idle_session *s, int nr_cpus, bool replay, char *er
 		btf__free(vmlinux);
 	}
 
+	/* Live sessions count nothing until idle_session_start(). */
+	if (!replay)
+		s->skel->bss->start_ns = UINT64_MAX;
+
 	if (idle_bpf__load(s->skel)) {
 		e = errno;
 		if (e == EPERM || e == EACCES)
@@ -179,6 +183,11 @@ int idle_session_attach(struct idle_session *s, char *err, size_t errlen)
 	}
 	s->have_idle_miss = s->miss_attach != NULL;
 	return 0;
+}
+
+void idle_session_start(struct idle_session *s, uint64_t start_ns)
+{
+	s->skel->bss->start_ns = start_ns;
 }
 
 void idle_session_stop(struct idle_session *s, uint64_t stop_ns)

@@ -34,6 +34,8 @@ struct idle_raw {
 int idle_session_open(struct idle_session *s, int nr_cpus, bool replay, char *err, size_t errlen);
 int idle_session_set_params(struct idle_session *s, int cpu, const struct idle_params *p);
 int idle_session_attach(struct idle_session *s, char *err, size_t errlen);
+/* Exits before start_ns are not counted. */
+void idle_session_start(struct idle_session *s, uint64_t start_ns);
 /* Periods that end after stop_ns are not counted from now on. */
 void idle_session_stop(struct idle_session *s, uint64_t stop_ns);
 int idle_session_read(struct idle_session *s, struct idle_raw *out);

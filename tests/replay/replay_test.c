@@ -125,7 +125,8 @@ static int setup(void **state)
 	/* After stop: a period that ends later is not counted, one before is. */
 	idle_session_stop(&f.s, 100 * MS);
 	period(&f.s, 4, 90 * MS, 95 * MS, 2);   /* 5 ms CLS_PD, counted: above */
-	period(&f.s, 4, 99 * MS, 101 * MS, 2);  /* ends after stop: dropped */
+	period(&f.s, 4, 99 * MS, 101 * MS, 2);  /* ends after stop: dropped, stays in flight */
+	ev(&f.s, 4, 102 * MS, 0);               /* after stop: ignored */
 
 	if (idle_session_read(&f.s, &f.raw))
 		return -1;
@@ -244,7 +245,8 @@ static void test_edges_and_bounds(void **state)
 	assert_int_equal(st(f, 4, 2)->entries, 1);
 	assert_int_equal(st(f, 4, 2)->time_ns, 5 * MS);
 	assert_int_equal(st(f, 4, 2)->above, 1);
-	assert_int_equal(f->raw.slots[4].enter_ns, 0);
+	assert_int_equal(f->raw.slots[4].enter_ns, 99 * MS); /* frozen at stop */
+	assert_int_equal(f->raw.slots[4].state, 2);
 }
 
 int main(void)

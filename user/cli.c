@@ -1,0 +1,92 @@
+/* The shared option vocabulary (argp child) and its validation. */
+#include "cli.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "units.h"
+
+enum { OPT_FORMAT = 0x100 };
+
+static const struct argp_option options[] = {
+	{ "duration", 'd', "SECONDS", 0, "Measure for SECONDS (suffixes ms, s, m accepted)", 0 },
+	{ "interval", 'i', "SECONDS", 0, "Also print a line every SECONDS", 0 },
+	{ "cpus", 'C', "CPULIST", 0, "Report only these CPUs, e.g. 0-3,6", 0 },
+	{ "output", 'o', "FILE", 0, "Write the report to FILE instead of stdout", 0 },
+	{ "format", OPT_FORMAT, "FMT", 0, "table (default), json or csv", 0 },
+	{ "verbose", 'v', NULL, 0, "Show libbpf's log", 0 },
+	{ 0 }
+};
+
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("idlescope: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct common_opts *o = state->input;
+
+	switch (key) {
+	case 'd':
+		if (parse_duration(arg, 1000000000ULL, &o->duration_ns) || !o->duration_ns)
+			argp_error(state, "invalid duration '%s' (e.g. 10, 2.5, 500ms)", arg);
+		break;
+	case 'i':
+		if (parse_duration(arg, 1000000000ULL, &o->interval_ns) || o->interval_ns < 10000000)
+			argp_error(state, "invalid interval '%s' (at least 10ms)", arg);
+		break;
+	case 'C':
+		o->cpus_arg = arg;
+		break;
+	case 'o':
+		o->output = arg;
+		break;
+	case OPT_FORMAT:
+		if (parse_format(arg, &o->format))
+			argp_error(state, "unknown format '%s' (table, json or csv)", arg);
+		break;
+	case 'v':
+		o->verbose = true;
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+const struct argp common_argp = { options, parse_opt, NULL, NULL, NULL, NULL, NULL };
+
+int cli_resolve_cpus(const struct common_opts *o, const struct cpulist *possible,
+		     struct cpulist *sel)
+{
+	char err[256], have[256];
+
+	if (!o->cpus_arg) {
+		*sel = *possible;
+		return 0;
+	}
+	if (cpulist_parse(o->cpus_arg, sel, err, sizeof(err))) {
+		cli_error("bad CPU list '%s': %s", o->cpus_arg, err);
+		return -1;
+	}
+	if (!cpulist_count(sel)) {
+		cli_error("empty CPU list '%s'", o->cpus_arg);
+		return -1;
+	}
+	cpulist_format(possible, have, sizeof(have));
+	for (int c = 0; c < IS_CPULIST_MAX; c++)
+		if (cpulist_has(sel, c) && !cpulist_has(possible, c)) {
+			cli_error("CPU %d does not exist (this machine has CPUs %s)", c, have);
+			return -1;
+		}
+	return 0;
+}

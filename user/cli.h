@@ -1,0 +1,36 @@
+/* Options every subcommand shares, with one meaning everywhere:
+ * -d duration, -i interval, -C CPU list, -o output, --format, -v verbose,
+ * and `-- COMMAND`. Subcommands add theirs through argp children. */
+#ifndef IDLESCOPE_CLI_H
+#define IDLESCOPE_CLI_H
+
+#include <argp.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cpulist.h"
+#include "render.h"
+
+/* Exit codes (docs/idlescope.8). */
+enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2, EXIT_ASSERT = 3 };
+
+struct common_opts {
+	uint64_t duration_ns; /* 0 = until the command ends or a signal */
+	uint64_t interval_ns; /* 0 = no interval lines */
+	const char *cpus_arg;
+	const char *output;
+	enum out_format format;
+	bool verbose;
+	char **command; /* NULL-terminated argv after `--`, or NULL */
+};
+
+extern const struct argp common_argp;
+
+/* Resolves cpus_arg against the possible CPUs into sel (all when NULL).
+ * Returns 0, or -1 after printing a usage error. */
+int cli_resolve_cpus(const struct common_opts *o, const struct cpulist *possible,
+		     struct cpulist *sel);
+/* Prints "idlescope: <msg>" on stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

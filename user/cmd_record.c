@@ -1,0 +1,327 @@
+/* `idlescope record`: measure idle-state residency and prediction error for
+ * a duration, a command's lifetime or until a signal, then print the summary
+ * (and, with -i, a line per interval). */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "cpuidle_sysfs.h"
+#include "idle_loader.h"
+#include "model.h"
+#include "render.h"
+#include "topology.h"
+#include "workload.h"
+
+/* How often disable flags and PM QoS limits are re-read into the maps. */
+#define QOS_REFRESH_NS 200000000ULL
+#define STATE_REFRESH_NS 1000000000ULL
+
+struct record {
+	struct common_opts o;
+	struct topology topo;
+	struct cpuidle_system sys;
+	struct cpuidle_cpu_info *info;
+	struct idle_params *params;
+	struct cpuidle_counters *k_start, *k_end;
+	struct idle_session sess;
+	struct cpulist sel;
+	struct workload wl;
+	bool have_wl;
+	FILE *out;
+	struct idle_raw prev; /* last interval snapshot */
+	uint64_t prev_ns;
+	int seq;
+};
+
+static const char doc[] =
+	"Measure per-CPU idle-state residency and prediction error (too deep / too shallow), "
+	"cross-checked against the kernel's cpuidle counters.\v"
+	"Runs for -d SECONDS, for the lifetime of COMMAND, or until Ctrl-C/SIGTERM; each prints "
+	"a complete summary. With COMMAND, its exit status is idlescope's.";
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct common_opts *o = state->input;
+
+	(void)arg;
+	switch (key) {
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = o;
+		break;
+	case ARGP_KEY_ARG:
+		/* The first non-option starts the command; the rest is its own. */
+		o->command = &state->argv[state->next - 1];
+		state->next = state->argc;
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp_child children[] = { { &common_argp, 0, NULL, 0 }, { 0 } };
+static const struct argp record_argp = { NULL, parse_opt, "[-- COMMAND [ARGS...]]", doc, children,
+					 NULL, NULL };
+
+static void push_params(struct record *r, bool all_files)
+{
+	uint64_t qos = cpuidle_global_qos_ns();
+
+	for (int c = 0; c < r->topo.nr_possible; c++) {
+		struct idle_params p;
+
+		if (all_files)
+			cpuidle_refresh_cpu(&r->sys, c, &r->info[c], qos);
+		else if (r->info[c].nr_states)
+			r->info[c].qos_limit_ns = qos; /* per-CPU files wait for the next full pass */
+		cpuidle_to_params(&r->info[c], &p);
+		if (memcmp(&p, &r->params[c], sizeof(p))) {
+			idle_session_set_params(&r->sess, c, &p);
+			r->params[c] = p;
+		}
+	}
+}
+
+static void read_counters(struct record *r, struct cpuidle_counters *k)
+{
+	for (int c = 0; c < r->topo.nr_possible; c++)
+		if (cpulist_has(&r->sel, c))
+			cpuidle_read_counters(c, r->info[c].nr_states, &k[c * IS_MAX_STATES]);
+}
+
+static void print_interval(struct record *r, uint64_t now, uint64_t start)
+{
+	struct interval_sample iv = { 0 };
+	struct idle_raw cur;
+
+	if (idle_session_read(&r->sess, &cur))
+		return;
+	iv.seq = ++r->seq;
+	iv.offset_ns = now - start;
+	iv.duration_ns = now - r->prev_ns;
+	iv.nr_cpus = cpulist_count(&r->sel);
+	for (int c = 0; c < r->topo.nr_possible; c++) {
+		const struct cpuidle_cpu_info *info = &r->info[c];
+		int n = info->nr_states ? info->nr_states : 2;
+
+		if (!cpulist_has(&r->sel, c))
+			continue;
+		for (int i = 0; i < n; i++) {
+			const struct idle_state_stats *a = &r->prev.stats[c * IS_MAX_STATES + i];
+			const struct idle_state_stats *b = &cur.stats[c * IS_MAX_STATES + i];
+
+			if (i >= iv.nr_states) {
+				snprintf(iv.names[i], IS_NAME_LEN, "%s",
+					 info->nr_states ? info->states[i].name : default_idle_state_name(i));
+				iv.nr_states = i + 1;
+			}
+			iv.time_ns[i] += b->time_ns - a->time_ns;
+			iv.entries[i] += b->entries - a->entries;
+			iv.above += b->above - a->above;
+			iv.below += b->below - a->below;
+		}
+	}
+	render_interval(r->out, r->o.format, &iv);
+	idle_raw_free(&r->prev);
+	r->prev = cur;
+	r->prev_ns = now;
+}
+
+/* Waits for the end of the window; returns the signal that ended it, or 0. */
+static int run_window(struct record *r, uint64_t start, const sigset_t *waitset)
+{
+	uint64_t end = r->o.duration_ns ? start + r->o.duration_ns : UINT64_MAX;
+	uint64_t next_tick = r->o.interval_ns ? start + r->o.interval_ns : UINT64_MAX;
+	uint64_t next_qos = start + QOS_REFRESH_NS, next_state = start + STATE_REFRESH_NS;
+
+	for (;;) {
+		uint64_t now = idle_now_ns(), wake = end;
+		struct timespec ts;
+		int sig;
+
+		if (now >= end)
+			return 0;
+		if (now >= next_tick) {
+			print_interval(r, now, start);
+			next_tick += r->o.interval_ns;
+			continue;
+		}
+		if (now >= next_qos) {
+			push_params(r, now >= next_state);
+			if (now >= next_state)
+				next_state = now + STATE_REFRESH_NS;
+			next_qos = now + QOS_REFRESH_NS;
+		}
+		if (next_tick < wake)
+			wake = next_tick;
+		if (next_qos < wake)
+			wake = next_qos;
+		ts.tv_sec = (time_t)((wake - now) / 1000000000ULL);
+		ts.tv_nsec = (long)((wake - now) % 1000000000ULL);
+		sig = sigtimedwait(waitset, NULL, &ts);
+		if (sig == SIGCHLD) {
+			if (r->have_wl && workload_poll(&r->wl))
+				return 0;
+		} else if (sig > 0) {
+			return sig;
+		}
+	}
+}
+
+static int emit_summary(struct record *r, uint64_t start, uint64_t stop)
+{
+	struct window_capture w = { .start_ns = start, .stop_ns = stop, .info = r->info,
+				    .k_start = r->k_start, .k_end = r->k_end };
+	struct summary s = { .sys = r->sys, .topo = &r->topo, .idle_attach = r->sess.idle_attach,
+			     .miss_attach = r->sess.have_idle_miss ? r->sess.miss_attach : NULL };
+	struct idle_raw raw;
+	int err;
+
+	if ((err = idle_session_read(&r->sess, &raw))) {
+		cli_error("cannot read the BPF maps: %s", strerror(-err));
+		return -1;
+	}
+	w.raw = &raw;
+	if (summary_build(&s, &w, &r->sel)) {
+		idle_raw_free(&raw);
+		cli_error("out of memory");
+		return -1;
+	}
+	switch (r->o.format) {
+	case FMT_JSON:
+		err = render_json(r->out, &s, r->o.interval_ns != 0);
+		break;
+	case FMT_CSV:
+		render_csv(r->out, &s);
+		break;
+	default:
+		render_table(r->out, &s);
+	}
+	summary_free(&s);
+	idle_raw_free(&raw);
+	if (fflush(r->out) || ferror(r->out)) {
+		cli_error("cannot write the report: %s", strerror(errno));
+		return -1;
+	}
+	return err;
+}
+
+static int alloc_tables(struct record *r)
+{
+	size_t n = (size_t)r->topo.nr_possible;
+
+	r->info = calloc(n, sizeof(*r->info));
+	r->params = calloc(n, sizeof(*r->params));
+	r->k_start = calloc(n * IS_MAX_STATES, sizeof(*r->k_start));
+	r->k_end = calloc(n * IS_MAX_STATES, sizeof(*r->k_end));
+	return r->info && r->params && r->k_start && r->k_end ? 0 : -1;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record r = { .o = { .format = FMT_TABLE }, .out = stdout };
+	sigset_t waitset, oldmask;
+	uint64_t start, stop, qos;
+	char err[256];
+	int ret = EXIT_RUNTIME, sig = 0, e;
+
+	argp_parse(&record_argp, argc, argv, ARGP_IN_ORDER, NULL, &r.o);
+	idle_set_verbose(r.o.verbose);
+
+	if (topology_read(&r.topo)) {
+		cli_error("cannot read /sys/devices/system/cpu/possible (is sysfs mounted?)");
+		return EXIT_RUNTIME;
+	}
+	if (cli_resolve_cpus(&r.o, &r.topo.possible, &r.sel)) {
+		ret = EXIT_USAGE;
+		goto cleanup;
+	}
+	if (r.o.command && (e = workload_resolve(r.o.command[0]))) {
+		cli_error("cannot run '%s': %s", r.o.command[0],
+			  e == -ENOENT ? "command not found" : strerror(-e));
+		ret = 127;
+		goto cleanup;
+	}
+	if (r.o.output && !(r.out = fopen(r.o.output, "we"))) {
+		cli_error("cannot write '%s': %s", r.o.output, strerror(errno));
+		r.out = stdout;
+		goto cleanup;
+	}
+	if (alloc_tables(&r)) {
+		cli_error("out of memory");
+		goto cleanup;
+	}
+	cpuidle_read_system(&r.sys);
+	qos = cpuidle_global_qos_ns();
+	for (int c = 0; c < r.topo.nr_possible; c++)
+		cpuidle_read_cpu(&r.sys, c, &r.info[c], qos);
+
+	if (idle_session_open(&r.sess, r.topo.nr_possible, false, err, sizeof(err))) {
+		cli_error("%s", err);
+		goto cleanup;
+	}
+	push_params(&r, false);
+	if (idle_session_attach(&r.sess, err, sizeof(err))) {
+		cli_error("%s", err);
+		goto cleanup;
+	}
+
+	/* Signals end the window through sigtimedwait, never asynchronously. */
+	sigemptyset(&waitset);
+	sigaddset(&waitset, SIGINT);
+	sigaddset(&waitset, SIGTERM);
+	sigaddset(&waitset, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &waitset, &oldmask);
+	if (r.o.command) {
+		if ((e = workload_start(&r.wl, r.o.command, &oldmask))) {
+			cli_error("cannot start '%s': %s", r.o.command[0], strerror(-e));
+			goto cleanup;
+		}
+		r.have_wl = true;
+	}
+
+	read_counters(&r, r.k_start);
+	start = idle_now_ns();
+	idle_session_start(&r.sess, start);
+	if (r.o.interval_ns) {
+		idle_session_read(&r.sess, &r.prev);
+		r.prev_ns = start;
+	}
+	if (r.have_wl && (e = workload_release(&r.wl))) {
+		cli_error("cannot run '%s': %s", r.o.command[0], strerror(-e));
+		ret = 127;
+		goto cleanup;
+	}
+
+	sig = run_window(&r, start, &waitset);
+
+	stop = idle_now_ns();
+	idle_session_stop(&r.sess, stop);
+	read_counters(&r, r.k_end);
+	if (emit_summary(&r, start, stop))
+		goto cleanup;
+	ret = EXIT_OK;
+	if (r.have_wl) {
+		workload_stop(&r.wl, sig ? SIGTERM : 0);
+		ret = workload_exit_code(&r.wl);
+	}
+
+cleanup:
+	if (r.have_wl)
+		workload_stop(&r.wl, SIGTERM);
+	idle_session_close(&r.sess);
+	idle_raw_free(&r.prev);
+	if (r.out && r.out != stdout)
+		fclose(r.out);
+	free(r.info);
+	free(r.params);
+	free(r.k_start);
+	free(r.k_end);
+	topology_free(&r.topo);
+	return ret;
+}

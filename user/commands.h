@@ -1,0 +1,8 @@
+/* Subcommand entry points: argv[0] is the subcommand's name; each returns
+ * the process exit code. */
+#ifndef IDLESCOPE_COMMANDS_H
+#define IDLESCOPE_COMMANDS_H
+
+int cmd_record(int argc, char **argv);
+
+#endif

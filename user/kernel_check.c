@@ -1,0 +1,71 @@
+/* Compares each state's BPF numbers with the sysfs cpuidle deltas. */
+#include "kernel_check.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int64_t sdiff(uint64_t a, uint64_t b)
+{
+	return (int64_t)(a - b);
+}
+
+void check_state(const struct state_summary *st, int ncpus, struct check_row *r)
+{
+	const struct kernel_delta *k = &st->kernel;
+	uint64_t allowed_time;
+
+	memset(r, 0, sizeof(*r));
+	r->available = k->valid;
+	if (!r->available)
+		return;
+	/* One period in flight at each edge of each CPU's window. */
+	r->entries_allowed = 2 * (uint64_t)ncpus;
+	r->entries_diff = sdiff(st->entries, k->usage + k->rejected);
+	r->entries_ok = (uint64_t)llabs(r->entries_diff) <= r->entries_allowed;
+
+	r->time_diff_ns = sdiff(st->time_ns, k->time_ns);
+	r->bias_ns = st->entries ? (double)r->time_diff_ns / (double)st->entries : 0;
+	/* sysfs time is truncated to us at both ends; edge periods can be as
+	 * long as the longest one seen. */
+	allowed_time = (uint64_t)((double)k->time_ns * IS_CHECK_TIME_PCT / 100.0) +
+		       st->entries * IS_CHECK_BIAS_NS + 2000 +
+		       (uint64_t)llabs(r->entries_diff) * st->max_ns;
+	/* A period the kernel counted but we saw no enter of (in flight when
+	 * we attached) has an unknown length: no lower bound then. */
+	r->time_ok = r->time_diff_ns >= 0 || r->entries_diff < 0
+			     ? r->time_diff_ns <= (int64_t)allowed_time
+			     : (uint64_t)-r->time_diff_ns <= allowed_time;
+
+	if (k->has_miss_counters) {
+		r->above_diff = sdiff(st->above, k->above);
+		r->below_diff = sdiff(st->below, k->below);
+	}
+	r->miss_available = st->have_miss && k->has_miss_counters;
+	if (r->miss_available) {
+		r->miss_above_diff = sdiff(st->miss_above, k->above);
+		r->miss_below_diff = sdiff(st->miss_below, k->below);
+		r->miss_ok = (uint64_t)llabs(r->miss_above_diff) <= r->entries_allowed &&
+			     (uint64_t)llabs(r->miss_below_diff) <= r->entries_allowed;
+	}
+}
+
+const char *check_verdict(const struct summary *s)
+{
+	bool any = false;
+
+	for (int c = 0; c < s->nr_cpus; c++) {
+		const struct cpu_summary *cs = &s->cpus[c];
+
+		for (int i = 0; i < cs->nr_states; i++) {
+			struct check_row r;
+
+			check_state(&cs->states[i], 1, &r);
+			if (!r.available)
+				continue;
+			any = true;
+			if (!r.entries_ok || !r.time_ok || (r.miss_available && !r.miss_ok))
+				return "mismatch";
+		}
+	}
+	return any ? "ok" : "unavailable";
+}

@@ -1,0 +1,38 @@
+/* The cross-check of BPF numbers against the kernel's own cpuidle counters
+ * over the same window: what may differ (periods in flight at the edges,
+ * observer timing bias) and whether the rest agrees. */
+#ifndef IDLESCOPE_KERNEL_CHECK_H
+#define IDLESCOPE_KERNEL_CHECK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "model.h"
+
+/* Observer bias allowed per period: the BPF interval includes tracepoint
+ * and handler time the kernel's local_clock() diff does not (150-400 ns
+ * measured on the development VMs). */
+#define IS_CHECK_BIAS_NS 1000
+/* Time tolerance on top of the bias. */
+#define IS_CHECK_TIME_PCT 1.0
+
+struct check_row {
+	bool available;
+	int64_t entries_diff;   /* bpf - (usage + rejected) */
+	uint64_t entries_allowed;
+	bool entries_ok;
+	int64_t time_diff_ns;   /* bpf - kernel */
+	double bias_ns;         /* time_diff / entries */
+	bool time_ok;
+	bool miss_available;    /* cpu_idle_miss and sysfs above/below both present */
+	int64_t miss_above_diff, miss_below_diff; /* miss - kernel */
+	bool miss_ok;
+	int64_t above_diff, below_diff; /* BPF classification - kernel */
+};
+
+/* ncpus: CPUs summed into st (1, or the CPU count for totals). */
+void check_state(const struct state_summary *st, int ncpus, struct check_row *r);
+/* Overall: "ok", "mismatch" or "unavailable" (no sysfs counters). */
+const char *check_verdict(const struct summary *s);
+
+#endif

@@ -1,0 +1,49 @@
+/* idlescope: what Linux CPUs do when idle, and why. Dispatches to the
+ * subcommand named by the first argument. */
+#include <argp.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+
+const char *argp_program_version = "idlescope " IDLESCOPE_VERSION;
+const char *argp_program_bug_address = NULL;
+
+static const struct {
+	const char *name;
+	int (*fn)(int, char **);
+	const char *help;
+} commands[] = {
+	{ "record", cmd_record, "idle-state residency and prediction error, cross-checked with the kernel" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "Usage: idlescope COMMAND [OPTIONS] [-- COMMAND...]\n\nCommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
+	fprintf(f, "\n'idlescope COMMAND --help' lists a command's options; see idlescope(8).\n");
+}
+
+int main(int argc, char **argv)
+{
+	argp_err_exit_status = EXIT_USAGE;
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
+		printf("%s\n", argp_program_version);
+		return EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	cli_error("unknown command '%s' (try 'idlescope --help')", argv[1]);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,271 @@
+/* Builds the summary model from a window capture: per CPU and state from
+ * the BPF counters, percentiles from the histogram, kernel deltas from sysfs,
+ * totals over the selected CPUs. */
+#include "model.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "stats.h"
+
+const char *default_idle_state_name(int i)
+{
+	/* kernel/sched/idle.c: cpu_idle_poll() reports 0, default_idle_call() 1 */
+	return i == 0 ? "poll" : "default-idle";
+}
+
+void summary_warn(struct summary *s, const char *fmt, ...)
+{
+	char buf[512], **w;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	w = realloc(s->warnings, sizeof(*w) * (size_t)(s->nr_warnings + 1));
+	if (!w)
+		return;
+	s->warnings = w;
+	s->warnings[s->nr_warnings] = strdup(buf);
+	if (s->warnings[s->nr_warnings])
+		s->nr_warnings++;
+}
+
+static void kernel_delta(struct kernel_delta *d, const struct cpuidle_counters *a,
+			 const struct cpuidle_counters *b)
+{
+	memset(d, 0, sizeof(*d));
+	if (!a->valid || !b->valid)
+		return;
+	d->valid = true;
+	d->usage = b->usage - a->usage;
+	d->time_ns = (b->time_us - a->time_us) * 1000;
+	d->has_miss_counters = a->has_miss_counters && b->has_miss_counters;
+	if (d->has_miss_counters) {
+		d->above = b->above - a->above;
+		d->below = b->below - a->below;
+	}
+	d->has_rejected = a->has_rejected && b->has_rejected;
+	if (d->has_rejected)
+		d->rejected = b->rejected - a->rejected;
+}
+
+static void finish_state(struct state_summary *st)
+{
+	if (!st->entries)
+		return;
+	st->avg_ns = st->time_ns / st->entries;
+	st->p50_ns = hist_percentile(st->hist, IS_HIST_BUCKETS, st->min_ns, st->max_ns, 50);
+	st->p90_ns = hist_percentile(st->hist, IS_HIST_BUCKETS, st->min_ns, st->max_ns, 90);
+	st->p99_ns = hist_percentile(st->hist, IS_HIST_BUCKETS, st->min_ns, st->max_ns, 99);
+}
+
+static void fill_state(struct state_summary *st, int index, const struct idle_state_stats *raw,
+		       bool have_miss)
+{
+	st->index = index;
+	st->entries = raw->entries;
+	st->time_ns = raw->time_ns;
+	st->min_ns = raw->min_ns;
+	st->max_ns = raw->max_ns;
+	st->above = raw->above;
+	st->below = raw->below;
+	st->below_qos = raw->below_qos;
+	st->poll_limit = raw->poll_limit;
+	st->have_miss = have_miss;
+	st->miss_above = raw->miss_above;
+	st->miss_below = raw->miss_below;
+	memcpy(st->ideal, raw->ideal, sizeof(st->ideal));
+	memcpy(st->hist, raw->hist, sizeof(st->hist));
+	finish_state(st);
+}
+
+static void build_cpu(struct cpu_summary *cs, int cpu, const struct window_capture *w,
+		      const struct topology *topo, bool have_miss)
+{
+	const struct cpuidle_cpu_info *info = &w->info[cpu];
+	const struct idle_cpu_slot *slot = &w->raw->slots[cpu];
+	const struct idle_state_stats *raw = &w->raw->stats[cpu * IS_MAX_STATES];
+	uint64_t window = w->stop_ns - w->start_ns, idle;
+
+	memset(cs, 0, sizeof(*cs));
+	cs->cpu = cpu;
+	cs->online = cpu < topo->nr_cpus && topo->cpus[cpu].online;
+	if (info->nr_states) {
+		cs->nr_states = info->nr_states;
+		for (int i = 0; i < info->nr_states; i++) {
+			struct state_summary *st = &cs->states[i];
+
+			fill_state(st, i, &raw[i], have_miss);
+			snprintf(st->name, sizeof(st->name), "%s", info->states[i].name);
+			snprintf(st->desc, sizeof(st->desc), "%s", info->states[i].desc);
+			st->exit_latency_ns = info->states[i].exit_latency_ns;
+			st->target_residency_ns = info->states[i].target_residency_ns;
+			st->disabled = info->states[i].disabled;
+			st->poll = info->states[i].poll;
+			st->classified = true;
+			kernel_delta(&st->kernel, &w->k_start[cpu * IS_MAX_STATES + i],
+				     &w->k_end[cpu * IS_MAX_STATES + i]);
+		}
+	} else {
+		/* No driver: default_idle_call() periods, plus forced-poll ones if any. */
+		fill_state(&cs->states[0], 1, &raw[1], false);
+		snprintf(cs->states[0].name, IS_NAME_LEN, "%s", default_idle_state_name(1));
+		cs->nr_states = 1;
+		if (raw[0].entries) {
+			fill_state(&cs->states[1], 0, &raw[0], false);
+			snprintf(cs->states[1].name, IS_NAME_LEN, "%s", default_idle_state_name(0));
+			cs->states[1].poll = true;
+			cs->nr_states = 2;
+		}
+	}
+	for (int i = 0; i < cs->nr_states; i++) {
+		cs->entries += cs->states[i].entries;
+		cs->idle_ns += cs->states[i].time_ns;
+	}
+	cs->unmatched_exits = slot->unmatched_exits;
+	cs->bad_state = slot->bad_state;
+	if (slot->unmatched_exits && slot->first_exit_ns > w->start_ns)
+		cs->edge_idle_ns += slot->first_exit_ns - w->start_ns;
+	if (slot->enter_ns && slot->enter_ns < w->stop_ns) {
+		cs->idle_at_end = true;
+		cs->edge_idle_ns += w->stop_ns - (slot->enter_ns > w->start_ns ? slot->enter_ns
+									      : w->start_ns);
+	}
+	idle = cs->idle_ns + cs->edge_idle_ns;
+	cs->busy_ns = idle < window ? window - idle : 0;
+	if (!cs->online)
+		cs->status = "offline";
+	else if (!cs->entries && !cs->unmatched_exits && !cs->idle_at_end)
+		cs->status = "no idle events (fully busy, or events lost)";
+	else if (!cs->entries)
+		cs->status = "idle for the whole window (no complete period)";
+	else
+		cs->status = "ok";
+}
+
+static void add_state(struct state_summary *t, const struct state_summary *s)
+{
+	if (!t->name[0]) {
+		*t = *s;
+		return;
+	}
+	if (s->entries && (!t->entries || s->min_ns < t->min_ns))
+		t->min_ns = s->min_ns;
+	if (s->max_ns > t->max_ns)
+		t->max_ns = s->max_ns;
+	t->entries += s->entries;
+	t->time_ns += s->time_ns;
+	t->above += s->above;
+	t->below += s->below;
+	t->below_qos += s->below_qos;
+	t->poll_limit += s->poll_limit;
+	t->miss_above += s->miss_above;
+	t->miss_below += s->miss_below;
+	for (int i = 0; i < IS_MAX_STATES; i++)
+		t->ideal[i] += s->ideal[i];
+	for (int b = 0; b < IS_HIST_BUCKETS; b++)
+		t->hist[b] += s->hist[b];
+	t->kernel.valid = t->kernel.valid && s->kernel.valid;
+	t->kernel.has_miss_counters = t->kernel.has_miss_counters && s->kernel.has_miss_counters;
+	t->kernel.has_rejected = t->kernel.has_rejected && s->kernel.has_rejected;
+	t->kernel.usage += s->kernel.usage;
+	t->kernel.time_ns += s->kernel.time_ns;
+	t->kernel.above += s->kernel.above;
+	t->kernel.below += s->kernel.below;
+	t->kernel.rejected += s->kernel.rejected;
+}
+
+static void build_totals(struct summary *s)
+{
+	struct cpu_summary *t = &s->totals;
+
+	memset(t, 0, sizeof(*t));
+	t->cpu = -1;
+	t->online = true;
+	t->status = "ok";
+	for (int c = 0; c < s->nr_cpus; c++) {
+		const struct cpu_summary *cs = &s->cpus[c];
+
+		for (int i = 0; i < cs->nr_states; i++) {
+			const struct state_summary *st = &cs->states[i];
+			int slot = -1;
+
+			/* match by kernel index and name (tables may differ per CPU) */
+			for (int j = 0; j < t->nr_states; j++)
+				if (t->states[j].index == st->index && !strcmp(t->states[j].name, st->name))
+					slot = j;
+			if (slot < 0) {
+				if (t->nr_states == IS_MAX_STATES)
+					continue;
+				slot = t->nr_states++;
+			}
+			add_state(&t->states[slot], st);
+		}
+		t->entries += cs->entries;
+		t->idle_ns += cs->idle_ns;
+		t->edge_idle_ns += cs->edge_idle_ns;
+		t->busy_ns += cs->busy_ns;
+		t->unmatched_exits += cs->unmatched_exits;
+		t->bad_state += cs->bad_state;
+	}
+	for (int j = 0; j < t->nr_states; j++) {
+		t->states[j].avg_ns = 0;
+		finish_state(&t->states[j]);
+	}
+}
+
+int summary_build(struct summary *s, const struct window_capture *w, const struct cpulist *sel)
+{
+	struct utsname u;
+	bool have_miss = s->miss_attach != NULL;
+
+	s->start_ns = w->start_ns;
+	s->duration_ns = w->stop_ns - w->start_ns;
+	if (uname(&u) == 0)
+		snprintf(s->kernel, sizeof(s->kernel), "%s", u.release);
+	s->nr_cpus = 0;
+	s->cpus = calloc((size_t)cpulist_count(sel) + 1, sizeof(*s->cpus));
+	if (!s->cpus)
+		return -ENOMEM;
+	for (int c = 0; c < w->raw->nr_cpus; c++) {
+		if (!cpulist_has(sel, c))
+			continue;
+		build_cpu(&s->cpus[s->nr_cpus], c, w, s->topo, have_miss);
+		s->nr_cpus++;
+	}
+	s->cpu_out_of_range = w->raw->cpu_out_of_range;
+	build_totals(s);
+
+	if (!strcmp(s->sys.driver, "none"))
+		summary_warn(s, "no cpuidle driver: idle periods come from the default idle call, "
+				"shown as one state 'default-idle' without above/below");
+	else if (!have_miss)
+		summary_warn(s, "power:cpu_idle_miss is not available: above/below are the BPF "
+				"classification only (compare with the kernel_check counters)");
+	if (s->cpu_out_of_range)
+		summary_warn(s, "%llu idle events from CPUs beyond the maps were dropped",
+			     (unsigned long long)s->cpu_out_of_range);
+	if (s->totals.bad_state)
+		summary_warn(s, "%llu idle entries with a state index >= %d were dropped",
+			     (unsigned long long)s->totals.bad_state, IS_MAX_STATES);
+	for (int c = 0; c < s->nr_cpus; c++)
+		if (strcmp(s->cpus[c].status, "ok"))
+			summary_warn(s, "CPU %d: %s", s->cpus[c].cpu, s->cpus[c].status);
+	return 0;
+}
+
+void summary_free(struct summary *s)
+{
+	for (int i = 0; i < s->nr_warnings; i++)
+		free(s->warnings[i]);
+	free(s->warnings);
+	free(s->cpus);
+	s->warnings = NULL;
+	s->cpus = NULL;
+	s->nr_warnings = 0;
+}

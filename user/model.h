@@ -1,0 +1,95 @@
+/* The summary model: plain structs built from BPF snapshots and sysfs, and
+ * the only input of every renderer (table, CSV, JSON). */
+#ifndef IDLESCOPE_MODEL_H
+#define IDLESCOPE_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cpuidle_sysfs.h"
+#include "idle_loader.h"
+#include "topology.h"
+
+#define IS_SCHEMA "idlescope/1"
+
+/* Kernel counters' change over the window (sysfs end - start). */
+struct kernel_delta {
+	bool valid;
+	bool has_miss_counters;
+	bool has_rejected;
+	uint64_t usage;
+	uint64_t time_ns; /* sysfs time is in us */
+	uint64_t above;
+	uint64_t below;
+	uint64_t rejected;
+};
+
+struct state_summary {
+	int index;
+	char name[IS_NAME_LEN];
+	char desc[64];
+	uint64_t exit_latency_ns;
+	uint64_t target_residency_ns;
+	bool disabled;
+	bool poll;
+	bool classified; /* above/below/ideal meaningful (a driver table exists) */
+	uint64_t entries;
+	uint64_t time_ns;
+	uint64_t min_ns, avg_ns, max_ns;
+	uint64_t p50_ns, p90_ns, p99_ns;
+	uint64_t above, below, below_qos, poll_limit;
+	bool have_miss; /* cpu_idle_miss was attached */
+	uint64_t miss_above, miss_below;
+	uint64_t ideal[IS_MAX_STATES];
+	uint64_t hist[IS_HIST_BUCKETS];
+	struct kernel_delta kernel;
+};
+
+struct cpu_summary {
+	int cpu; /* -1 for totals */
+	bool online;
+	int nr_states;
+	struct state_summary states[IS_MAX_STATES];
+	uint64_t entries;
+	uint64_t idle_ns;      /* completed periods inside the window */
+	uint64_t edge_idle_ns; /* idle at the window's edges (periods in flight) */
+	uint64_t busy_ns;      /* window - idle - edge idle */
+	uint64_t unmatched_exits;
+	uint64_t bad_state;
+	bool idle_at_end;
+	const char *status; /* "ok", "offline", "no idle events" */
+};
+
+struct summary {
+	char kernel[65];
+	uint64_t start_ns, duration_ns;
+	struct cpuidle_system sys;
+	const struct topology *topo;
+	const char *idle_attach;
+	const char *miss_attach; /* NULL: cpu_idle_miss not available */
+	int nr_cpus;
+	struct cpu_summary *cpus; /* selected CPUs, ascending */
+	struct cpu_summary totals;
+	uint64_t cpu_out_of_range;
+	int nr_warnings;
+	char **warnings;
+};
+
+/* Inputs captured at the window's start and end. */
+struct window_capture {
+	uint64_t start_ns, stop_ns;
+	const struct idle_raw *raw;             /* BPF counters at stop */
+	const struct cpuidle_cpu_info *info;     /* [nr_possible] */
+	const struct cpuidle_counters *k_start;  /* [nr_possible * IS_MAX_STATES] */
+	const struct cpuidle_counters *k_end;
+};
+
+/* Builds s for the CPUs in sel. Returns 0 or -ENOMEM. */
+int summary_build(struct summary *s, const struct window_capture *w, const struct cpulist *sel);
+void summary_warn(struct summary *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void summary_free(struct summary *s);
+
+/* Name shown for state i of a CPU without a driver table. */
+const char *default_idle_state_name(int i);
+
+#endif

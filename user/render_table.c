@@ -1,0 +1,204 @@
+/* Human-readable tables: per CPU and in total, the state table, the
+ * chosen x ideal matrix and the kernel cross-check. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "kernel_check.h"
+#include "render.h"
+#include "units.h"
+
+/* fmt_ns into one of a few rotating buffers, so one printf can take many. */
+static const char *hns(uint64_t ns)
+{
+	static char bufs[12][16];
+	static unsigned int next;
+
+	return fmt_ns(bufs[next++ % 12], sizeof(bufs[0]), ns);
+}
+
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static void header(FILE *f, const struct summary *s)
+{
+	char dur[32];
+	const struct topology *t = s->topo;
+
+	fprintf(f, "idlescope record: %s window, %d CPU%s, kernel %s\n",
+		fmt_ns(dur, sizeof(dur), s->duration_ns), s->nr_cpus, s->nr_cpus == 1 ? "" : "s",
+		s->kernel);
+	fprintf(f, "cpuidle: driver %s, governor %s; events: cpu_idle via %s, cpu_idle_miss %s\n",
+		s->sys.driver, s->sys.governor[0] ? s->sys.governor : "unknown", s->idle_attach,
+		s->miss_attach ? s->miss_attach : "not available");
+	if (t && t->nr_clusters > 0) {
+		fprintf(f, "topology:");
+		for (int i = 0; i < t->nr_clusters; i++) {
+			char l[128];
+
+			cpulist_format(&t->clusters[i], l, sizeof(l));
+			fprintf(f, " cluster%d=%s", i, l);
+		}
+		fprintf(f, "\n");
+	}
+}
+
+static void cpu_topo_line(FILE *f, const struct summary *s, int cpu)
+{
+	const struct cpu_topo *ct;
+
+	if (!s->topo || cpu < 0 || cpu >= s->topo->nr_cpus)
+		return;
+	ct = &s->topo->cpus[cpu];
+	fprintf(f, "  package %d, die %d, cluster %d, core %d, SMT siblings %s\n", ct->package,
+		ct->die, ct->cluster, ct->core, ct->siblings[0] ? ct->siblings : "-");
+}
+
+static void state_table(FILE *f, const struct cpu_summary *cs, uint64_t window)
+{
+	fprintf(f, "  %-16s %7s %7s %9s %8s %6s %7s %7s %7s %7s %7s %7s %8s %8s %6s %6s\n",
+		"state", "exit", "target", "entries", "time", "share", "min", "avg", "max", "p50",
+		"p90", "p99", "above", "below", "qos", "plimit");
+	for (int i = 0; i < cs->nr_states; i++) {
+		const struct state_summary *st = &cs->states[i];
+		char name[24];
+
+		snprintf(name, sizeof(name), "%s%s", st->name, st->disabled ? "(off)" : "");
+		fprintf(f, "  %-16s %7s %7s %9" PRIu64 " %8s %5.1f%%", name,
+			st->classified ? hns(st->exit_latency_ns) : "-",
+			st->classified ? hns(st->target_residency_ns) : "-", st->entries, hns(st->time_ns),
+			pct(st->time_ns, window));
+		if (st->entries)
+			fprintf(f, " %7s %7s %7s %7s %7s %7s", hns(st->min_ns), hns(st->avg_ns),
+				hns(st->max_ns), hns(st->p50_ns), hns(st->p90_ns), hns(st->p99_ns));
+		else
+			fprintf(f, " %7s %7s %7s %7s %7s %7s", "-", "-", "-", "-", "-", "-");
+		if (st->classified)
+			fprintf(f, " %8" PRIu64 " %8" PRIu64 " %6" PRIu64 " %6" PRIu64 "\n", st->above,
+				st->below, st->below_qos, st->poll_limit);
+		else
+			fprintf(f, " %8s %8s %6s %6s\n", "-", "-", "-", "-");
+	}
+}
+
+/* Rows: the state the governor chose; columns: the ideal state. */
+static void matrix(FILE *f, const struct cpu_summary *cs)
+{
+	if (!cs->nr_states || !cs->states[0].classified)
+		return;
+	fprintf(f, "  chosen \\ ideal  ");
+	for (int j = 0; j < cs->nr_states; j++)
+		fprintf(f, " %14.14s", cs->states[j].name);
+	fprintf(f, "\n");
+	for (int i = 0; i < cs->nr_states; i++) {
+		fprintf(f, "  %-16.16s", cs->states[i].name);
+		for (int j = 0; j < cs->nr_states; j++) {
+			int k = cs->states[j].index;
+
+			fprintf(f, " %14" PRIu64, k < IS_MAX_STATES ? cs->states[i].ideal[k] : 0);
+		}
+		fprintf(f, "\n");
+	}
+}
+
+static void cpu_block(FILE *f, const struct summary *s, const struct cpu_summary *cs, int ncpus)
+{
+	uint64_t window = s->duration_ns * (uint64_t)ncpus;
+
+	if (cs->cpu >= 0)
+		fprintf(f, "\nCPU %d: idle %.1f%% (%.1f%% at the edges), busy %.1f%%, %" PRIu64
+			   " periods%s%s\n",
+			cs->cpu, pct(cs->idle_ns, window), pct(cs->edge_idle_ns, window),
+			pct(cs->busy_ns, window), cs->entries, strcmp(cs->status, "ok") ? ": " : "",
+			strcmp(cs->status, "ok") ? cs->status : "");
+	else
+		fprintf(f, "\nAll %d CPUs: idle %.1f%% (%.1f%% at the edges), busy %.1f%%, %" PRIu64
+			   " periods\n",
+			ncpus, pct(cs->idle_ns, window), pct(cs->edge_idle_ns, window),
+			pct(cs->busy_ns, window), cs->entries);
+	cpu_topo_line(f, s, cs->cpu);
+	state_table(f, cs, window);
+	matrix(f, cs);
+}
+
+static void check_line(FILE *f, const char *who, const struct state_summary *st, int ncpus)
+{
+	struct check_row r;
+	check_state(st, ncpus, &r);
+	if (!r.available)
+		return;
+	fprintf(f, "  %-4s %-16.16s %9" PRIu64 " %9" PRIu64 " %+6" PRId64 " %9s %9s %+8.0fns",
+		who, st->name, st->entries, st->kernel.usage + st->kernel.rejected, r.entries_diff,
+		hns(st->time_ns), hns(st->kernel.time_ns),
+		r.bias_ns);
+	if (st->kernel.has_miss_counters) {
+		char a[40], b[40];
+
+		if (r.miss_available) {
+			snprintf(a, sizeof(a), "%" PRIu64 "/%" PRIu64 "/%" PRIu64, st->above,
+				 st->miss_above, st->kernel.above);
+			snprintf(b, sizeof(b), "%" PRIu64 "/%" PRIu64 "/%" PRIu64, st->below,
+				 st->miss_below, st->kernel.below);
+		} else {
+			snprintf(a, sizeof(a), "%" PRIu64 "/-/%" PRIu64, st->above, st->kernel.above);
+			snprintf(b, sizeof(b), "%" PRIu64 "/-/%" PRIu64, st->below, st->kernel.below);
+		}
+		fprintf(f, " %19s %19s", a, b);
+	} else {
+		fprintf(f, " %19s %19s", "-", "-");
+	}
+	fprintf(f, " %8" PRIu64 "%s\n", st->kernel.rejected,
+		r.entries_ok && r.time_ok && (!r.miss_available || r.miss_ok) ? "" : "  <-- check");
+}
+
+static void kernel_check(FILE *f, const struct summary *s)
+{
+	const char *v = check_verdict(s);
+
+	fprintf(f, "\nKernel cross-check: BPF vs /sys/devices/system/cpu/cpu*/cpuidle deltas, same window\n");
+	if (!strcmp(v, "unavailable")) {
+		fprintf(f, "  no sysfs cpuidle counters on this machine\n");
+		return;
+	}
+	fprintf(f, "  %-4s %-16s %9s %9s %6s %9s %9s %10s %19s %19s %8s\n", "cpu", "state",
+		"entries", "usage+rej", "diff", "time", "k.time", "bias/per", "above bpf/miss/k",
+		"below bpf/miss/k", "rejected");
+	for (int c = 0; c < s->nr_cpus; c++) {
+		char who[16];
+
+		snprintf(who, sizeof(who), "%d", s->cpus[c].cpu);
+		for (int i = 0; i < s->cpus[c].nr_states; i++)
+			check_line(f, who, &s->cpus[c].states[i], 1);
+	}
+	if (s->nr_cpus > 1)
+		for (int i = 0; i < s->totals.nr_states; i++)
+			check_line(f, "all", &s->totals.states[i], s->nr_cpus);
+	fprintf(f, "  verdict: %s", v);
+	if (!strcmp(v, "ok"))
+		fprintf(f, " (entries within the periods in flight at the edges; time within %.0f%% + %dns "
+			   "per period;%s)\n",
+			IS_CHECK_TIME_PCT, IS_CHECK_BIAS_NS,
+			s->miss_attach ? " cpu_idle_miss equals the kernel's above/below"
+				       : " no cpu_idle_miss on this kernel");
+	else
+		fprintf(f, " (rows marked '<-- check' disagree beyond edge effects and timing bias)\n");
+}
+
+void render_table(FILE *f, const struct summary *s)
+{
+	header(f, s);
+	for (int c = 0; c < s->nr_cpus; c++)
+		cpu_block(f, s, &s->cpus[c], 1);
+	if (s->nr_cpus > 1)
+		cpu_block(f, s, &s->totals, s->nr_cpus);
+	kernel_check(f, s);
+	if (s->nr_warnings) {
+		fprintf(f, "\nWarnings:\n");
+		for (int i = 0; i < s->nr_warnings; i++)
+			fprintf(f, "  %s\n", s->warnings[i]);
+	}
+	fprintf(f, "\nabove = too deep (shorter than the state's target residency), below = too "
+		   "shallow (a deeper enabled state would have paid off);\nqos = of below, the deeper "
+		   "state was barred by PM QoS; plimit = of below, a poll that ran to its limit.\n");
+}
