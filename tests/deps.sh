@@ -4,7 +4,7 @@
 set -euo pipefail
 
 pkgs=(make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libjansson-dev
-      pkg-config bats rt-tests stress-ng libcmocka-dev)
+      pkg-config bats rt-tests stress-ng libcmocka-dev jq util-linux)
 
 missing=()
 for p in "${pkgs[@]}"; do

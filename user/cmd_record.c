@@ -28,6 +28,8 @@ struct record {
 	struct cpuidle_cpu_info *info;
 	struct idle_params *params;
 	struct cpuidle_counters *k_start, *k_end;
+	struct cpuidle_counter_files kfiles;
+	uint64_t snapshot_ns; /* time spent reading the two snapshots */
 	struct idle_session sess;
 	struct cpulist sel;
 	struct workload wl;
@@ -87,11 +89,14 @@ static void push_params(struct record *r, bool all_files)
 	}
 }
 
-static void read_counters(struct record *r, struct cpuidle_counters *k)
+/* Returns how long the snapshot took: periods ending meanwhile are on one
+ * side of the window only. */
+static uint64_t read_counters(struct record *r, struct cpuidle_counters *k)
 {
-	for (int c = 0; c < r->topo.nr_possible; c++)
-		if (cpulist_has(&r->sel, c))
-			cpuidle_read_counters(c, r->info[c].nr_states, &k[c * IS_MAX_STATES]);
+	uint64_t t0 = idle_now_ns();
+
+	cpuidle_counters_snapshot(&r->kfiles, k);
+	return idle_now_ns() - t0;
 }
 
 static void print_interval(struct record *r, uint64_t now, uint64_t start)
@@ -176,6 +181,7 @@ static int run_window(struct record *r, uint64_t start, const sigset_t *waitset)
 static int emit_summary(struct record *r, uint64_t start, uint64_t stop)
 {
 	struct window_capture w = { .start_ns = start, .stop_ns = stop, .info = r->info,
+				    .snapshot_ns = r->snapshot_ns,
 				    .k_start = r->k_start, .k_end = r->k_end };
 	struct summary s = { .sys = r->sys, .topo = &r->topo, .idle_attach = r->sess.idle_attach,
 			     .miss_attach = r->sess.have_idle_miss ? r->sess.miss_attach : NULL };
@@ -266,6 +272,10 @@ int cmd_record(int argc, char **argv)
 		goto cleanup;
 	}
 	push_params(&r, false);
+	if (cpuidle_counters_open(&r.kfiles, r.topo.nr_possible, &r.sel, r.info)) {
+		cli_error("out of memory");
+		goto cleanup;
+	}
 	if (idle_session_attach(&r.sess, err, sizeof(err))) {
 		cli_error("%s", err);
 		goto cleanup;
@@ -285,7 +295,7 @@ int cmd_record(int argc, char **argv)
 		r.have_wl = true;
 	}
 
-	read_counters(&r, r.k_start);
+	r.snapshot_ns = read_counters(&r, r.k_start);
 	start = idle_now_ns();
 	idle_session_start(&r.sess, start);
 	if (r.o.interval_ns) {
@@ -302,7 +312,7 @@ int cmd_record(int argc, char **argv)
 
 	stop = idle_now_ns();
 	idle_session_stop(&r.sess, stop);
-	read_counters(&r, r.k_end);
+	r.snapshot_ns += read_counters(&r, r.k_end);
 	if (emit_summary(&r, start, stop))
 		goto cleanup;
 	ret = EXIT_OK;
@@ -315,6 +325,7 @@ cleanup:
 	if (r.have_wl)
 		workload_stop(&r.wl, SIGTERM);
 	idle_session_close(&r.sess);
+	cpuidle_counters_close(&r.kfiles);
 	idle_raw_free(&r.prev);
 	if (r.out && r.out != stdout)
 		fclose(r.out);

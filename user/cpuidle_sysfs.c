@@ -172,3 +172,86 @@ void cpuidle_to_params(const struct cpuidle_cpu_info *info, struct idle_params *
 			p->poll_mask |= 1u << i;
 	}
 }
+
+enum { CNT_USAGE, CNT_TIME, CNT_ABOVE, CNT_BELOW, CNT_REJECTED, NR_CNT };
+static const char *const counter_names[NR_CNT] = { "usage", "time", "above", "below", "rejected" };
+
+static int *counter_fd(const struct cpuidle_counter_files *f, int cpu, int state, int k)
+{
+	return &f->fd[((size_t)cpu * IS_MAX_STATES + (size_t)state) * NR_CNT + (size_t)k];
+}
+
+int cpuidle_counters_open(struct cpuidle_counter_files *f, int nr_cpus, const struct cpulist *sel,
+			  const struct cpuidle_cpu_info *info)
+{
+	size_t n = (size_t)nr_cpus * IS_MAX_STATES * NR_CNT;
+
+	f->nr_cpus = nr_cpus;
+	f->fd = malloc(n * sizeof(*f->fd));
+	if (!f->fd)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		f->fd[i] = -1;
+	for (int c = 0; c < nr_cpus; c++) {
+		if (!cpulist_has(sel, c))
+			continue;
+		for (int i = 0; i < info[c].nr_states; i++)
+			for (int k = 0; k < NR_CNT; k++) {
+				char path[256];
+
+				snprintf(path, sizeof(path), "%s/" CPU_DIR "/cpu%d/cpuidle/state%d/%s",
+					 sysfs_root(), c, i, counter_names[k]);
+				*counter_fd(f, c, i, k) = open(path, O_RDONLY | O_CLOEXEC);
+			}
+	}
+	return 0;
+}
+
+static bool pread_u64(int fd, uint64_t *out)
+{
+	char buf[32], *end;
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	*out = strtoull(buf, &end, 10);
+	return end != buf;
+}
+
+void cpuidle_counters_snapshot(const struct cpuidle_counter_files *f, struct cpuidle_counters *out)
+{
+	/* Pass 1: usage only, the count the edges affect most. */
+	for (int c = 0; c < f->nr_cpus; c++)
+		for (int i = 0; i < IS_MAX_STATES; i++) {
+			struct cpuidle_counters *o = &out[c * IS_MAX_STATES + i];
+
+			memset(o, 0, sizeof(*o));
+			o->valid = pread_u64(*counter_fd(f, c, i, CNT_USAGE), &o->usage);
+		}
+	for (int c = 0; c < f->nr_cpus; c++)
+		for (int i = 0; i < IS_MAX_STATES; i++) {
+			struct cpuidle_counters *o = &out[c * IS_MAX_STATES + i];
+
+			if (!o->valid)
+				continue;
+			o->valid = pread_u64(*counter_fd(f, c, i, CNT_TIME), &o->time_us);
+			o->has_miss_counters = pread_u64(*counter_fd(f, c, i, CNT_ABOVE), &o->above) &&
+					       pread_u64(*counter_fd(f, c, i, CNT_BELOW), &o->below);
+			o->has_rejected = pread_u64(*counter_fd(f, c, i, CNT_REJECTED), &o->rejected);
+		}
+}
+
+void cpuidle_counters_close(struct cpuidle_counter_files *f)
+{
+	size_t n = (size_t)f->nr_cpus * IS_MAX_STATES * NR_CNT;
+
+	for (size_t i = 0; f->fd && i < n; i++)
+		if (f->fd[i] >= 0)
+			close(f->fd[i]);
+	free(f->fd);
+	f->fd = NULL;
+}

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cpulist.h"
 #include "idle_stats.h"
 
 #define IS_NAME_LEN 32
@@ -56,6 +57,21 @@ void cpuidle_read_cpu(const struct cpuidle_system *sys, int cpu, struct cpuidle_
 void cpuidle_refresh_cpu(const struct cpuidle_system *sys, int cpu, struct cpuidle_cpu_info *info,
 			 uint64_t global_qos_ns);
 void cpuidle_read_counters(int cpu, int nr_states, struct cpuidle_counters *out);
+
+/* The same counters for many CPUs through files kept open, so a snapshot is
+ * a burst of preads: usage of every state first, then the rest. That keeps
+ * the window edges (periods ending while we read) small. */
+struct cpuidle_counter_files {
+	int nr_cpus;
+	int *fd; /* [cpu][state][counter] */
+};
+
+/* Opens the files of the CPUs in sel (info gives each CPU's state count). */
+int cpuidle_counters_open(struct cpuidle_counter_files *f, int nr_cpus, const struct cpulist *sel,
+			  const struct cpuidle_cpu_info *info);
+/* Fills out[cpu * IS_MAX_STATES + state] for the opened files. */
+void cpuidle_counters_snapshot(const struct cpuidle_counter_files *f, struct cpuidle_counters *out);
+void cpuidle_counters_close(struct cpuidle_counter_files *f);
 /* The BPF classification table for info. */
 void cpuidle_to_params(const struct cpuidle_cpu_info *info, struct idle_params *p);
 /* Global PM QoS CPU latency limit in ns (UINT64_MAX = none). */

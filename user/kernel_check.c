@@ -1,6 +1,7 @@
 /* Compares each state's BPF numbers with the sysfs cpuidle deltas. */
 #include "kernel_check.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,7 +10,8 @@ static int64_t sdiff(uint64_t a, uint64_t b)
 	return (int64_t)(a - b);
 }
 
-void check_state(const struct state_summary *st, int ncpus, struct check_row *r)
+void check_state(const struct summary *s, const struct state_summary *st, int ncpus,
+		 struct check_row *r)
 {
 	const struct kernel_delta *k = &st->kernel;
 	uint64_t allowed_time;
@@ -20,6 +22,9 @@ void check_state(const struct state_summary *st, int ncpus, struct check_row *r)
 		return;
 	/* One period in flight at each edge of each CPU's window. */
 	r->entries_allowed = 2 * (uint64_t)ncpus;
+	if (s->duration_ns)
+		r->entries_allowed += (uint64_t)ceil((double)st->entries * (double)s->snapshot_ns /
+						     (double)s->duration_ns);
 	r->entries_diff = sdiff(st->entries, k->usage + k->rejected);
 	r->entries_ok = (uint64_t)llabs(r->entries_diff) <= r->entries_allowed;
 
@@ -59,7 +64,7 @@ const char *check_verdict(const struct summary *s)
 		for (int i = 0; i < cs->nr_states; i++) {
 			struct check_row r;
 
-			check_state(&cs->states[i], 1, &r);
+			check_state(s, &cs->states[i], 1, &r);
 			if (!r.available)
 				continue;
 			any = true;

@@ -30,8 +30,12 @@ struct check_row {
 	int64_t above_diff, below_diff; /* BPF classification - kernel */
 };
 
-/* ncpus: CPUs summed into st (1, or the CPU count for totals). */
-void check_state(const struct state_summary *st, int ncpus, struct check_row *r);
+/* ncpus: CPUs summed into st (1, or the CPU count for totals). The edge
+ * allowance is one period in flight per CPU at each end, plus the periods
+ * expected to end while the sysfs snapshots were read (s->snapshot_ns at
+ * this state's rate). */
+void check_state(const struct summary *s, const struct state_summary *st, int ncpus,
+		 struct check_row *r);
 /* Overall: "ok", "mismatch" or "unavailable" (no sysfs counters). */
 const char *check_verdict(const struct summary *s);
 

@@ -226,6 +226,7 @@ int summary_build(struct summary *s, const struct window_capture *w, const struc
 
 	s->start_ns = w->start_ns;
 	s->duration_ns = w->stop_ns - w->start_ns;
+	s->snapshot_ns = w->snapshot_ns;
 	if (uname(&u) == 0)
 		snprintf(s->kernel, sizeof(s->kernel), "%s", u.release);
 	s->nr_cpus = 0;

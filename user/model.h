@@ -63,6 +63,7 @@ struct cpu_summary {
 struct summary {
 	char kernel[65];
 	uint64_t start_ns, duration_ns;
+	uint64_t snapshot_ns; /* sysfs snapshot reads, start + end */
 	struct cpuidle_system sys;
 	const struct topology *topo;
 	const char *idle_attach;
@@ -78,6 +79,7 @@ struct summary {
 /* Inputs captured at the window's start and end. */
 struct window_capture {
 	uint64_t start_ns, stop_ns;
+	uint64_t snapshot_ns; /* time spent reading the sysfs snapshots */
 	const struct idle_raw *raw;             /* BPF counters at stop */
 	const struct cpuidle_cpu_info *info;     /* [nr_possible] */
 	const struct cpuidle_counters *k_start;  /* [nr_possible * IS_MAX_STATES] */

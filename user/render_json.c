@@ -114,12 +114,13 @@ static json_t *topology_json(const struct topology *t)
 	return o;
 }
 
-static json_t *check_row_json(int cpu, const struct state_summary *st, int ncpus)
+static json_t *check_row_json(const struct summary *s, int cpu, const struct state_summary *st,
+			      int ncpus)
 {
 	struct check_row r;
 	json_t *o;
 
-	check_state(st, ncpus, &r);
+	check_state(s, st, ncpus, &r);
 	if (!r.available)
 		return NULL;
 	o = json_object();
@@ -160,10 +161,10 @@ static json_t *kernel_check_json(const struct summary *s)
 	json_object_set_new(o, "bias_allowance_ns", json_integer(IS_CHECK_BIAS_NS));
 	for (int c = 0; c < s->nr_cpus; c++)
 		for (int i = 0; i < s->cpus[c].nr_states; i++)
-			if ((r = check_row_json(s->cpus[c].cpu, &s->cpus[c].states[i], 1)))
+			if ((r = check_row_json(s, s->cpus[c].cpu, &s->cpus[c].states[i], 1)))
 				json_array_append_new(rows, r);
 	for (int i = 0; i < s->totals.nr_states; i++)
-		if ((r = check_row_json(-1, &s->totals.states[i], s->nr_cpus)))
+		if ((r = check_row_json(s, -1, &s->totals.states[i], s->nr_cpus)))
 			json_array_append_new(rows, r);
 	json_object_set_new(o, "rows", rows);
 	return o;
@@ -178,6 +179,7 @@ int render_json(FILE *f, const struct summary *s, bool compact)
 	json_object_set_new(root, "tool", json_pack("{s:s}", "version", IDLESCOPE_VERSION));
 	json_object_set_new(root, "kernel", json_string(s->kernel));
 	json_object_set_new(root, "duration_ns", u64(s->duration_ns));
+	json_object_set_new(root, "snapshot_ns", u64(s->snapshot_ns));
 	json_object_set_new(root, "cpuidle",
 			    json_pack("{s:s,s:s}", "driver", s->sys.driver, "governor", s->sys.governor));
 	json_object_set_new(root, "events",

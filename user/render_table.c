@@ -122,10 +122,11 @@ static void cpu_block(FILE *f, const struct summary *s, const struct cpu_summary
 	matrix(f, cs);
 }
 
-static void check_line(FILE *f, const char *who, const struct state_summary *st, int ncpus)
+static void check_line(FILE *f, const struct summary *s, const char *who,
+		       const struct state_summary *st, int ncpus)
 {
 	struct check_row r;
-	check_state(st, ncpus, &r);
+	check_state(s, st, ncpus, &r);
 	if (!r.available)
 		return;
 	fprintf(f, "  %-4s %-16.16s %9" PRIu64 " %9" PRIu64 " %+6" PRId64 " %9s %9s %+8.0fns",
@@ -169,11 +170,11 @@ static void kernel_check(FILE *f, const struct summary *s)
 
 		snprintf(who, sizeof(who), "%d", s->cpus[c].cpu);
 		for (int i = 0; i < s->cpus[c].nr_states; i++)
-			check_line(f, who, &s->cpus[c].states[i], 1);
+			check_line(f, s, who, &s->cpus[c].states[i], 1);
 	}
 	if (s->nr_cpus > 1)
 		for (int i = 0; i < s->totals.nr_states; i++)
-			check_line(f, "all", &s->totals.states[i], s->nr_cpus);
+			check_line(f, s, "all", &s->totals.states[i], s->nr_cpus);
 	fprintf(f, "  verdict: %s", v);
 	if (!strcmp(v, "ok"))
 		fprintf(f, " (entries within the periods in flight at the edges; time within %.0f%% + %dns "

@@ -1,0 +1,88 @@
+# Shared helpers for the live BATS tests: the binary under test, JSON
+# oracles against sysfs cpuidle counters, and settings that must be restored.
+
+IDLESCOPE=${IDLESCOPE:-$BATS_TEST_DIRNAME/../../build/idlescope}
+CPUIDLE=/sys/devices/system/cpu/cpuidle
+
+require_cpuidle_driver() {
+	local d
+	d=$(cat "$CPUIDLE/current_driver" 2>/dev/null || echo none)
+	[ "$d" != none ] || skip "no cpuidle driver on this machine"
+}
+
+require_idle_miss() {
+	[ "$(jq -r '.events.cpu_idle_miss' "$1")" != null ] || skip "kernel lacks power:cpu_idle_miss"
+}
+
+# Steady wakeup load on every CPU that leaves PM QoS alone (--laptop).
+steady_load() { # seconds
+	cyclictest --laptop -q -t "$(nproc)" -a -i 500 -D "$1" >/dev/null 2>&1
+}
+
+# Asserts, for every CPU and state of the JSON report $1, that the BPF
+# numbers agree with the kernel's sysfs deltas of the same window:
+# entries within the periods in flight at the edges (one per edge, plus those
+# ending while the snapshots were read; that allowance itself must stay
+# under 1% of the entries), time within 1% plus
+# 1 us of observer bias per period, cpu_idle_miss equal to sysfs above/below
+# (within the edges).
+assert_agrees_with_sysfs() {
+	local f=$1 bad
+	bad=$(jq -r '
+	  .kernel_check.rows[] | select(.cpu != "all") |
+	  . as $r |
+	  ($r.bpf.entries - $r.kernel.usage - ($r.kernel.rejected // 0)) as $de |
+	  ($r.bpf.time_ns - $r.kernel.time_ns) as $dt |
+	  (if ($de | fabs) > ([2, $r.entries_allowed] | max) then "cpu \($r.cpu) \($r.name): entries \($r.bpf.entries) vs usage \($r.kernel.usage)" else empty end),
+	  (if $r.entries_allowed > 2 + $r.bpf.entries * 0.01 then "cpu \($r.cpu) \($r.name): edge allowance \($r.entries_allowed) too large" else empty end),
+	  (if ($dt | fabs) > ($r.kernel.time_ns * 0.01 + $r.bpf.entries * 1000 + 2000) and ($de >= 0)
+	     then "cpu \($r.cpu) \($r.name): time \($r.bpf.time_ns) vs \($r.kernel.time_ns)" else empty end),
+	  (if $r.miss != null and $r.kernel.above != null and
+	      ((($r.miss.above - $r.kernel.above) | fabs) > ([2, $r.entries_allowed] | max) or
+	       (($r.miss.below - $r.kernel.below) | fabs) > ([2, $r.entries_allowed] | max))
+	     then "cpu \($r.cpu) \($r.name): miss \($r.miss.above)/\($r.miss.below) vs kernel \($r.kernel.above)/\($r.kernel.below)" else empty end)
+	' "$f")
+	if [ -n "$bad" ]; then
+		echo "disagreement with sysfs:" >&2
+		echo "$bad" >&2
+		return 1
+	fi
+}
+
+# Governor switching with restore; tests call restore_governor in teardown.
+save_governor() {
+	SAVED_GOVERNOR=$(cat "$CPUIDLE/current_governor" 2>/dev/null || true)
+}
+
+restore_governor() {
+	if [ -n "${SAVED_GOVERNOR:-}" ]; then
+		echo "$SAVED_GOVERNOR" > "$CPUIDLE/current_governor"
+		[ "$(cat "$CPUIDLE/current_governor")" = "$SAVED_GOVERNOR" ]
+	fi
+}
+
+# IDs of loaded BPF programs with our names, one per line.
+our_bpf_prog_ids() {
+	bpftool -j prog show 2>/dev/null |
+		jq -r '.[] | select(.name | test("^(tp_btf|raw_tp)_cpu_idle|^replay_idle")) | .id'
+}
+
+# Highest program ID now; programs created later have larger IDs.
+bpf_prog_id_mark() {
+	bpftool -j prog show 2>/dev/null | jq '[.[].id] | max // 0'
+}
+
+# Our programs created after mark that are still loaded (leaks). The kernel
+# frees a program after an RCU grace period, so give it up to 3 s.
+our_bpf_progs_since() { # mark
+	local id n try
+	for try in $(seq 30); do
+		n=0
+		for id in $(our_bpf_prog_ids); do
+			[ "$id" -gt "$1" ] && n=$((n + 1))
+		done
+		[ "$n" -eq 0 ] && break
+		sleep 0.1
+	done
+	echo "$n"
+}

@@ -1,0 +1,108 @@
+#!/usr/bin/env bats
+# How a `record` window ends (duration, command exit, SIGINT, SIGTERM), what
+# it leaves behind (nothing attached), and each output format.
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup() {
+	OUT="$BATS_TEST_TMPDIR/out"
+}
+
+# Starts record in the background, signals it after $2 s, waits; sets
+# $status and $output like `run`.
+record_then_signal() { # signal seconds args...
+	local sig=$1 after=$2
+	shift 2
+	"$IDLESCOPE" record "$@" >"$OUT" 2>"$OUT.err" &
+	local pid=$!
+	sleep "$after"
+	kill -"$sig" "$pid"
+	status=0
+	wait "$pid" || status=$?
+	output=$(cat "$OUT")
+}
+
+@test "SIGINT mid-run: complete summary, exit 0, nothing left attached" {
+	local mark
+	mark=$(bpf_prog_id_mark)
+	record_then_signal INT 1.5
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"All "*" CPUs: idle"* || "$(nproc)" -eq 1 ]]
+	[[ "$output" == *"Kernel cross-check"* ]]
+	[[ "$output" == *"verdict:"* ]]
+	[ "$(our_bpf_progs_since "$mark")" -eq 0 ]
+	[ ! -s "$OUT.err" ]
+}
+
+@test "SIGTERM mid-run with JSON: valid document covering the run" {
+	local mark
+	mark=$(bpf_prog_id_mark)
+	record_then_signal TERM 1.2 --format json
+	[ "$status" -eq 0 ]
+	jq -e '.schema == "idlescope/1" and .duration_ns > 1000000000 and .duration_ns < 3000000000' "$OUT"
+	[ "$(our_bpf_progs_since "$mark")" -eq 0 ]
+}
+
+@test "-- COMMAND: its exit status passes through, window = its lifetime" {
+	run "$IDLESCOPE" record --format json -o "$OUT" -- sh -c 'sleep 0.5; exit 7'
+	[ "$status" -eq 7 ]
+	jq -e '.duration_ns >= 500000000 and .duration_ns < 1500000000' "$OUT"
+	run "$IDLESCOPE" record -o "$OUT" -- true
+	[ "$status" -eq 0 ]
+}
+
+@test "-- COMMAND killed by a signal: 128 + signal" {
+	run "$IDLESCOPE" record -o "$OUT" -- sh -c 'kill -USR1 $$'
+	[ "$status" -eq $((128 + 10)) ]
+}
+
+@test "SIGINT with a command: summary printed, command stopped" {
+	record_then_signal INT 1 -- sleep 30
+	[ "$status" -eq $((128 + 15)) ]
+	[[ "$output" == *"verdict:"* ]]
+	! pgrep -x -f 'sleep 30' >/dev/null
+}
+
+@test "-C selects CPUs in every format" {
+	[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
+	run "$IDLESCOPE" record -d 1 -C 1 --format json -o "$OUT"
+	[ "$status" -eq 0 ]
+	[ "$(jq -c '[.cpus[].cpu]' "$OUT")" = "[1]" ]
+	run "$IDLESCOPE" record -d 1 -C 1 --format csv
+	[ "$status" -eq 0 ]
+	[ "$(echo "$output" | cut -d, -f1 | LC_ALL=C sort -u | paste -sd " ")" = "1 all cpu" ]
+	run "$IDLESCOPE" record -d 1 -C 1
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"CPU 1:"* ]]
+	[[ "$output" != *"CPU 0:"* ]]
+}
+
+@test "CSV: header and one row per CPU and state plus totals" {
+	run "$IDLESCOPE" record -d 1 --format csv -o "$OUT"
+	[ "$status" -eq 0 ]
+	head -1 "$OUT" | grep -q '^cpu,state,name,exit_latency_ns,target_residency_ns,entries,time_ns'
+	local states cpus rows
+	states=$(ls -d /sys/devices/system/cpu/cpu0/cpuidle/state* 2>/dev/null | wc -l)
+	[ "$states" -gt 0 ] || states=1
+	cpus=$(nproc --all)
+	rows=$(($(wc -l < "$OUT") - 1))
+	[ "$rows" -eq $((states * cpus + states)) ]
+}
+
+@test "-i with JSON: one object per interval line, then the summary line" {
+	run "$IDLESCOPE" record -d 2 -i 0.5 --format json -o "$OUT"
+	[ "$status" -eq 0 ]
+	local n
+	n=$(wc -l < "$OUT")
+	[ "$n" -ge 4 ] && [ "$n" -le 6 ]
+	head -n -1 "$OUT" | jq -e -s 'all(.interval > 0 and .duration_ns > 0 and (.states | length) > 0)'
+	tail -1 "$OUT" | jq -e '.schema == "idlescope/1"'
+}
+
+@test "-i with the table: interval lines before the summary" {
+	run "$IDLESCOPE" record -d 1.2 -i 0.4
+	[ "$status" -eq 0 ]
+	[ "$(echo "$output" | grep -cE '^ +[0-9.]+s .*above/s')" -ge 2 ]
+	[[ "$output" == *"Kernel cross-check"* ]]
+}

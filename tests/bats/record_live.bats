@@ -1,0 +1,115 @@
+#!/usr/bin/env bats
+# `record` on this kernel, checked against independent oracles: the sysfs
+# cpuidle counters of the same window, the PM QoS request cyclictest makes,
+# and a CPU kept busy by a spinning process.
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup() {
+	save_governor
+	OUT="$BATS_TEST_TMPDIR/out.json"
+}
+
+teardown() {
+	restore_governor
+	[ -z "${SPIN:-}" ] || kill "$SPIN" 2>/dev/null || true
+}
+
+@test "steady load: entries, time and misses agree with sysfs" {
+	require_cpuidle_driver
+	run "$IDLESCOPE" record --format json -o "$OUT" -- cyclictest --laptop -q -t 2 -a -i 500 -D 3
+	[ "$status" -eq 0 ]
+	[ "$(jq -r .schema "$OUT")" = idlescope/1 ]
+	# the load produced idle periods on every CPU
+	[ "$(jq '[.cpus[] | select(.entries < 1000)] | length' "$OUT")" -eq 0 ]
+	assert_agrees_with_sysfs "$OUT"
+	[ "$(jq -r .kernel_check.verdict "$OUT")" = ok ]
+}
+
+@test "menu governor (switched and restored): still agrees with sysfs" {
+	require_cpuidle_driver
+	grep -qw menu "$CPUIDLE/available_governors" || skip "no menu governor"
+	echo menu > "$CPUIDLE/current_governor"
+	run "$IDLESCOPE" record --format json -o "$OUT" -- cyclictest --laptop -q -t 2 -a -i 300 -D 3
+	[ "$status" -eq 0 ]
+	[ "$(jq -r .cpuidle.governor "$OUT")" = menu ]
+	assert_agrees_with_sysfs "$OUT"
+	# BPF's own classification follows the kernel's rule: within a few
+	# percent of the kernel's counters (timestamps differ by ~0.4 us).
+	run jq -r '.kernel_check.rows[] | select(.cpu != "all") |
+		select((.bpf.above - .kernel.above | fabs) > (.kernel.above * 0.1 + 5) or
+		       (.bpf.below - .kernel.below | fabs) > (.kernel.below * 0.1 + 5)) |
+		"\(.cpu) \(.name) bpf \(.bpf.above)/\(.bpf.below) kernel \(.kernel.above)/\(.kernel.below)"' "$OUT"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	restore_governor
+	[ "$(cat "$CPUIDLE/current_governor")" = "$SAVED_GOVERNOR" ]
+}
+
+@test "PM QoS 0 (cyclictest default): every below is QoS-forced" {
+	require_cpuidle_driver
+	cyclictest -q -t 2 -a -i 200 -D 5 >/dev/null 2>&1 &
+	local load=$!
+	sleep 0.7
+	run "$IDLESCOPE" record -d 3 --format json -o "$OUT"
+	wait "$load"
+	[ "$status" -eq 0 ]
+	assert_agrees_with_sysfs "$OUT"
+	# cyclictest holds /dev/cpu_dma_latency at 0: no deeper state allowed
+	run jq '[.cpus[].states[] | select(.below > 0)] | length' "$OUT"
+	[ "$output" -gt 0 ]
+	run jq -r '.cpus[] | .cpu as $c | .states[] | select(.below != .below_qos) | "\($c) \(.name)"' "$OUT"
+	[ -z "$output" ]
+}
+
+@test "histogram and percentiles are consistent with entries, min and max" {
+	require_cpuidle_driver
+	run "$IDLESCOPE" record --format json -o "$OUT" -- cyclictest --laptop -q -t 2 -a -i 700 -D 2
+	[ "$status" -eq 0 ]
+	run jq -r '.cpus[].states[] | select(.entries > 0) |
+		select(([.hist[].count] | add) != .entries or
+		       .min_ns > .p50_ns or .p50_ns > .p90_ns or .p90_ns > .p99_ns or .p99_ns > .max_ns or
+		       (.time_ns / .entries | floor) != .avg_ns) | .name' "$OUT"
+	[ -z "$output" ]
+}
+
+@test "a CPU kept busy shows busy time and few or no idle periods" {
+	[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
+	taskset -c 1 bash -c 'while :; do :; done' &
+	SPIN=$!
+	sleep 0.3
+	run "$IDLESCOPE" record -d 2 -C 1 --format json -o "$OUT"
+	kill "$SPIN" 
+	[ "$status" -eq 0 ]
+	[ "$(jq '.cpus | length' "$OUT")" -eq 1 ]
+	[ "$(jq '.cpus[0].cpu' "$OUT")" -eq 1 ]
+	# busy share from BPF, and sysfs agrees the CPU barely idled
+	[ "$(jq '.cpus[0].busy_ns / .duration_ns > 0.9' "$OUT")" = true ]
+	[ "$(jq '[.kernel_check.rows[] | select(.cpu == 1) | .kernel.time_ns] | add < 200000000' "$OUT")" = true ]
+}
+
+@test "idle + busy covers the window on every CPU" {
+	run "$IDLESCOPE" record -d 2 --format json -o "$OUT"
+	[ "$status" -eq 0 ]
+	run jq -r '.duration_ns as $d | .cpus[] |
+		select((.idle_ns + .edge_idle_ns + .busy_ns - $d | fabs) > 1000000 and .idle_ns + .edge_idle_ns < $d) | .cpu' "$OUT"
+	[ -z "$output" ]
+}
+
+@test "raw_tp fallback gives the same agreement" {
+	require_cpuidle_driver
+	IDLESCOPE_NO_TP_BTF=1 run "$IDLESCOPE" record --format json -o "$OUT" -- cyclictest --laptop -q -t 2 -a -i 500 -D 2
+	[ "$status" -eq 0 ]
+	[ "$(jq -r .events.cpu_idle "$OUT")" = raw_tp ]
+	assert_agrees_with_sysfs "$OUT"
+}
+
+@test "without cpu_idle_miss: misses are null and a warning says so" {
+	require_cpuidle_driver
+	IDLESCOPE_NO_IDLE_MISS=1 run "$IDLESCOPE" record -d 1 --format json -o "$OUT"
+	[ "$status" -eq 0 ]
+	[ "$(jq -r .events.cpu_idle_miss "$OUT")" = null ]
+	[ "$(jq '[.cpus[].states[] | select(.miss_above != null)] | length' "$OUT")" -eq 0 ]
+	[ "$(jq '[.warnings[] | select(test("cpu_idle_miss is not available"))] | length' "$OUT")" -eq 1 ]
+}
