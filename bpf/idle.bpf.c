@@ -127,11 +127,13 @@ static __always_inline void handle_idle(__u32 cpu, __u64 now_ns, __u32 state)
 	struct idle_cpu_slot *slot;
 	__u64 enter;
 
-	if (stop_ns && now_ns > stop_ns)
-		return;
 	slot = bpf_map_lookup_elem(&idle_slots, &cpu);
 	if (!slot) {
 		__sync_fetch_and_add(&cpu_out_of_range, 1);
+		return;
+	}
+	if (stop_ns && now_ns > stop_ns) {
+		slot->last_counted = 0; /* frozen, except that misses stop counting */
 		return;
 	}
 	if (state != IS_PWR_EVENT_EXIT) {
@@ -146,6 +148,7 @@ static __always_inline void handle_idle(__u32 cpu, __u64 now_ns, __u32 state)
 	}
 	enter = slot->enter_ns;
 	slot->enter_ns = 0;
+	slot->last_counted = 0;
 	if (now_ns < start_ns)
 		return;
 	if (!enter) {
@@ -156,19 +159,23 @@ static __always_inline void handle_idle(__u32 cpu, __u64 now_ns, __u32 state)
 		return;
 	}
 	/* Like the kernel's usage/time, a period counts whole at its exit. */
+	slot->last_counted = 1;
 	account(cpu, slot->state, now_ns - enter);
 }
 
-/* power:cpu_idle_miss (v6.0+): the kernel's own above/below decision. */
-static __always_inline void handle_idle_miss(__u32 cpu, __u64 now_ns, __u32 state,
-					     __u32 below)
+/* power:cpu_idle_miss (v6.0+): the kernel's own above/below decision. It
+ * fires after the exit event of the same period on the same CPU, so it
+ * counts exactly when that period was counted (window edges included). */
+static __always_inline void handle_idle_miss(__u32 cpu, __u32 state, __u32 below)
 {
 	struct idle_state_stats *st;
+	struct idle_cpu_slot *slot;
 	__u32 key;
 
 	if (state >= IS_MAX_STATES)
 		return;
-	if ((stop_ns && now_ns > stop_ns) || now_ns < start_ns)
+	slot = bpf_map_lookup_elem(&idle_slots, &cpu);
+	if (!slot || !slot->last_counted)
 		return;
 	key = cpu * IS_MAX_STATES + state;
 	st = bpf_map_lookup_elem(&idle_stats, &key);
@@ -199,14 +206,14 @@ int BPF_PROG(raw_tp_cpu_idle, __u64 state, __u64 cpu_id)
 SEC("tp_btf/cpu_idle_miss")
 int BPF_PROG(tp_btf_cpu_idle_miss, __u64 cpu_id, __u64 state, __u64 below)
 {
-	handle_idle_miss((__u32)cpu_id, bpf_ktime_get_ns(), (__u32)state, (__u32)(below & 1));
+	handle_idle_miss((__u32)cpu_id, (__u32)state, (__u32)(below & 1));
 	return 0;
 }
 
 SEC("raw_tp/cpu_idle_miss")
 int BPF_PROG(raw_tp_cpu_idle_miss, __u64 cpu_id, __u64 state, __u64 below)
 {
-	handle_idle_miss((__u32)cpu_id, bpf_ktime_get_ns(), (__u32)state, (__u32)(below & 1));
+	handle_idle_miss((__u32)cpu_id, (__u32)state, (__u32)(below & 1));
 	return 0;
 }
 
@@ -221,7 +228,7 @@ int replay_idle(struct bpf_raw_tracepoint_args *ctx)
 	if (kind == REPLAY_IDLE)
 		handle_idle((__u32)cpu, now, (__u32)state);
 	else if (kind == REPLAY_IDLE_MISS)
-		handle_idle_miss((__u32)cpu, now, (__u32)state, (__u32)(arg & 1));
+		handle_idle_miss((__u32)cpu, (__u32)state, (__u32)(arg & 1));
 	else
 		return 1;
 	return 0;

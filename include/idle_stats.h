@@ -35,7 +35,7 @@ struct idle_params {
 struct idle_cpu_slot {
 	__u64 enter_ns;  /* 0 = not in an idle period we saw begin */
 	__u32 state;     /* state requested at enter */
-	__u32 pad0;
+	__u32 last_counted; /* the last exit was counted: its miss event counts too */
 	__u64 unmatched_exits; /* exits whose enter preceded the window */
 	__u64 first_exit_ns;   /* timestamp of the first unmatched exit */
 	__u64 bad_state;       /* enter with a state index >= IS_MAX_STATES */

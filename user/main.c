@@ -42,8 +42,14 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[1], commands[i].name))
+		if (!strcmp(argv[1], commands[i].name)) {
+			char name[64];
+
+			/* argp names the program after argv[0] in usage lines */
+			snprintf(name, sizeof(name), "idlescope %s", commands[i].name);
+			argv[1] = name;
 			return commands[i].fn(argc - 1, argv + 1);
+		}
 	cli_error("unknown command '%s' (try 'idlescope --help')", argv[1]);
 	return EXIT_USAGE;
 }

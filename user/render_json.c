@@ -62,6 +62,8 @@ static json_t *state_json(const struct state_summary *st, int nr_states, uint64_
 		json_object_set_new(o, "poll_limit", json_null());
 		json_object_set_new(o, "ideal", json_null());
 	}
+	json_object_set_new(o, "rejected", st->kernel.valid && st->kernel.has_rejected
+						   ? u64(st->kernel.rejected) : json_null());
 	json_object_set_new(o, "miss_above", st->have_miss ? u64(st->miss_above) : json_null());
 	json_object_set_new(o, "miss_below", st->have_miss ? u64(st->miss_below) : json_null());
 	json_object_set_new(o, "hist", hist_json(st->hist));

@@ -99,6 +99,14 @@ static int setup(void **state)
 		assert_int_equal(idle_session_replay(&f.s, &m), 0);
 	}
 
+	/* A miss after an uncounted (unmatched) exit is not counted either. */
+	ev(&f.s, 2, 500 * US, EXIT);
+	{
+		struct replay_event m = { .kind = REPLAY_IDLE_MISS, .cpu = 2, .now_ns = 501 * US,
+					  .state = 2, .arg = 1 };
+		assert_int_equal(idle_session_replay(&f.s, &m), 0);
+	}
+
 	/* CPU 1, ARM table with CPU_PD disabled. */
 	period(&f.s, 1, 1 * MS, 2500 * US, 0);   /* 1.5 ms WFI: next enabled is CLS_PD (10 ms) -> fine */
 	period(&f.s, 1, 3 * MS, 14 * MS, 0);     /* 11 ms WFI: 11ms-1us >= 10 ms -> below */
@@ -127,6 +135,11 @@ static int setup(void **state)
 	period(&f.s, 4, 90 * MS, 95 * MS, 2);   /* 5 ms CLS_PD, counted: above */
 	period(&f.s, 4, 99 * MS, 101 * MS, 2);  /* ends after stop: dropped, stays in flight */
 	ev(&f.s, 4, 102 * MS, 0);               /* after stop: ignored */
+	{	/* a miss after stop is not counted, although the last exit before stop was */
+		struct replay_event m = { .kind = REPLAY_IDLE_MISS, .cpu = 4, .now_ns = 103 * MS,
+					  .state = 2, .arg = 0 };
+		assert_int_equal(idle_session_replay(&f.s, &m), 0);
+	}
 
 	if (idle_session_read(&f.s, &f.raw))
 		return -1;
@@ -201,6 +214,7 @@ static void test_disabled_states(void **state)
 	assert_int_equal(st(f, 2, 2)->entries, 1);
 	assert_int_equal(st(f, 2, 2)->above, 0);
 	assert_int_equal(st(f, 2, 2)->ideal[2], 1); /* only enabled state */
+	assert_int_equal(st(f, 2, 2)->miss_below, 0); /* its period was not counted */
 }
 
 static void test_poll_and_qos(void **state)
@@ -245,6 +259,7 @@ static void test_edges_and_bounds(void **state)
 	assert_int_equal(st(f, 4, 2)->entries, 1);
 	assert_int_equal(st(f, 4, 2)->time_ns, 5 * MS);
 	assert_int_equal(st(f, 4, 2)->above, 1);
+	assert_int_equal(st(f, 4, 2)->miss_above, 0);
 	assert_int_equal(f->raw.slots[4].enter_ns, 99 * MS); /* frozen at stop */
 	assert_int_equal(f->raw.slots[4].state, 2);
 }
