@@ -10,7 +10,7 @@
 /* Buckets 0..3 hold the values 0..3 exactly. From 4 on, bucket b covers
  * [(4 + b%4) << (b/4 - 1), (5 + b%4) << (b/4 - 1)), i.e. a quarter octave:
  * 25% wide at worst, 1 ns wide below 8 ns, 256 ns wide around 1 us. The last
- * bucket also holds everything larger (about 1100 s and up). */
+ * bucket, from 7 << 38 ns (about 1924 s), also holds everything larger. */
 #define IS_HIST_BUCKETS 160
 
 /* Index of the most significant set bit of v (v > 0); branch-free enough for

@@ -80,7 +80,7 @@ static void push_params(struct record *r, bool all_files)
 		if (all_files)
 			cpuidle_refresh_cpu(&r->sys, c, &r->info[c], qos);
 		else if (r->info[c].nr_states)
-			r->info[c].qos_limit_ns = qos; /* per-CPU files wait for the next full pass */
+			cpuidle_apply_qos(&r->info[c], qos); /* device files: next full pass */
 		cpuidle_to_params(&r->info[c], &p);
 		if (memcmp(&p, &r->params[c], sizeof(p))) {
 			idle_session_set_params(&r->sess, c, &p);

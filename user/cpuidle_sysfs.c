@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "sysfs.h"
 
@@ -15,24 +16,28 @@
 /* PM_QOS_CPU_LATENCY_DEFAULT_VALUE: 2000 s means "no constraint". */
 #define QOS_DEFAULT_US 2000000000ULL
 
+/* CONFIG_HZ from /boot/config-<release> or /proc/config.gz; 250 (Debian's
+ * default) when neither says. */
 static uint64_t read_tick_ns(void)
 {
 	char path[256], line[256];
 	struct utsname u;
 	uint64_t hz = 0;
-	FILE *f;
+	gzFile f = NULL;
 
 	if (uname(&u) == 0) {
 		snprintf(path, sizeof(path), "/boot/config-%s", u.release);
-		f = fopen(path, "re");
-		if (f) {
-			while (fgets(line, sizeof(line), f))
-				if (sscanf(line, "CONFIG_HZ=%lu", &hz) == 1)
-					break;
-			fclose(f);
-		}
+		f = gzopen(path, "rb"); /* gzopen reads plain files too */
 	}
-	return 1000000000ULL / (hz ? hz : 250); /* Debian's default HZ */
+	if (!f)
+		f = gzopen("/proc/config.gz", "rb");
+	if (f) {
+		while (gzgets(f, line, sizeof(line)))
+			if (sscanf(line, "CONFIG_HZ=%lu", &hz) == 1)
+				break;
+		gzclose(f);
+	}
+	return 1000000000ULL / (hz ? hz : 250);
 }
 
 void cpuidle_read_system(struct cpuidle_system *sys)
@@ -65,36 +70,46 @@ uint64_t cpuidle_global_qos_ns(void)
 	return us < 0 ? UINT64_MAX : (uint64_t)us * 1000;
 }
 
-static uint64_t cpu_qos_ns(int cpu, uint64_t global)
+/* The CPU device's resume-latency request in ns, UINT64_MAX for none. */
+static uint64_t cpu_dev_qos_ns(int cpu)
 {
 	uint64_t dev;
 	char buf[32];
 
 	/* "n/a": no latency allowed; "0": no constraint (drivers/base/power/sysfs.c) */
 	if (sysfs_read_str(buf, sizeof(buf), CPU_DIR "/cpu%d/power/pm_qos_resume_latency_us", cpu))
-		return global;
+		return UINT64_MAX;
 	if (!strcmp(buf, "n/a"))
 		return 0;
 	dev = strtoull(buf, NULL, 10);
-	if (dev == 0)
-		return global;
-	dev *= 1000;
-	return dev < global ? dev : global;
+	return dev ? dev * 1000 : UINT64_MAX;
 }
 
-/* cpuidle_poll_time(): the haltpoll governor's adaptive limit is bounded by
- * guest_halt_poll_ns; otherwise the smallest target residency of an enabled
- * non-poll state, capped at TICK_NSEC / 16. */
+/* cpuidle_governor_latency_req(): the lower of the global and device limits. */
+void cpuidle_apply_qos(struct cpuidle_cpu_info *info, uint64_t global_qos_ns)
+{
+	info->qos_limit_ns = info->dev_qos_ns < global_qos_ns ? info->dev_qos_ns : global_qos_ns;
+}
+
+/* cpuidle_poll_time() (drivers/cpuidle/cpuidle.c): the target residency of
+ * the first enabled non-poll state of at least CPUIDLE_POLL_MIN (10 us),
+ * capped at CPUIDLE_POLL_MAX (TICK_NSEC / 16). The haltpoll governor adapts
+ * dev->poll_limit_ns per period, which sysfs does not show: 0 = unknown. */
+#define CPUIDLE_POLL_MIN_NS 10000ULL
 static uint64_t poll_limit_ns(const struct cpuidle_system *sys, const struct cpuidle_cpu_info *info)
 {
-	uint64_t limit = sys->tick_ns / 16;
+	uint64_t max = sys->tick_ns / 16;
 
-	if (!strcmp(sys->governor, "haltpoll") && sys->guest_halt_poll_ns)
-		return sys->guest_halt_poll_ns;
-	for (int i = 1; i < info->nr_states; i++)
-		if (!info->states[i].disabled && info->states[i].target_residency_ns < limit)
-			limit = info->states[i].target_residency_ns;
-	return limit;
+	if (!strcmp(sys->governor, "haltpoll"))
+		return 0;
+	for (int i = 1; i < info->nr_states; i++) {
+		uint64_t t = info->states[i].target_residency_ns;
+
+		if (info->states[i].disabled || t < CPUIDLE_POLL_MIN_NS)
+			continue;
+		return t < max ? t : max;
+	}
+	return max;
 }
 
 void cpuidle_refresh_cpu(const struct cpuidle_system *sys, int cpu, struct cpuidle_cpu_info *info,
@@ -106,7 +121,8 @@ void cpuidle_refresh_cpu(const struct cpuidle_system *sys, int cpu, struct cpuid
 		sysfs_read_u64(&v, CPU_DIR "/cpu%d/cpuidle/state%d/disable", cpu, i);
 		info->states[i].disabled = v != 0;
 	}
-	info->qos_limit_ns = cpu_qos_ns(cpu, global_qos_ns);
+	info->dev_qos_ns = cpu_dev_qos_ns(cpu);
+	cpuidle_apply_qos(info, global_qos_ns);
 	info->poll_limit_ns = info->nr_states ? poll_limit_ns(sys, info) : 0;
 }
 

@@ -24,8 +24,9 @@ struct cpuidle_state_info {
 struct cpuidle_cpu_info {
 	int nr_states; /* 0: no cpuidle driver for this CPU */
 	struct cpuidle_state_info states[IS_MAX_STATES];
-	uint64_t qos_limit_ns;  /* UINT64_MAX when unconstrained */
-	uint64_t poll_limit_ns; /* estimate of cpuidle_poll_time(), 0 = none */
+	uint64_t dev_qos_ns;    /* cpuN/power/pm_qos_resume_latency_us, UINT64_MAX = none */
+	uint64_t qos_limit_ns;  /* min(global, device) limit, UINT64_MAX = none */
+	uint64_t poll_limit_ns; /* cpuidle_poll_time(), 0 = unknown (haltpoll governor) */
 };
 
 /* Cumulative kernel counters of one state; has_* say which files exist on
@@ -72,6 +73,8 @@ int cpuidle_counters_open(struct cpuidle_counter_files *f, int nr_cpus, const st
 /* Fills out[cpu * IS_MAX_STATES + state] for the opened files. */
 void cpuidle_counters_snapshot(const struct cpuidle_counter_files *f, struct cpuidle_counters *out);
 void cpuidle_counters_close(struct cpuidle_counter_files *f);
+/* Sets info->qos_limit_ns from a fresh global limit and the cached device one. */
+void cpuidle_apply_qos(struct cpuidle_cpu_info *info, uint64_t global_qos_ns);
 /* The BPF classification table for info. */
 void cpuidle_to_params(const struct cpuidle_cpu_info *info, struct idle_params *p);
 /* Global PM QoS CPU latency limit in ns (UINT64_MAX = none). */

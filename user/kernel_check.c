@@ -30,11 +30,12 @@ void check_state(const struct summary *s, const struct state_summary *st, int nc
 
 	r->time_diff_ns = sdiff(st->time_ns, k->time_ns);
 	r->bias_ns = st->entries ? (double)r->time_diff_ns / (double)st->entries : 0;
-	/* sysfs time is truncated to us at both ends; edge periods can be as
-	 * long as the longest one seen. */
+	/* sysfs time is truncated to us at both ends. Each side may hold edge
+	 * periods the other lacks, as long as the longest period seen, and
+	 * they can cancel in the count but not in the time. */
 	allowed_time = (uint64_t)((double)k->time_ns * IS_CHECK_TIME_PCT / 100.0) +
 		       st->entries * IS_CHECK_BIAS_NS + 2000 +
-		       (uint64_t)llabs(r->entries_diff) * st->max_ns;
+		       ((uint64_t)llabs(r->entries_diff) + 2 * (uint64_t)ncpus) * st->max_ns;
 	/* A period the kernel counted but we saw no enter of (in flight when
 	 * we attached) has an unknown length: no lower bound then. */
 	r->time_ok = r->time_diff_ns >= 0 || r->entries_diff < 0

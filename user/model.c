@@ -107,6 +107,7 @@ static void build_cpu(struct cpu_summary *cs, int cpu, const struct window_captu
 			st->target_residency_ns = info->states[i].target_residency_ns;
 			st->disabled = info->states[i].disabled;
 			st->poll = info->states[i].poll;
+			st->poll_limit_known = st->poll && info->poll_limit_ns;
 			st->classified = true;
 			kernel_delta(&st->kernel, &w->k_start[cpu * IS_MAX_STATES + i],
 				     &w->k_end[cpu * IS_MAX_STATES + i]);
@@ -164,6 +165,7 @@ static void add_state(struct state_summary *t, const struct state_summary *s)
 	t->below += s->below;
 	t->below_qos += s->below_qos;
 	t->poll_limit += s->poll_limit;
+	t->poll_limit_known = t->poll_limit_known && s->poll_limit_known;
 	t->miss_above += s->miss_above;
 	t->miss_below += s->miss_below;
 	for (int i = 0; i < IS_MAX_STATES; i++)
@@ -211,6 +213,7 @@ static void build_totals(struct summary *s)
 		t->edge_idle_ns += cs->edge_idle_ns;
 		t->busy_ns += cs->busy_ns;
 		t->unmatched_exits += cs->unmatched_exits;
+		t->idle_at_end = t->idle_at_end || cs->idle_at_end;
 		t->bad_state += cs->bad_state;
 	}
 	for (int j = 0; j < t->nr_states; j++) {

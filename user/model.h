@@ -38,6 +38,7 @@ struct state_summary {
 	uint64_t min_ns, avg_ns, max_ns;
 	uint64_t p50_ns, p90_ns, p99_ns;
 	uint64_t above, below, below_qos, poll_limit;
+	bool poll_limit_known; /* a polling state whose limit sysfs tells */
 	bool have_miss; /* cpu_idle_miss was attached */
 	uint64_t miss_above, miss_below;
 	uint64_t ideal[IS_MAX_STATES];

@@ -3,25 +3,39 @@
 
 #include "render.h"
 
+static void u64_field(FILE *f, bool known, uint64_t v)
+{
+	if (known)
+		fprintf(f, "%" PRIu64, v);
+	fputc(',', f);
+}
+
+/* Unknown or not applicable values are empty fields, never 0. */
 static void row(FILE *f, const char *cpu, const struct state_summary *st)
 {
-	/* state names never contain commas or quotes in the kernel; quote anyway */
-	fprintf(f, "%s,%d,\"%s\",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-		   ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-		   ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",",
-		cpu, st->index, st->name, st->exit_latency_ns, st->target_residency_ns, st->entries,
-		st->time_ns, st->min_ns, st->avg_ns, st->max_ns, st->p50_ns, st->p90_ns, st->p99_ns,
-		st->above, st->below, st->below_qos, st->poll_limit);
-	if (st->have_miss)
-		fprintf(f, "%" PRIu64 ",%" PRIu64 ",", st->miss_above, st->miss_below);
-	else
-		fprintf(f, ",,");
-	if (st->kernel.valid)
-		fprintf(f, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
-			st->kernel.usage, st->kernel.time_ns, st->kernel.above, st->kernel.below,
-			st->kernel.rejected);
-	else
-		fprintf(f, ",,,,\n");
+	const struct kernel_delta *k = &st->kernel;
+
+	/* state names never contain quotes in the kernel; quote for commas */
+	fprintf(f, "%s,%d,\"%s\",", cpu, st->index, st->name);
+	u64_field(f, st->classified, st->exit_latency_ns);
+	u64_field(f, st->classified, st->target_residency_ns);
+	fprintf(f, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+		   ",%" PRIu64 ",%" PRIu64 ",",
+		st->entries, st->time_ns, st->min_ns, st->avg_ns, st->max_ns, st->p50_ns, st->p90_ns,
+		st->p99_ns);
+	u64_field(f, st->classified, st->above);
+	u64_field(f, st->classified, st->below);
+	u64_field(f, st->classified, st->below_qos);
+	u64_field(f, st->poll_limit_known, st->poll_limit);
+	u64_field(f, st->have_miss, st->miss_above);
+	u64_field(f, st->have_miss, st->miss_below);
+	u64_field(f, k->valid, k->usage);
+	u64_field(f, k->valid, k->time_ns);
+	u64_field(f, k->valid && k->has_miss_counters, k->above);
+	u64_field(f, k->valid && k->has_miss_counters, k->below);
+	if (k->valid && k->has_rejected)
+		fprintf(f, "%" PRIu64, k->rejected);
+	fputc('\n', f);
 }
 
 void render_csv(FILE *f, const struct summary *s)

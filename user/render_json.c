@@ -50,7 +50,8 @@ static json_t *state_json(const struct state_summary *st, int nr_states, uint64_
 		json_object_set_new(o, "above", u64(st->above));
 		json_object_set_new(o, "below", u64(st->below));
 		json_object_set_new(o, "below_qos", u64(st->below_qos));
-		json_object_set_new(o, "poll_limit", u64(st->poll_limit));
+		json_object_set_new(o, "poll_limit",
+				    st->poll_limit_known ? u64(st->poll_limit) : json_null());
 		ideal = json_array();
 		for (int i = 0; i < nr_states && i < IS_MAX_STATES; i++)
 			json_array_append_new(ideal, u64(st->ideal[i]));

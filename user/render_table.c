@@ -74,11 +74,16 @@ static void state_table(FILE *f, const struct cpu_summary *cs, uint64_t window)
 				hns(st->max_ns), hns(st->p50_ns), hns(st->p90_ns), hns(st->p99_ns));
 		else
 			fprintf(f, " %7s %7s %7s %7s %7s %7s", "-", "-", "-", "-", "-", "-");
-		if (st->classified)
-			fprintf(f, " %8" PRIu64 " %8" PRIu64 " %6" PRIu64 " %6" PRIu64 "\n", st->above,
-				st->below, st->below_qos, st->poll_limit);
-		else
+		if (st->classified) {
+			char plimit[24] = "-";
+
+			if (st->poll_limit_known)
+				snprintf(plimit, sizeof(plimit), "%" PRIu64, st->poll_limit);
+			fprintf(f, " %8" PRIu64 " %8" PRIu64 " %6" PRIu64 " %6s\n", st->above, st->below,
+				st->below_qos, plimit);
+		} else {
 			fprintf(f, " %8s %8s %6s %6s\n", "-", "-", "-", "-");
+		}
 	}
 }
 
