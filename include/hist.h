@@ -47,11 +47,13 @@ static inline __u64 is_hist_lower(__u32 b)
 	return (__u64)(4 + b % 4) << (b / 4 - 1);
 }
 
-/* One past the largest value that lands in bucket b (the last bucket is
- * open-ended; its nominal bound is returned). */
+/* One past the largest value that lands in bucket b; for the open-ended
+ * last bucket, the bound the formula gives (larger values land there too). */
 static inline __u64 is_hist_upper(__u32 b)
 {
-	return b + 1 < IS_HIST_BUCKETS ? is_hist_lower(b + 1) : is_hist_lower(b) * 5 / 4;
+	if (b < 4)
+		return b + 1;
+	return (__u64)(5 + b % 4) << (b / 4 - 1);
 }
 
 #endif

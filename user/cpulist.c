@@ -74,7 +74,7 @@ int cpulist_parse(const char *s, struct cpulist *out, char *err, size_t errlen)
 	if (*p == '\n' || *p == '\0')
 		return 0; /* empty list is valid (the kernel writes it) */
 	for (;;) {
-		long lo, hi, stride = 1;
+		long lo, hi, used = 1, group = 1;
 
 		if (parse_cpu(&p, &lo, err, errlen))
 			return -1;
@@ -87,18 +87,28 @@ int cpulist_parse(const char *s, struct cpulist *out, char *err, size_t errlen)
 				snprintf(err, errlen, "range %ld-%ld is backwards", lo, hi);
 				return -1;
 			}
-			if (*p == ':') { /* the kernel's "0-7:2" stride form */
+			/* the kernel's group form (lib/bitmap-str.c): "0-7:2/4" takes
+			 * the first 2 of every 4 CPUs: 0,1,4,5 */
+			if (*p == ':') {
 				p++;
-				if (parse_cpu(&p, &stride, err, errlen))
+				if (parse_cpu(&p, &used, err, errlen))
 					return -1;
-				if (stride == 0) {
-					snprintf(err, errlen, "stride 0 in CPU list");
+				if (*p != '/') {
+					snprintf(err, errlen, "expected '/' in group form 'A-B:USED/GROUP'");
+					return -1;
+				}
+				p++;
+				if (parse_cpu(&p, &group, err, errlen))
+					return -1;
+				if (used == 0 || group == 0 || used > group) {
+					snprintf(err, errlen, "bad group %ld/%ld in CPU list", used, group);
 					return -1;
 				}
 			}
 		}
-		for (long c = lo; c <= hi; c += stride)
-			cpulist_set(out, (int)c);
+		for (long c = lo; c <= hi; c++)
+			if ((c - lo) % group < used)
+				cpulist_set(out, (int)c);
 		if (*p == ',') {
 			p++;
 			continue;

@@ -28,7 +28,8 @@ uint64_t hist_percentile(const uint64_t *hist, int nbuckets, uint64_t min_ns, ui
 			continue;
 		}
 		lo = is_hist_lower((__u32)b);
-		hi = is_hist_upper((__u32)b);
+		/* the last bucket is open-ended: it reaches max_ns */
+		hi = b == nbuckets - 1 ? max_ns + 1 : is_hist_upper((__u32)b);
 		if (lo < min_ns)
 			lo = min_ns;
 		if (hi > max_ns + 1)

@@ -17,11 +17,17 @@ const char *sysfs_root(void)
 	return r && *r ? r : "/sys";
 }
 
-static void build_path(char *path, size_t len, const char *fmt, va_list ap)
+/* Returns 0, or -ENAMETOOLONG when root + path does not fit. */
+static int build_path(char *path, size_t len, const char *fmt, va_list ap)
 {
-	int n = snprintf(path, len, "%s/", sysfs_root());
+	int n = snprintf(path, len, "%s/", sysfs_root()), m;
 
-	vsnprintf(path + n, len - (size_t)n, fmt, ap);
+	if (n < 0 || (size_t)n >= len)
+		return -ENAMETOOLONG;
+	m = vsnprintf(path + n, len - (size_t)n, fmt, ap);
+	if (m < 0 || (size_t)m >= len - (size_t)n)
+		return -ENAMETOOLONG;
+	return 0;
 }
 
 static int read_path(const char *path, char *buf, size_t len)
@@ -49,11 +55,12 @@ int sysfs_read_str(char *buf, size_t len, const char *fmt, ...)
 {
 	char path[512];
 	va_list ap;
+	int err;
 
 	va_start(ap, fmt);
-	build_path(path, sizeof(path), fmt, ap);
+	err = build_path(path, sizeof(path), fmt, ap);
 	va_end(ap);
-	return read_path(path, buf, len);
+	return err ? err : read_path(path, buf, len);
 }
 
 int sysfs_read_u64(uint64_t *out, const char *fmt, ...)
@@ -63,9 +70,10 @@ int sysfs_read_u64(uint64_t *out, const char *fmt, ...)
 	int err;
 
 	va_start(ap, fmt);
-	build_path(path, sizeof(path), fmt, ap);
+	err = build_path(path, sizeof(path), fmt, ap);
 	va_end(ap);
-	err = read_path(path, buf, sizeof(buf));
+	if (!err)
+		err = read_path(path, buf, sizeof(buf));
 	if (err)
 		return err;
 	errno = 0;
@@ -80,10 +88,12 @@ bool sysfs_exists(const char *fmt, ...)
 	char path[512];
 	va_list ap;
 
+	int err;
+
 	va_start(ap, fmt);
-	build_path(path, sizeof(path), fmt, ap);
+	err = build_path(path, sizeof(path), fmt, ap);
 	va_end(ap);
-	return access(path, F_OK) == 0;
+	return !err && access(path, F_OK) == 0;
 }
 
 int sysfs_write_str(const char *val, const char *fmt, ...)
@@ -94,8 +104,10 @@ int sysfs_write_str(const char *val, const char *fmt, ...)
 	int fd;
 
 	va_start(ap, fmt);
-	build_path(path, sizeof(path), fmt, ap);
+	fd = build_path(path, sizeof(path), fmt, ap);
 	va_end(ap);
+	if (fd)
+		return fd;
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;

@@ -62,7 +62,7 @@ int topology_read(struct topology *t)
 		return -1;
 	for (int c = 0; c < t->nr_cpus; c++) {
 		struct cpu_topo *ct = &t->cpus[c];
-		char err[128];
+		char err[128], buf[4096];
 		struct cpulist cl;
 
 		ct->cpu = c;
@@ -71,12 +71,17 @@ int topology_read(struct topology *t)
 		ct->die = read_id(c, "die_id");
 		ct->core = read_id(c, "core_id");
 		ct->cluster = -1;
-		if (sysfs_read_str(ct->siblings, sizeof(ct->siblings), CPU_DIR "/cpu%d/topology/core_cpus_list", c))
-			sysfs_read_str(ct->siblings, sizeof(ct->siblings),
-				       CPU_DIR "/cpu%d/topology/thread_siblings_list", c);
-		if (!sysfs_read_str(ct->cluster_cpus, sizeof(ct->cluster_cpus),
-				    CPU_DIR "/cpu%d/topology/cluster_cpus_list", c) &&
-		    !cpulist_parse(ct->cluster_cpus, &cl, err, sizeof(err)) && cpulist_count(&cl) > 0)
+		/* a list can fill a page ("0,2,4,..."): read it whole */
+		if (sysfs_read_str(buf, sizeof(buf), CPU_DIR "/cpu%d/topology/core_cpus_list", c) &&
+		    sysfs_read_str(buf, sizeof(buf), CPU_DIR "/cpu%d/topology/thread_siblings_list", c))
+			buf[0] = '\0';
+		ct->siblings = strdup(buf);
+		if (sysfs_read_str(buf, sizeof(buf), CPU_DIR "/cpu%d/topology/cluster_cpus_list", c))
+			buf[0] = '\0';
+		ct->cluster_cpus = strdup(buf);
+		if (!ct->siblings || !ct->cluster_cpus)
+			return -1;
+		if (buf[0] && !cpulist_parse(buf, &cl, err, sizeof(err)) && cpulist_count(&cl) > 0)
 			ct->cluster = add_cluster(t, &cl);
 	}
 	return 0;
@@ -84,6 +89,10 @@ int topology_read(struct topology *t)
 
 void topology_free(struct topology *t)
 {
+	for (int c = 0; t->cpus && c < t->nr_cpus; c++) {
+		free(t->cpus[c].siblings);
+		free(t->cpus[c].cluster_cpus);
+	}
 	free(t->cpus);
 	free(t->clusters);
 	memset(t, 0, sizeof(*t));

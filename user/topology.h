@@ -13,8 +13,8 @@ struct cpu_topo {
 	int die;      /* die_id, -1 unknown */
 	int cluster;  /* index into topology.clusters, -1 unknown */
 	int core;     /* core_id, -1 unknown */
-	char siblings[64];     /* core_cpus_list (thread_siblings_list) */
-	char cluster_cpus[64]; /* cluster_cpus_list */
+	char *siblings;     /* core_cpus_list (thread_siblings_list), "" if absent */
+	char *cluster_cpus; /* cluster_cpus_list, "" if absent */
 };
 
 struct topology {

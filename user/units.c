@@ -15,7 +15,8 @@ const char *fmt_ns(char *buf, size_t len, uint64_t ns)
 	double v;
 
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if ((double)ns < units[i].div)
+		/* take the unit in which the value rounds to at least 1.00 */
+		if ((double)ns < units[i].div * 0.9995)
 			continue;
 		v = (double)ns / units[i].div;
 		if (v >= 99.95)

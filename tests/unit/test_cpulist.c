@@ -104,20 +104,20 @@ static void test_parse_empty(void **state)
 static void test_parse_stride(void **state)
 {
 	(void)state;
-	/* "0-7:2": 0, 0+2=2, 4, 6 (8 > 7 stops) -> 4 CPUs */
-	struct cpulist l = parse_ok("0-7:2");
-	const int want[] = { 0, 2, 4, 6 };
+	/* kernel group form "0-7:2/4": the first 2 of every 4 -> 0,1 and 4,5 */
+	struct cpulist l = parse_ok("0-7:2/4");
+	const int want[] = { 0, 1, 4, 5 };
 
 	assert_cpus(&l, want, 4);
-	assert_format(&l, "0,2,4,6");
+	assert_format(&l, "0-1,4-5");
 
-	/* "1-10:3": 1, 4, 7, 10 -> 4 CPUs */
-	l = parse_ok("1-10:3");
+	/* "1-10:1/3": 1 of every 3 from 1 -> 1, 4, 7, 10 */
+	l = parse_ok("1-10:1/3");
 	const int want2[] = { 1, 4, 7, 10 };
 	assert_cpus(&l, want2, 4);
 
-	/* "0-3:8": stride wider than the range keeps only lo = 0 */
-	l = parse_ok("0-3:8");
+	/* "0-3:1/8": group wider than the range keeps only lo = 0 */
+	l = parse_ok("0-3:1/8");
 	const int want3[] = { 0 };
 	assert_cpus(&l, want3, 1);
 }
@@ -181,13 +181,15 @@ static void test_parse_errors(void **state)
 	parse_err("4096", "too large");   /* 4096 >= IS_CPULIST_MAX */
 	parse_err("0-4096", "too large"); /* range end out of bounds */
 	parse_err("99999999999999999999", "too large"); /* strtol ERANGE */
-	parse_err("0-7:0", "stride 0");
+	parse_err("0-7:0/4", "bad group");
+	parse_err("0-7:5/4", "bad group");
+	parse_err("0-7:2", "expected '/'");
 	parse_err("-1", "expected a CPU number");
 	parse_err("1,", "expected a CPU number");   /* trailing comma */
 	parse_err(",1", "expected a CPU number");
 	parse_err("0-3 6", "unexpected");
 	parse_err("0-3;6", "unexpected");
-	parse_err("0-3:", "expected a CPU number"); /* stride without a number */
+	parse_err("0-3:", "expected a CPU number"); /* group without a number */
 }
 
 static void test_parse_error_resets_and_truncates(void **state)

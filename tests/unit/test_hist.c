@@ -15,13 +15,6 @@
 #include "hist.h"
 #include "stats.h"
 
-/* Known bugs stay as tests that skip; IDLESCOPE_UNIT_BUGS=1 runs them. */
-#define BUG_SKIP()                                 \
-	do {                                       \
-		if (!getenv("IDLESCOPE_UNIT_BUGS")) \
-			skip();                    \
-	} while (0)
-
 static void test_msb(void **state)
 {
 	(void)state;
@@ -126,13 +119,12 @@ static void test_values_map_to_their_bucket(void **state)
 static void test_last_bucket_nominal_bound(void **state)
 {
 	(void)state;
-	/* BUG: include/hist.h is_hist_upper(): the header says bucket b covers
+	/* Was a bug: include/hist.h is_hist_upper(): the header says bucket b covers
 	 * [(4 + b%4) << (b/4 - 1), (5 + b%4) << (b/4 - 1)), so bucket 159
 	 * (b%4 = 3, b/4 - 1 = 38) is nominally [7 << 38, 8 << 38) and its
 	 * bound is 8 << 38 = 2199023255552. The function returns
 	 * lower * 5 / 4 = 7 * 5 / 4 << 38 = 2405181685760 (the 5/4 ratio only
 	 * holds for b%4 = 0). Shown as hi_ns of the last bucket in JSON. */
-	BUG_SKIP();
 	assert_int_equal(is_hist_upper(159), 2199023255552ULL);
 }
 
@@ -238,13 +230,12 @@ static void test_percentile_last_bucket_reaches_max(void **state)
 	(void)state;
 	uint64_t hist[IS_HIST_BUCKETS] = { 0 };
 
-	/* BUG: user/stats.c hist_percentile() caps hi at the last bucket's
+	/* Was a bug: user/stats.c hist_percentile() caps hi at the last bucket's
 	 * nominal bound even though bucket 159 is open-ended: two periods,
 	 * min 2^41 = 2199023255552, max 2^42 = 4398046511104, both in bucket 159.
 	 * p100 (rank 2 of 2) should be max = 4398046511104; it returns
 	 * upper(159) - 1 = 2405181685759. */
 	hist[159] = 2;
-	BUG_SKIP();
 	assert_int_equal(hist_percentile(hist, IS_HIST_BUCKETS, 1ULL << 41, 1ULL << 42, 100),
 			 1ULL << 42);
 }
