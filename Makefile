@@ -114,8 +114,8 @@ replay: check-root $(OUT)/tests/replay_test
 bats: check-root all
 	$(Q)IDLESCOPE=$(abspath $(OUT)/idlescope) bats tests/bats
 
-test: deps all
-	$(Q)$(MAKE) --no-print-directory unit replay bats
+test: deps all check-root $(UNIT_BINS) $(OUT)/tests/replay_test
+	$(Q)OUT=$(OUT) ./tests/run.sh
 
 install: $(OUT)/idlescope
 	install -D -m 0755 $(OUT)/idlescope $(DESTDIR)$(PREFIX)/bin/idlescope

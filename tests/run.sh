@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Runs every test layer (unit, replay, live BATS), keeps going after a
+# failure, and ends with one "N passed, N failed" line; exits non-zero when
+# anything failed. `make test` calls it with the built binaries' paths.
+set -uo pipefail
+out=${OUT:-build}
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+pass=0
+fail=0
+
+count_cmocka() { # output file
+	local p f
+	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$1" | tail -1)
+	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$1" | tail -1)
+	pass=$((pass + ${p:-0}))
+	fail=$((fail + ${f:-0}))
+}
+
+for t in "$out"/tests/test_* "$out"/tests/replay_test; do
+	[ -x "$t" ] || continue
+	if ! "$t" >"$log" 2>&1; then
+		grep -q '^\[  FAILED  \]' "$log" || fail=$((fail + 1)) # crashed
+	fi
+	cat "$log"
+	count_cmocka "$log"
+done
+
+IDLESCOPE=$(realpath "$out/idlescope") bats --tap tests/bats | tee "$log"
+pass=$((pass + $(grep -c '^ok ' "$log")))
+fail=$((fail + $(grep -c '^not ok ' "$log")))
+total=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$log" | head -1)
+ran=$(grep -cE '^(not )?ok ' "$log")
+if [ -n "$total" ] && [ "$ran" -lt "$total" ]; then
+	fail=$((fail + total - ran)) # bats stopped early
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]
