@@ -32,13 +32,24 @@ static void header(FILE *f, const struct summary *s)
 	fprintf(f, "cpuidle: driver %s, governor %s; events: cpu_idle via %s, cpu_idle_miss %s\n",
 		s->sys.driver, s->sys.governor[0] ? s->sys.governor : "unknown", s->idle_attach,
 		s->miss_attach ? s->miss_attach : "not available");
-	if (t && t->nr_clusters > 0) {
-		fprintf(f, "topology:");
-		for (int i = 0; i < t->nr_clusters; i++) {
-			char l[128];
+	if (t) {
+		int shared = 0, packages = 0;
 
-			cpulist_format(&t->clusters[i], l, sizeof(l));
-			fprintf(f, " cluster%d=%s", i, l);
+		for (int i = 0; i < t->nr_clusters; i++)
+			shared += cpulist_count(&t->clusters[i]) > 1;
+		for (int c = 0; c < t->nr_cpus; c++)
+			if (t->cpus[c].package + 1 > packages)
+				packages = t->cpus[c].package + 1;
+		fprintf(f, "topology: %d package%s", packages, packages == 1 ? "" : "s");
+		if (shared) {
+			for (int i = 0; i < t->nr_clusters; i++) {
+				char l[128];
+
+				cpulist_format(&t->clusters[i], l, sizeof(l));
+				fprintf(f, "%s cluster%d=%s", i ? "," : ";", i, l);
+			}
+		} else {
+			fprintf(f, "; no cluster groups more than one CPU");
 		}
 		fprintf(f, "\n");
 	}

@@ -90,3 +90,13 @@ load helpers
 	[ "${#lines[@]}" -eq 1 ]
 	[[ "${lines[0]}" == "idlescope: need CAP_BPF and CAP_PERFMON"* ]]
 }
+
+@test "make install honours PREFIX and DESTDIR" {
+	local dest="$BATS_TEST_TMPDIR/root"
+	run make -C "$BATS_TEST_DIRNAME/../.." --no-print-directory install DESTDIR="$dest" PREFIX=/opt/is
+	[ "$status" -eq 0 ]
+	[ -x "$dest/opt/is/bin/idlescope" ]
+	[ -f "$dest/opt/is/share/man/man8/idlescope.8" ]
+	run "$dest/opt/is/bin/idlescope" --version
+	[ "$status" -eq 0 ]
+}
