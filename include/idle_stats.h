@@ -31,7 +31,9 @@ struct idle_params {
 	__u64 target_residency_ns[IS_MAX_STATES];
 };
 
-/* Hot per-CPU slot: what the CPU is doing now. One cache line per CPU. */
+/* Per-CPU slot: what the CPU is doing now. The first cache line is written
+ * only by the CPU itself; the second holds what other CPUs write into it
+ * (wakeups aimed at this CPU) and the wakeup attribution state. */
 struct idle_cpu_slot {
 	__u64 enter_ns;  /* 0 = not in an idle period we saw begin */
 	__u32 state;     /* state requested at enter */
@@ -39,7 +41,27 @@ struct idle_cpu_slot {
 	__u64 unmatched_exits; /* exits whose enter preceded the window */
 	__u64 first_exit_ns;   /* timestamp of the first unmatched exit */
 	__u64 bad_state;       /* enter with a state index >= IS_MAX_STATES */
-	__u64 pad1[3];
+	/* wakeup attribution of the current / last counted period */
+	__u64 exit_ns;         /* exit of the last counted period */
+	__u64 wake_detail;     /* irq, softirq vector of the first cause */
+	__u8 wake_kind;        /* enum wake_kind, WAKE_UNKNOWN until seen */
+	__u8 wake_pending;     /* counted period exited, cause not seen yet */
+	__u8 wake_open;        /* cause counted; timer refinement still allowed */
+	__u8 wake_early;       /* that period was shorter than its target */
+	__u8 wake_state;       /* that period's state */
+	__u8 wake_softirq_seen;
+	__u8 wake_lat_done;    /* its timer lateness was recorded */
+	__u8 wake_classified;  /* the CPU has a state table (early meaningful) */
+	/* written by other CPUs */
+	__u32 wakee_pid;       /* task woken onto this CPU during the period */
+	__u32 waker_cpu;       /* CPU that woke it (sent the IPI, or itself) */
+	char wakee_comm[16];
+	__u32 ipi_from;        /* 1 + the last CPU that sent this CPU an IPI, 0 none */
+	__u32 wakee_valid;
+	/* the hrtimer that ended the period (self-written) */
+	__u64 timer_fn;
+	__u64 timer_lat_ns;
+	__u64 pad[2];
 } __attribute__((aligned(64)));
 
 /* Per CPU and state: everything summed over completed idle periods. */
@@ -64,12 +86,20 @@ enum replay_event_kind {
 	REPLAY_IDLE_MISS = 2, /* args: cpu, now_ns, state, below */
 };
 
+enum replay_event_kind_wake {
+	REPLAY_WAKE = 3,         /* args: cpu, now_ns, state = enum replay_wake_event, arg */
+	REPLAY_HRTIMER = 4,      /* args: cpu, now_ns, state = function, arg = expires */
+	REPLAY_SCHED_WAKEUP = 5, /* args: cpu = target, now_ns = waker cpu, state = pid,
+				  * arg, arg2 = comm bytes */
+};
+
 struct replay_event {
 	__u64 kind;
 	__u64 cpu;
 	__u64 now_ns;
 	__u64 state;
 	__u64 arg;
+	__u64 arg2;
 };
 
 #endif

@@ -23,6 +23,7 @@
 
 struct record {
 	struct common_opts o;
+	bool wake; /* wakeup attribution (default on; --no-wakeups) */
 	struct topology topo;
 	struct cpuidle_system sys;
 	struct cpuidle_cpu_info *info;
@@ -46,14 +47,26 @@ static const char doc[] =
 	"Runs for -d SECONDS, for the lifetime of COMMAND, or until Ctrl-C/SIGTERM; each prints "
 	"a complete summary. With COMMAND, its exit status is idlescope's.";
 
+enum { OPT_NO_WAKEUPS = 0x200 };
+
+static const struct argp_option record_options[] = {
+	{ "no-wakeups", OPT_NO_WAKEUPS, NULL, 0,
+	  "Skip wakeup attribution (no interrupt-path programs)", 0 },
+	{ 0 }
+};
+
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
-	struct common_opts *o = state->input;
+	struct record *r = state->input;
+	struct common_opts *o = &r->o;
 
 	(void)arg;
 	switch (key) {
 	case ARGP_KEY_INIT:
 		state->child_inputs[0] = o;
+		break;
+	case OPT_NO_WAKEUPS:
+		r->wake = false;
 		break;
 	case ARGP_KEY_ARG:
 		/* The first non-option starts the command; the rest is its own. */
@@ -67,7 +80,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 }
 
 static const struct argp_child children[] = { { &common_argp, 0, NULL, 0 }, { 0 } };
-static const struct argp record_argp = { NULL, parse_opt, "[-- COMMAND [ARGS...]]", doc, children,
+static const struct argp record_argp = { record_options, parse_opt, "[-- COMMAND [ARGS...]]", doc, children,
 					 NULL, NULL };
 
 static void push_params(struct record *r, bool all_files)
@@ -184,7 +197,8 @@ static int emit_summary(struct record *r, uint64_t start, uint64_t stop)
 				    .snapshot_ns = r->snapshot_ns,
 				    .k_start = r->k_start, .k_end = r->k_end };
 	struct summary s = { .sys = r->sys, .topo = &r->topo, .idle_attach = r->sess.idle_attach,
-			     .miss_attach = r->sess.have_idle_miss ? r->sess.miss_attach : NULL };
+			     .miss_attach = r->sess.have_idle_miss ? r->sess.miss_attach : NULL,
+			     .wake_enabled = r->sess.wake, .missing_events = r->sess.missing };
 	struct idle_raw raw;
 	int err;
 
@@ -230,13 +244,13 @@ static int alloc_tables(struct record *r)
 
 int cmd_record(int argc, char **argv)
 {
-	struct record r = { .o = { .format = FMT_TABLE }, .out = stdout };
+	struct record r = { .o = { .format = FMT_TABLE }, .out = stdout, .wake = true };
 	sigset_t waitset, oldmask;
 	uint64_t start, stop, qos;
 	char err[256];
 	int ret = EXIT_RUNTIME, sig = 0, e;
 
-	argp_parse(&record_argp, argc, argv, ARGP_IN_ORDER, NULL, &r.o);
+	argp_parse(&record_argp, argc, argv, ARGP_IN_ORDER, NULL, &r);
 	idle_set_verbose(r.o.verbose);
 
 	if (topology_read(&r.topo)) {
@@ -267,7 +281,8 @@ int cmd_record(int argc, char **argv)
 	for (int c = 0; c < r.topo.nr_possible; c++)
 		cpuidle_read_cpu(&r.sys, c, &r.info[c], qos);
 
-	if (idle_session_open(&r.sess, r.topo.nr_possible, false, err, sizeof(err))) {
+	if (idle_session_open(&r.sess, r.topo.nr_possible, &(struct session_opts){ .wake = r.wake },
+			      err, sizeof(err))) {
 		cli_error("%s", err);
 		goto cleanup;
 	}

@@ -1,5 +1,5 @@
-/* Skeleton lifecycle for bpf/idle.bpf.c: probe, choose variants with
- * autoload, size maps, attach, snapshot. */
+/* Skeleton lifecycle for bpf/idlescope.bpf.c: probe each event, pick tp_btf
+ * or raw_tp with autoload, size the per-CPU maps, attach, snapshot. */
 #include "idle_loader.h"
 
 #include <errno.h>
@@ -14,7 +14,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#include "idle.skel.h"
+#include "idlescope.skel.h"
 
 static bool verbose;
 
@@ -57,39 +57,115 @@ static bool btf_has_tracepoint(const struct btf *vmlinux, const char *tp)
 	return btf__find_by_name_kind(vmlinux, name, BTF_KIND_TYPEDEF) > 0;
 }
 
-static bool tracefs_has_event(const char *group, const char *event)
+static bool tracefs_has_event(const char *event)
 {
 	static const char *roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	static const char *groups[] = { "power", "irq", "irq_vectors", "timer", "sched", "ipi" };
 	char path[256];
 
-	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
-		snprintf(path, sizeof(path), "%s/events/%s/%s", roots[i], group, event);
-		if (access(path, F_OK) == 0)
-			return true;
-	}
+	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++)
+		for (size_t g = 0; g < sizeof(groups) / sizeof(groups[0]); g++) {
+			snprintf(path, sizeof(path), "%s/events/%s/%s", roots[i], groups[g], event);
+			if (access(path, F_OK) == 0)
+				return true;
+		}
 	return false;
 }
 
-static void set_autoload_all(struct idle_bpf *skel, bool on)
-{
-	struct bpf_program *p;
+/* The events, in the order they attach. */
+enum ev_group { EV_IDLE, EV_MISS, EV_WAKE };
+static const struct event {
+	const char *name;
+	enum ev_group group;
+	const char *arch; /* NULL: every arch */
+} events[] = {
+	{ "cpu_idle", EV_IDLE, NULL },
+	{ "cpu_idle_miss", EV_MISS, NULL },
+	{ "local_timer_entry", EV_WAKE, "x86" },
+	{ "reschedule_entry", EV_WAKE, "x86" },
+	{ "call_function_entry", EV_WAKE, "x86" },
+	{ "call_function_single_entry", EV_WAKE, "x86" },
+	{ "irq_work_entry", EV_WAKE, "x86" },
+	{ "x86_platform_ipi_entry", EV_WAKE, "x86" },
+	{ "thermal_apic_entry", EV_WAKE, "x86" },
+	{ "irq_handler_entry", EV_WAKE, NULL },
+	{ "softirq_entry", EV_WAKE, NULL },
+	{ "hrtimer_expire_entry", EV_WAKE, NULL },
+	{ "sched_wakeup", EV_WAKE, NULL },
+	{ "sched_wake_idle_without_ipi", EV_WAKE, NULL },
+	{ "ipi_send_cpu", EV_WAKE, NULL },
+};
 
-	bpf_object__for_each_program(p, skel->obj)
-		bpf_program__set_autoload(p, on);
+static struct bpf_program *prog_for(struct idlescope_bpf *skel, const char *flavour,
+				    const char *event)
+{
+	char name[96];
+
+	snprintf(name, sizeof(name), "%s_%s", flavour, event);
+	return bpf_object__find_program_by_name(skel->obj, name);
 }
 
-int idle_session_open(struct idle_session *s, int nr_cpus, bool replay, char *err, size_t errlen)
+static void note_missing(struct idle_session *s, const char *event)
 {
-	struct btf *vmlinux = NULL;
-	bool tp_btf;
+	size_t n = strlen(s->missing);
+
+	snprintf(s->missing + n, sizeof(s->missing) - n, "%s%s", n ? ", " : "", event);
+}
+
+static bool wanted(const struct idle_session *s, const struct event *e)
+{
+	if (e->group == EV_MISS)
+		return !env_set("IDLESCOPE_NO_IDLE_MISS");
+	if (e->group == EV_WAKE)
+		return s->wake;
+	return true;
+}
+
+/* Chooses tp_btf or raw_tp for each wanted event this kernel has. */
+static void choose_programs(struct idle_session *s, const struct btf *vmlinux)
+{
+	bool tp_btf = vmlinux && !env_set("IDLESCOPE_NO_TP_BTF");
+
+	s->idle_attach = tp_btf ? "tp_btf" : "raw_tp";
+	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
+		const struct event *e = &events[i];
+		bool have;
+
+		if (!wanted(s, e))
+			continue;
+#if defined(__x86_64__)
+		if (e->arch && strcmp(e->arch, "x86"))
+			continue;
+#else
+		if (e->arch && !strcmp(e->arch, "x86"))
+			continue;
+#endif
+		have = btf_has_tracepoint(vmlinux, e->name) || tracefs_has_event(e->name);
+		if (e->group == EV_IDLE)
+			have = true; /* required: attach reports the error */
+		if (!have) {
+			note_missing(s, e->name);
+			continue;
+		}
+		if (e->group == EV_MISS)
+			s->miss_attach = s->idle_attach;
+		bpf_program__set_autoload(prog_for(s->skel, s->idle_attach, e->name), true);
+	}
+}
+
+int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_opts *o,
+		      char *err, size_t errlen)
+{
+	struct bpf_program *p;
+	struct btf *vmlinux;
 	int e;
 
 	memset(s, 0, sizeof(*s));
 	s->nr_cpus = nr_cpus;
-	s->replay = replay;
-	if (!libbpf_get_error(NULL))
-		libbpf_set_print(libbpf_print);
-	s->skel = idle_bpf__open();
+	s->replay = o->replay;
+	s->wake = o->wake || o->replay;
+	libbpf_set_print(libbpf_print);
+	s->skel = idlescope_bpf__open();
 	if (!s->skel) {
 		snprintf(err, errlen, "cannot open the BPF object: %s", strerror(errno));
 		return -1;
@@ -97,43 +173,32 @@ int idle_session_open(struct idle_session *s, int nr_cpus, bool replay, char *er
 	bpf_map__set_max_entries(s->skel->maps.idle_slots, (uint32_t)nr_cpus);
 	bpf_map__set_max_entries(s->skel->maps.idle_params, (uint32_t)nr_cpus);
 	bpf_map__set_max_entries(s->skel->maps.idle_stats, (uint32_t)nr_cpus * IS_MAX_STATES);
+	bpf_map__set_max_entries(s->skel->maps.wake_stats, (uint32_t)nr_cpus);
+	bpf_map__set_max_entries(s->skel->maps.wake_lat, (uint32_t)nr_cpus * IS_MAX_STATES);
+	s->skel->rodata->wake_enabled = s->wake;
 
-	set_autoload_all(s->skel, false);
-	if (replay) {
+	bpf_object__for_each_program(p, s->skel->obj)
+		bpf_program__set_autoload(p, false);
+	if (s->replay) {
 		bpf_program__set_autoload(s->skel->progs.replay_idle, true);
 	} else {
 		vmlinux = btf__load_vmlinux_btf();
 		if (libbpf_get_error(vmlinux))
 			vmlinux = NULL;
-		tp_btf = vmlinux && !env_set("IDLESCOPE_NO_TP_BTF");
-		s->idle_attach = tp_btf ? "tp_btf" : "raw_tp";
-		bpf_program__set_autoload(tp_btf ? s->skel->progs.tp_btf_cpu_idle
-						 : s->skel->progs.raw_tp_cpu_idle, true);
-		if (env_set("IDLESCOPE_NO_IDLE_MISS")) {
-			s->miss_attach = NULL;
-		} else if (tp_btf && btf_has_tracepoint(vmlinux, "cpu_idle_miss")) {
-			s->miss_attach = "tp_btf";
-			bpf_program__set_autoload(s->skel->progs.tp_btf_cpu_idle_miss, true);
-		} else if (!tp_btf && (btf_has_tracepoint(vmlinux, "cpu_idle_miss") ||
-				       tracefs_has_event("power", "cpu_idle_miss"))) {
-			s->miss_attach = "raw_tp";
-			bpf_program__set_autoload(s->skel->progs.raw_tp_cpu_idle_miss, true);
-		}
+		choose_programs(s, vmlinux);
 		btf__free(vmlinux);
+		/* Live sessions count nothing until idle_session_start(). */
+		s->skel->bss->start_ns = UINT64_MAX;
 	}
 
-	/* Live sessions count nothing until idle_session_start(). */
-	if (!replay)
-		s->skel->bss->start_ns = UINT64_MAX;
-
-	if (idle_bpf__load(s->skel)) {
+	if (idlescope_bpf__load(s->skel)) {
 		e = errno;
 		if (e == EPERM || e == EACCES)
 			snprintf(err, errlen, "need CAP_BPF and CAP_PERFMON to load BPF programs (run as root)");
 		else
 			snprintf(err, errlen, "cannot load the BPF programs: %s (-v shows libbpf's log)",
 				 strerror(e));
-		idle_bpf__destroy(s->skel);
+		idlescope_bpf__destroy(s->skel);
 		s->skel = NULL;
 		return -1;
 	}
@@ -151,8 +216,10 @@ int idle_session_attach(struct idle_session *s, char *err, size_t errlen)
 {
 	struct bpf_program *p;
 
-	/* Attach one by one so a failure names the program. */
+	/* One by one: a required failure names its program, an optional one
+	 * degrades with a note. */
 	bpf_object__for_each_program(p, s->skel->obj) {
+		const char *name = bpf_program__name(p);
 		struct bpf_link *l;
 
 		if (!bpf_program__autoload(p) || p == s->skel->progs.replay_idle)
@@ -160,26 +227,19 @@ int idle_session_attach(struct idle_session *s, char *err, size_t errlen)
 		l = bpf_program__attach(p);
 		if (!l) {
 			int e = errno;
+			const char *event = strchr(name + strlen("raw_tp"), '_') + 1;
 
-			if (p == s->skel->progs.tp_btf_cpu_idle_miss ||
-			    p == s->skel->progs.raw_tp_cpu_idle_miss) {
-				s->miss_attach = NULL; /* optional: degrade */
-				continue;
+			if (strstr(name, "_cpu_idle") && !strstr(name, "cpu_idle_miss")) {
+				snprintf(err, errlen, "cannot attach %s: %s", name, strerror(e));
+				return -1;
 			}
-			snprintf(err, errlen, "cannot attach %s: %s", bpf_program__name(p), strerror(e));
-			return -1;
+			if (strstr(name, "cpu_idle_miss"))
+				s->miss_attach = NULL;
+			note_missing(s, event);
+			continue;
 		}
-		/* The skeleton destroys links it knows; keep ours in the same place. */
-		if (p == s->skel->progs.tp_btf_cpu_idle)
-			s->skel->links.tp_btf_cpu_idle = l;
-		else if (p == s->skel->progs.raw_tp_cpu_idle)
-			s->skel->links.raw_tp_cpu_idle = l;
-		else if (p == s->skel->progs.tp_btf_cpu_idle_miss)
-			s->skel->links.tp_btf_cpu_idle_miss = l;
-		else if (p == s->skel->progs.raw_tp_cpu_idle_miss)
-			s->skel->links.raw_tp_cpu_idle_miss = l;
-		else
-			bpf_link__destroy(l);
+		if (s->nr_links < IS_MAX_LINKS)
+			s->links[s->nr_links++] = l;
 	}
 	s->have_idle_miss = s->miss_attach != NULL;
 	return 0;
@@ -195,28 +255,66 @@ void idle_session_stop(struct idle_session *s, uint64_t stop_ns)
 	s->skel->bss->stop_ns = stop_ns;
 }
 
+static int read_array(int fd, uint32_t n, void *out, size_t value_size)
+{
+	for (uint32_t k = 0; k < n; k++)
+		if (bpf_map_lookup_elem(fd, &k, (char *)out + k * value_size))
+			return -errno;
+	return 0;
+}
+
+static int read_details(struct idle_session *s, struct idle_raw *out)
+{
+	int fd = bpf_map__fd(s->skel->maps.wake_details);
+	struct wake_detail_key key, next, *prev = NULL;
+	int cap = 0;
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		struct wake_detail *d;
+
+		if (out->nr_details == cap) {
+			cap = cap ? 2 * cap : 64;
+			d = realloc(out->details, (size_t)cap * sizeof(*d));
+			if (!d)
+				return -ENOMEM;
+			out->details = d;
+		}
+		d = &out->details[out->nr_details];
+		d->key = next;
+		if (bpf_map_lookup_elem(fd, &next, &d->val) == 0)
+			out->nr_details++;
+		key = next;
+		prev = &key;
+	}
+	return 0;
+}
+
 int idle_session_read(struct idle_session *s, struct idle_raw *out)
 {
-	int slots_fd = bpf_map__fd(s->skel->maps.idle_slots);
-	int stats_fd = bpf_map__fd(s->skel->maps.idle_stats);
+	uint32_t n = (uint32_t)s->nr_cpus;
+	int err;
 
 	memset(out, 0, sizeof(*out));
 	out->nr_cpus = s->nr_cpus;
-	out->slots = calloc((size_t)s->nr_cpus, sizeof(*out->slots));
-	out->stats = calloc((size_t)s->nr_cpus * IS_MAX_STATES, sizeof(*out->stats));
-	if (!out->slots || !out->stats) {
+	out->slots = calloc(n, sizeof(*out->slots));
+	out->stats = calloc((size_t)n * IS_MAX_STATES, sizeof(*out->stats));
+	out->wake = calloc(n, sizeof(*out->wake));
+	out->lat = calloc((size_t)n * IS_MAX_STATES, sizeof(*out->lat));
+	if (!out->slots || !out->stats || !out->wake || !out->lat) {
 		idle_raw_free(out);
 		return -ENOMEM;
 	}
-	for (uint32_t c = 0; c < (uint32_t)s->nr_cpus; c++) {
-		if (bpf_map_lookup_elem(slots_fd, &c, &out->slots[c]))
-			return -errno;
-		for (uint32_t i = 0; i < IS_MAX_STATES; i++) {
-			uint32_t key = c * IS_MAX_STATES + i;
-
-			if (bpf_map_lookup_elem(stats_fd, &key, &out->stats[key]))
-				return -errno;
-		}
+	if ((err = read_array(bpf_map__fd(s->skel->maps.idle_slots), n, out->slots,
+			      sizeof(*out->slots))) ||
+	    (err = read_array(bpf_map__fd(s->skel->maps.idle_stats), n * IS_MAX_STATES, out->stats,
+			      sizeof(*out->stats))) ||
+	    (err = read_array(bpf_map__fd(s->skel->maps.wake_stats), n, out->wake,
+			      sizeof(*out->wake))) ||
+	    (err = read_array(bpf_map__fd(s->skel->maps.wake_lat), n * IS_MAX_STATES, out->lat,
+			      sizeof(*out->lat))) ||
+	    (err = read_details(s, out))) {
+		idle_raw_free(out);
+		return err;
 	}
 	out->cpu_out_of_range = s->skel->bss->cpu_out_of_range;
 	return 0;
@@ -226,14 +324,24 @@ void idle_raw_free(struct idle_raw *r)
 {
 	free(r->slots);
 	free(r->stats);
+	free(r->wake);
+	free(r->lat);
+	free(r->details);
 	r->slots = NULL;
 	r->stats = NULL;
+	r->wake = NULL;
+	r->lat = NULL;
+	r->details = NULL;
+	r->nr_details = 0;
 }
 
 void idle_session_close(struct idle_session *s)
 {
+	for (int i = 0; i < s->nr_links; i++)
+		bpf_link__destroy(s->links[i]);
+	s->nr_links = 0;
 	if (s->skel)
-		idle_bpf__destroy(s->skel);
+		idlescope_bpf__destroy(s->skel);
 	s->skel = NULL;
 }
 

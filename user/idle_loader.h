@@ -9,16 +9,29 @@
 #include <stdint.h>
 
 #include "idle_stats.h"
+#include "wake_stats.h"
 
-struct idle_bpf;
+struct idlescope_bpf;
+struct bpf_link;
+
+#define IS_MAX_LINKS 32
 
 struct idle_session {
-	struct idle_bpf *skel;
+	struct idlescope_bpf *skel;
 	int nr_cpus;
 	bool replay;
-	bool have_idle_miss;    /* cpu_idle_miss attached */
+	bool wake;               /* wakeup attribution loaded */
+	bool have_idle_miss;     /* cpu_idle_miss attached */
 	const char *idle_attach; /* "tp_btf" or "raw_tp" */
 	const char *miss_attach; /* "tp_btf", "raw_tp" or NULL */
+	char missing[256];       /* optional events this kernel lacks, ", "-separated */
+	int nr_links;
+	struct bpf_link *links[IS_MAX_LINKS];
+};
+
+struct wake_detail {
+	struct wake_detail_key key;
+	struct wake_detail_val val;
 };
 
 /* Raw per-CPU counters at one instant. */
@@ -26,12 +39,22 @@ struct idle_raw {
 	int nr_cpus;
 	struct idle_cpu_slot *slots;      /* [nr_cpus] */
 	struct idle_state_stats *stats;   /* [nr_cpus * IS_MAX_STATES] */
+	struct wake_cpu_stats *wake;      /* [nr_cpus], zero without wakeups */
+	struct wake_lat_stats *lat;       /* [nr_cpus * IS_MAX_STATES] */
+	int nr_details;
+	struct wake_detail *details;
 	uint64_t cpu_out_of_range;
 };
 
-/* Opens and loads. replay: load only the never-attached replay program.
- * Returns 0, or -1 with a one-line reason in err (exit code 1 material). */
-int idle_session_open(struct idle_session *s, int nr_cpus, bool replay, char *err, size_t errlen);
+struct session_opts {
+	bool replay; /* load only the never-attached replay program */
+	bool wake;   /* wakeup attribution (interrupt-path programs) */
+};
+
+/* Opens and loads. Returns 0, or -1 with a one-line reason in err (exit
+ * code 1 material). */
+int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_opts *o,
+		      char *err, size_t errlen);
 int idle_session_set_params(struct idle_session *s, int cpu, const struct idle_params *p);
 int idle_session_attach(struct idle_session *s, char *err, size_t errlen);
 /* Exits before start_ns are not counted. */

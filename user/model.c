@@ -11,6 +11,7 @@
 #include <sys/utsname.h>
 
 #include "stats.h"
+#include "wake_names.h"
 
 const char *default_idle_state_name(int i)
 {
@@ -84,6 +85,129 @@ static void fill_state(struct state_summary *st, int index, const struct idle_st
 	finish_state(st);
 }
 
+static void finish_lat(struct lat_summary *l)
+{
+	if (!l->count)
+		return;
+	l->p50_ns = hist_percentile(l->hist, IS_HIST_BUCKETS, l->min_ns, l->max_ns, 50);
+	l->p90_ns = hist_percentile(l->hist, IS_HIST_BUCKETS, l->min_ns, l->max_ns, 90);
+	l->p99_ns = hist_percentile(l->hist, IS_HIST_BUCKETS, l->min_ns, l->max_ns, 99);
+}
+
+static void add_lat(struct lat_summary *t, const struct lat_summary *s)
+{
+	if (s->count && (!t->count || s->min_ns < t->min_ns))
+		t->min_ns = s->min_ns;
+	if (s->max_ns > t->max_ns)
+		t->max_ns = s->max_ns;
+	t->count += s->count;
+	t->sum_ns += s->sum_ns;
+	for (int b = 0; b < IS_HIST_BUCKETS; b++)
+		t->hist[b] += s->hist[b];
+}
+
+/* Causes from the BPF counters, plus the last period's cause if it was
+ * still pending at the end (counted as unknown, so causes sum to entries). */
+static void build_wake(struct cpu_summary *cs, int cpu, const struct window_capture *w)
+{
+	const struct wake_cpu_stats *ws = &w->raw->wake[cpu];
+	const struct idle_cpu_slot *slot = &w->raw->slots[cpu];
+	struct wake_summary *wk = &cs->wake;
+
+	for (int k = 0; k < WAKE_NR_KINDS; k++) {
+		wk->count[k] = ws->count[k];
+		wk->early[k] = ws->early[k];
+	}
+	if (slot->wake_pending) {
+		wk->count[WAKE_UNKNOWN]++;
+		wk->early[WAKE_UNKNOWN] += slot->wake_early;
+		wk->in_flight = 1;
+	}
+	for (int k = 0; k < WAKE_NR_KINDS; k++)
+		wk->total += wk->count[k];
+	wk->detail_drops = ws->detail_drops;
+	for (int i = 0; i < cs->nr_states; i++) {
+		int idx = cs->states[i].index;
+		const struct wake_lat_stats *l = &w->raw->lat[cpu * IS_MAX_STATES + idx];
+		struct lat_summary *ls = &wk->lat[i];
+
+		ls->count = l->count;
+		ls->sum_ns = l->sum_ns;
+		ls->min_ns = l->min_ns;
+		ls->max_ns = l->max_ns;
+		memcpy(ls->hist, l->hist, sizeof(ls->hist));
+		finish_lat(ls);
+	}
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct wake_row *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return x->cpu - y->cpu;
+}
+
+/* Detail rows of the selected CPUs, with names resolved. */
+static int build_wake_rows(struct summary *s, const struct window_capture *w,
+			   const struct cpulist *sel)
+{
+	const struct idle_raw *raw = w->raw;
+	uint64_t *fns;
+	char (*names)[64];
+	int n = 0, nfn = 0;
+
+	s->wake_rows = calloc((size_t)raw->nr_details + 1, sizeof(*s->wake_rows));
+	fns = calloc((size_t)raw->nr_details + 1, sizeof(*fns));
+	names = calloc((size_t)raw->nr_details + 1, sizeof(*names));
+	if (!s->wake_rows || !fns || !names) {
+		free(fns);
+		free(names);
+		return -ENOMEM;
+	}
+	for (int i = 0; i < raw->nr_details; i++) {
+		const struct wake_detail *d = &raw->details[i];
+		struct wake_row *r = &s->wake_rows[n];
+
+		if (!cpulist_has(sel, (int)d->key.cpu) || !d->val.count)
+			continue;
+		r->cpu = (int)d->key.cpu;
+		r->kind = (int)d->key.kind;
+		r->aux = d->key.aux;
+		r->detail = d->key.detail;
+		r->count = d->val.count;
+		r->early = d->val.early;
+		if (r->kind == WDETAIL_IRQ)
+			irq_name((unsigned int)r->detail, r->name, sizeof(r->name));
+		else if (r->kind == WDETAIL_SOFTIRQ)
+			snprintf(r->name, sizeof(r->name), "%s", softirq_name(r->detail));
+		else if (r->kind == WDETAIL_WAKEE)
+			snprintf(r->name, sizeof(r->name), "%.*s", (int)sizeof(d->val.comm),
+				 d->val.comm);
+		else if (r->kind == WDETAIL_TIMER_FN)
+			fns[nfn++] = r->detail;
+		n++;
+	}
+	kallsyms_resolve(fns, nfn, names);
+	for (int i = 0; i < n; i++) {
+		struct wake_row *r = &s->wake_rows[i];
+
+		if (r->kind != WDETAIL_TIMER_FN)
+			continue;
+		for (int j = 0; j < nfn; j++)
+			if (fns[j] == r->detail) {
+				snprintf(r->name, sizeof(r->name), "%s", names[j]);
+				break;
+			}
+	}
+	free(fns);
+	free(names);
+	qsort(s->wake_rows, (size_t)n, sizeof(*s->wake_rows), row_cmp);
+	s->nr_wake_rows = n;
+	return 0;
+}
+
 static void build_cpu(struct cpu_summary *cs, int cpu, const struct window_capture *w,
 		      const struct topology *topo, bool have_miss)
 {
@@ -128,6 +252,8 @@ static void build_cpu(struct cpu_summary *cs, int cpu, const struct window_captu
 		cs->entries += cs->states[i].entries;
 		cs->idle_ns += cs->states[i].time_ns;
 	}
+	if (w->raw->wake)
+		build_wake(cs, cpu, w);
 	cs->unmatched_exits = slot->unmatched_exits;
 	cs->bad_state = slot->bad_state;
 	if (slot->unmatched_exits && slot->first_exit_ns > w->start_ns)
@@ -207,7 +333,15 @@ static void build_totals(struct summary *s)
 				slot = t->nr_states++;
 			}
 			add_state(&t->states[slot], st);
+			add_lat(&t->wake.lat[slot], &cs->wake.lat[i]);
 		}
+		for (int k = 0; k < WAKE_NR_KINDS; k++) {
+			t->wake.count[k] += cs->wake.count[k];
+			t->wake.early[k] += cs->wake.early[k];
+		}
+		t->wake.total += cs->wake.total;
+		t->wake.in_flight += cs->wake.in_flight;
+		t->wake.detail_drops += cs->wake.detail_drops;
 		t->entries += cs->entries;
 		t->idle_ns += cs->idle_ns;
 		t->edge_idle_ns += cs->edge_idle_ns;
@@ -219,6 +353,7 @@ static void build_totals(struct summary *s)
 	for (int j = 0; j < t->nr_states; j++) {
 		t->states[j].avg_ns = 0;
 		finish_state(&t->states[j]);
+		finish_lat(&t->wake.lat[j]);
 	}
 }
 
@@ -244,6 +379,8 @@ int summary_build(struct summary *s, const struct window_capture *w, const struc
 	}
 	s->cpu_out_of_range = w->raw->cpu_out_of_range;
 	build_totals(s);
+	if (s->wake_enabled && build_wake_rows(s, w, sel))
+		return -ENOMEM;
 
 	if (!strcmp(s->sys.driver, "none"))
 		summary_warn(s, "no cpuidle driver: idle periods come from the default idle call, "
@@ -260,6 +397,20 @@ int summary_build(struct summary *s, const struct window_capture *w, const struc
 	for (int c = 0; c < s->nr_cpus; c++)
 		if (strcmp(s->cpus[c].status, "ok"))
 			summary_warn(s, "CPU %d: %s", s->cpus[c].cpu, s->cpus[c].status);
+	if (s->missing_events && s->missing_events[0])
+		summary_warn(s, "not on this kernel (skipped): %s", s->missing_events);
+	for (int c = 0; s->wake_enabled && c < s->nr_cpus; c++) {
+		const struct cpu_summary *cs = &s->cpus[c];
+
+		/* every counted exit has exactly one cause */
+		if (cs->wake.total != cs->entries)
+			summary_warn(s, "CPU %d: %llu wakeup causes for %llu idle exits", cs->cpu,
+				     (unsigned long long)cs->wake.total,
+				     (unsigned long long)cs->entries);
+		if (cs->wake.detail_drops)
+			summary_warn(s, "CPU %d: %llu wakeup details dropped (detail table full)",
+				     cs->cpu, (unsigned long long)cs->wake.detail_drops);
+	}
 	return 0;
 }
 
@@ -269,6 +420,9 @@ void summary_free(struct summary *s)
 		free(s->warnings[i]);
 	free(s->warnings);
 	free(s->cpus);
+	free(s->wake_rows);
+	s->wake_rows = NULL;
+	s->nr_wake_rows = 0;
 	s->warnings = NULL;
 	s->cpus = NULL;
 	s->nr_warnings = 0;

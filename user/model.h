@@ -9,6 +9,7 @@
 #include "cpuidle_sysfs.h"
 #include "idle_loader.h"
 #include "topology.h"
+#include "wake_stats.h"
 
 #define IS_SCHEMA "idlescope/1"
 
@@ -46,6 +47,33 @@ struct state_summary {
 	struct kernel_delta kernel;
 };
 
+/* Timer lateness of the periods a timer ended, for one idle state. */
+struct lat_summary {
+	uint64_t count, sum_ns, min_ns, max_ns;
+	uint64_t p50_ns, p90_ns, p99_ns;
+	uint64_t hist[IS_HIST_BUCKETS];
+};
+
+/* What ended the counted idle periods of a CPU (or all CPUs). */
+struct wake_summary {
+	uint64_t count[WAKE_NR_KINDS];
+	uint64_t early[WAKE_NR_KINDS]; /* shorter than the entered state's target */
+	uint64_t total;                /* sum of count[], = the CPU's entries */
+	uint64_t in_flight;            /* of unknown: cause still pending at the end */
+	uint64_t detail_drops;
+	struct lat_summary lat[IS_MAX_STATES]; /* parallel to cpu_summary.states */
+};
+
+/* One line of the detail tables: an IRQ, softirq, timer function or wakee. */
+struct wake_row {
+	int cpu;
+	int kind;      /* enum wake_detail_kind */
+	uint32_t aux;  /* WDETAIL_WAKEE: waker CPU */
+	uint64_t detail;
+	uint64_t count, early;
+	char name[64]; /* IRQ action, softirq, symbol, or comm */
+};
+
 struct cpu_summary {
 	int cpu; /* -1 for totals */
 	bool online;
@@ -59,6 +87,7 @@ struct cpu_summary {
 	uint64_t bad_state;
 	bool idle_at_end;
 	const char *status; /* "ok", "offline", "no idle events" */
+	struct wake_summary wake;
 };
 
 struct summary {
@@ -73,6 +102,10 @@ struct summary {
 	struct cpu_summary *cpus; /* selected CPUs, ascending */
 	struct cpu_summary totals;
 	uint64_t cpu_out_of_range;
+	bool wake_enabled;
+	const char *missing_events; /* optional events this kernel lacks, or "" */
+	int nr_wake_rows;
+	struct wake_row *wake_rows; /* selected CPUs, by count descending */
 	int nr_warnings;
 	char **warnings;
 };

@@ -5,6 +5,7 @@
 
 #include "kernel_check.h"
 #include "render.h"
+#include "render_wake.h"
 
 static json_t *u64(uint64_t v)
 {
@@ -71,7 +72,7 @@ static json_t *state_json(const struct state_summary *st, int nr_states, uint64_
 	return o;
 }
 
-static json_t *cpu_json(const struct cpu_summary *cs, uint64_t window)
+static json_t *cpu_json(const struct cpu_summary *cs, uint64_t window, bool wake)
 {
 	json_t *o = json_object(), *states = json_array();
 
@@ -88,6 +89,7 @@ static json_t *cpu_json(const struct cpu_summary *cs, uint64_t window)
 	for (int i = 0; i < cs->nr_states; i++)
 		json_array_append_new(states, state_json(&cs->states[i], cs->nr_states, window));
 	json_object_set_new(o, "states", states);
+	json_object_set_new(o, "wakeups", wake ? wake_cpu_json(cs) : json_null());
 	return o;
 }
 
@@ -190,9 +192,13 @@ int render_json(FILE *f, const struct summary *s, bool compact)
 				      s->miss_attach ? json_string(s->miss_attach) : json_null()));
 	json_object_set_new(root, "topology", topology_json(s->topo));
 	for (int c = 0; c < s->nr_cpus; c++)
-		json_array_append_new(cpus, cpu_json(&s->cpus[c], s->duration_ns));
+		json_array_append_new(cpus, cpu_json(&s->cpus[c], s->duration_ns, s->wake_enabled));
 	json_object_set_new(root, "cpus", cpus);
-	json_object_set_new(root, "totals", cpu_json(&s->totals, s->duration_ns * (uint64_t)s->nr_cpus));
+	json_object_set_new(root, "totals", cpu_json(&s->totals, s->duration_ns * (uint64_t)s->nr_cpus,
+						     s->wake_enabled));
+	json_object_set_new(root, "wakeup_details", s->wake_enabled ? wake_rows_json(s) : json_null());
+	json_object_set_new(root, "missing_events",
+			    json_string(s->missing_events ? s->missing_events : ""));
 	json_object_set_new(root, "kernel_check", kernel_check_json(s));
 	json_object_set_new(root, "dropped_events",
 			    json_pack("{s:o,s:o}", "cpu_out_of_range", u64(s->cpu_out_of_range),

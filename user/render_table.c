@@ -5,6 +5,7 @@
 
 #include "kernel_check.h"
 #include "render.h"
+#include "render_wake.h"
 #include "units.h"
 
 /* fmt_ns into one of a few rotating buffers, so one printf can take many. */
@@ -209,6 +210,7 @@ void render_table(FILE *f, const struct summary *s)
 		cpu_block(f, s, &s->cpus[c], 1);
 	if (s->nr_cpus > 1)
 		cpu_block(f, s, &s->totals, s->nr_cpus);
+	render_wake_table(f, s);
 	kernel_check(f, s);
 	if (s->nr_warnings) {
 		fprintf(f, "\nWarnings:\n");

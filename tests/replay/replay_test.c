@@ -75,7 +75,8 @@ static int setup(void **state)
 			   poll = poll_table();
 
 	memset(&f, 0, sizeof(f));
-	if (idle_session_open(&f.s, NR_CPUS, true, err, sizeof(err))) {
+	if (idle_session_open(&f.s, NR_CPUS, &(struct session_opts){ .replay = true }, err,
+			      sizeof(err))) {
 		fprintf(stderr, "replay: %s\n", err);
 		return -1;
 	}

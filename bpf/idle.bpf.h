@@ -1,43 +1,10 @@
-// SPDX-License-Identifier: GPL-2.0
-/* Idle-state residency and prediction error, computed per idle period in the
- * kernel from power:cpu_idle (and power:cpu_idle_miss where it exists). */
-#include "vmlinux.h"
-#include <bpf/bpf_helpers.h>
-#include <bpf/bpf_tracing.h>
-#include "idle_stats.h"
+/* Idle-state residency and prediction error, computed per idle period from
+ * power:cpu_idle and power:cpu_idle_miss. Included by idlescope.bpf.c. */
+#ifndef IDLESCOPE_IDLE_BPF_H
+#define IDLESCOPE_IDLE_BPF_H
 
-char LICENSE[] SEC("license") = "GPL";
-
-/* Sized by the loader (number of possible CPUs); replay sizes them too. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct idle_cpu_slot);
-} idle_slots SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct idle_params);
-} idle_params SEC(".maps");
-
-/* Indexed by cpu * IS_MAX_STATES + state. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, IS_MAX_STATES);
-	__type(key, __u32);
-	__type(value, struct idle_state_stats);
-} idle_stats SEC(".maps");
-
-/* The window: exits before start_ns are not counted; from stop_ns on the
- * handlers do nothing, so map reads after it see a frozen picture, including
- * the period each CPU had in flight. 0 = unset. */
-__u64 start_ns;
-__u64 stop_ns;
-/* Events for a CPU beyond the maps (should stay 0; printed if not). */
-__u64 cpu_out_of_range;
+#include "maps.bpf.h"
+#include "wake.bpf.h"
 
 static __always_inline __u32 lowest_bit_index(__u32 mask)
 {
@@ -91,18 +58,20 @@ static __always_inline void classify(struct idle_state_stats *st,
 		st->ideal[ideal]++;
 }
 
-static __always_inline void account(__u32 cpu, __u64 s, __u64 r)
+/* Adds one completed period. Returns whether it was shorter than the state's
+ * target residency (1/0), or -1 when the CPU has no state table. */
+static __always_inline int account(__u32 cpu, __u64 s, __u64 r)
 {
 	struct idle_state_stats *st;
 	struct idle_params *p;
 	__u32 key, b;
 
 	if (s >= IS_MAX_STATES)
-		return;
+		return -1;
 	key = cpu * IS_MAX_STATES + (__u32)s;
 	st = bpf_map_lookup_elem(&idle_stats, &key);
 	if (!st)
-		return;
+		return -1;
 	st->entries++;
 	st->time_ns += r;
 	if (!st->min_ns || r < st->min_ns)
@@ -116,8 +85,9 @@ static __always_inline void account(__u32 cpu, __u64 s, __u64 r)
 	p = bpf_map_lookup_elem(&idle_params, &cpu);
 	if (!p || !(p->flags & IS_PARAMS_VALID) || (p->flags & IS_PARAMS_NO_CLASSIFY) ||
 	    s >= p->nr_states)
-		return;
+		return -1;
 	classify(st, p, s, r);
+	return r < p->target_residency_ns[s];
 }
 
 /* One idle event: state != IS_PWR_EVENT_EXIT starts a period on cpu, EXIT
@@ -126,6 +96,7 @@ static __always_inline void handle_idle(__u32 cpu, __u64 now_ns, __u32 state)
 {
 	struct idle_cpu_slot *slot;
 	__u64 enter;
+	int early;
 
 	slot = bpf_map_lookup_elem(&idle_slots, &cpu);
 	if (!slot) {
@@ -142,6 +113,8 @@ static __always_inline void handle_idle(__u32 cpu, __u64 now_ns, __u32 state)
 			slot->enter_ns = 0;
 			return;
 		}
+		if (wake_enabled)
+			wake_on_enter(cpu, slot);
 		slot->state = state;
 		slot->enter_ns = now_ns;
 		return;
@@ -160,7 +133,9 @@ static __always_inline void handle_idle(__u32 cpu, __u64 now_ns, __u32 state)
 	}
 	/* Like the kernel's usage/time, a period counts whole at its exit. */
 	slot->last_counted = 1;
-	account(cpu, slot->state, now_ns - enter);
+	early = account(cpu, slot->state, now_ns - enter);
+	if (wake_enabled)
+		wake_on_exit(cpu, slot, now_ns, slot->state, early);
 }
 
 /* power:cpu_idle_miss (v6.0+): the kernel's own above/below decision. It
@@ -187,49 +162,4 @@ static __always_inline void handle_idle_miss(__u32 cpu, __u32 state, __u32 below
 		st->miss_above++;
 }
 
-/* Live wrappers; the loader autoloads one of tp_btf / raw_tp. u64 arguments
- * keep clang from re-extending the u32s after bounds checks. */
-SEC("tp_btf/cpu_idle")
-int BPF_PROG(tp_btf_cpu_idle, __u64 state, __u64 cpu_id)
-{
-	handle_idle((__u32)cpu_id, bpf_ktime_get_ns(), (__u32)state);
-	return 0;
-}
-
-SEC("raw_tp/cpu_idle")
-int BPF_PROG(raw_tp_cpu_idle, __u64 state, __u64 cpu_id)
-{
-	handle_idle((__u32)cpu_id, bpf_ktime_get_ns(), (__u32)state);
-	return 0;
-}
-
-SEC("tp_btf/cpu_idle_miss")
-int BPF_PROG(tp_btf_cpu_idle_miss, __u64 cpu_id, __u64 state, __u64 below)
-{
-	handle_idle_miss((__u32)cpu_id, (__u32)state, (__u32)(below & 1));
-	return 0;
-}
-
-SEC("raw_tp/cpu_idle_miss")
-int BPF_PROG(raw_tp_cpu_idle_miss, __u64 cpu_id, __u64 state, __u64 below)
-{
-	handle_idle_miss((__u32)cpu_id, (__u32)state, (__u32)(below & 1));
-	return 0;
-}
-
-/* Replay: never attached; BPF_PROG_TEST_RUN passes a struct replay_event as
- * the context, and the same handlers run with the event's cpu and clock. */
-SEC("raw_tp")
-int replay_idle(struct bpf_raw_tracepoint_args *ctx)
-{
-	__u64 kind = ctx->args[0], cpu = ctx->args[1], now = ctx->args[2];
-	__u64 state = ctx->args[3], arg = ctx->args[4];
-
-	if (kind == REPLAY_IDLE)
-		handle_idle((__u32)cpu, now, (__u32)state);
-	else if (kind == REPLAY_IDLE_MISS)
-		handle_idle_miss((__u32)cpu, (__u32)state, (__u32)(arg & 1));
-	else
-		return 1;
-	return 0;
-}
+#endif

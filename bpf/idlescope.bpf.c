@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0
+/* All of idlescope's BPF programs: thin live wrappers (tp_btf, with raw_tp
+ * fallbacks chosen by the loader) and replay entry points, around handlers
+ * written once per concern in idle.bpf.h and wake.bpf.h. */
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "idle_stats.h"
+#include "wake_stats.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+#include "maps.bpf.h"
+#include "wake.bpf.h"
+#include "idle.bpf.h"
+
+/* One handler call, two attach flavours. Arguments are declared u64 (or as
+ * pointers read with CO-RE) so both flavours take the same body. */
+#define TP_PAIR(event, call, args...)                                      \
+	SEC("tp_btf/" #event)                                              \
+	int BPF_PROG(tp_btf_##event, ##args) { call; return 0; }           \
+	SEC("raw_tp/" #event)                                              \
+	int BPF_PROG(raw_tp_##event, ##args) { call; return 0; }
+
+static __always_inline __u32 this_cpu(void)
+{
+	return bpf_get_smp_processor_id();
+}
+
+/* power */
+TP_PAIR(cpu_idle, handle_idle((__u32)cpu_id, bpf_ktime_get_ns(), (__u32)state),
+	__u64 state, __u64 cpu_id)
+TP_PAIR(cpu_idle_miss, handle_idle_miss((__u32)cpu_id, (__u32)state, (__u32)(below & 1)),
+	__u64 cpu_id, __u64 state, __u64 below)
+
+/* x86 interrupt vectors: the cause of a wakeup, on the woken CPU */
+TP_PAIR(local_timer_entry, handle_wake_event(this_cpu(), bpf_ktime_get_ns(), WAKE_TIMER, 0),
+	__u64 vector)
+TP_PAIR(reschedule_entry, handle_wake_event(this_cpu(), bpf_ktime_get_ns(), WAKE_IPI_RESCHED, 0),
+	__u64 vector)
+TP_PAIR(call_function_entry, handle_wake_event(this_cpu(), bpf_ktime_get_ns(), WAKE_IPI_CALL, 0),
+	__u64 vector)
+TP_PAIR(call_function_single_entry,
+	handle_wake_event(this_cpu(), bpf_ktime_get_ns(), WAKE_IPI_CALL_SINGLE, 0), __u64 vector)
+TP_PAIR(irq_work_entry, handle_wake_event(this_cpu(), bpf_ktime_get_ns(), WAKE_IPI_IRQ_WORK, 0),
+	__u64 vector)
+TP_PAIR(x86_platform_ipi_entry,
+	handle_wake_event(this_cpu(), bpf_ktime_get_ns(), WAKE_IPI_OTHER, vector), __u64 vector)
+TP_PAIR(thermal_apic_entry,
+	handle_wake_event(this_cpu(), bpf_ktime_get_ns(), WAKE_IPI_OTHER, vector), __u64 vector)
+
+/* every arch */
+TP_PAIR(irq_handler_entry,
+	handle_wake_event(this_cpu(), bpf_ktime_get_ns(), WAKE_IRQ, (__u32)irq),
+	__u64 irq, void *action)
+TP_PAIR(softirq_entry,
+	handle_wake_event(this_cpu(), bpf_ktime_get_ns(), WAKE_SOFTIRQ, (__u32)vec), __u64 vec)
+TP_PAIR(sched_wake_idle_without_ipi,
+	handle_wake_event((__u32)cpu, bpf_ktime_get_ns(), WAKE_NO_IPI, this_cpu()), __u64 cpu)
+TP_PAIR(ipi_send_cpu, handle_ipi_send(this_cpu(), (__u32)cpu), __u64 cpu, __u64 callsite,
+	__u64 callback)
+
+static __always_inline void on_hrtimer(struct hrtimer *t, ktime_t *nowp)
+{
+	__s64 hnow = 0;
+
+	bpf_probe_read_kernel(&hnow, sizeof(hnow), nowp);
+	handle_hrtimer(this_cpu(), bpf_ktime_get_ns(), (__u64)BPF_CORE_READ(t, function),
+		       BPF_CORE_READ(t, node.expires), hnow);
+}
+TP_PAIR(hrtimer_expire_entry, on_hrtimer(hrtimer, now), struct hrtimer *hrtimer, ktime_t *now)
+
+static __always_inline void on_sched_wakeup(struct task_struct *p)
+{
+	char comm[16];
+
+	BPF_CORE_READ_STR_INTO(&comm, p, comm);
+	handle_sched_wakeup(this_cpu(), task_cpu_of(p), bpf_ktime_get_ns(),
+			    (__u32)BPF_CORE_READ(p, pid), comm);
+}
+TP_PAIR(sched_wakeup, on_sched_wakeup(p), struct task_struct *p)
+
+/* Replay: never attached; BPF_PROG_TEST_RUN passes a struct replay_event as
+ * the context, and the same handlers run with the event's cpu and clock. */
+static __always_inline int replay_wake(__u32 cpu, __u64 now, __u64 code, __u64 arg)
+{
+	static const __u8 kind_of[] = {
+		[RW_LOCAL_TIMER] = WAKE_TIMER, [RW_RESCHED] = WAKE_IPI_RESCHED,
+		[RW_CALL] = WAKE_IPI_CALL, [RW_CALL_SINGLE] = WAKE_IPI_CALL_SINGLE,
+		[RW_IRQ_WORK] = WAKE_IPI_IRQ_WORK, [RW_OTHER_VECTOR] = WAKE_IPI_OTHER,
+		[RW_IRQ] = WAKE_IRQ, [RW_SOFTIRQ] = WAKE_SOFTIRQ, [RW_NO_IPI] = WAKE_NO_IPI,
+	};
+
+	if (code == RW_IPI_SEND) {
+		handle_ipi_send((__u32)arg, cpu);
+		return 0;
+	}
+	if (code == 0 || code >= sizeof(kind_of))
+		return 1;
+	handle_wake_event(cpu, now, kind_of[code], arg);
+	return 0;
+}
+
+SEC("raw_tp")
+int replay_idle(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u64 kind = ctx->args[0], cpu = ctx->args[1], now = ctx->args[2];
+	__u64 state = ctx->args[3], arg = ctx->args[4], arg2 = ctx->args[5];
+	char comm[16];
+
+	switch (kind) {
+	case REPLAY_IDLE:
+		handle_idle((__u32)cpu, now, (__u32)state);
+		return 0;
+	case REPLAY_IDLE_MISS:
+		handle_idle_miss((__u32)cpu, (__u32)state, (__u32)(arg & 1));
+		return 0;
+	case REPLAY_WAKE:
+		return replay_wake((__u32)cpu, now, state, arg);
+	case REPLAY_HRTIMER:
+		/* now is both the event clock and the handler's hrtimer now */
+		handle_hrtimer((__u32)cpu, now, state, (__s64)arg, (__s64)now);
+		return 0;
+	case REPLAY_SCHED_WAKEUP:
+		__builtin_memcpy(comm, &arg, 8);
+		__builtin_memcpy(comm + 8, &arg2, 8);
+		handle_sched_wakeup((__u32)now, (__u32)cpu, 0, (__u32)state, comm);
+		return 0;
+	}
+	return 1;
+}

@@ -1,0 +1,67 @@
+/* Maps and window globals shared by every concern in idlescope.bpf.c. The
+ * loader sizes the per-CPU arrays to the possible CPUs (replay: to the CPUs
+ * it simulates). */
+#ifndef IDLESCOPE_MAPS_BPF_H
+#define IDLESCOPE_MAPS_BPF_H
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct idle_cpu_slot);
+} idle_slots SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct idle_params);
+} idle_params SEC(".maps");
+
+/* Indexed by cpu * IS_MAX_STATES + state. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, IS_MAX_STATES);
+	__type(key, __u32);
+	__type(value, struct idle_state_stats);
+} idle_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct wake_cpu_stats);
+} wake_stats SEC(".maps");
+
+/* Indexed by cpu * IS_MAX_STATES + state. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, IS_MAX_STATES);
+	__type(key, __u32);
+	__type(value, struct wake_lat_stats);
+} wake_lat SEC(".maps");
+
+/* IRQs, softirqs, timer functions and wakees by count, keyed per CPU; an
+ * existing entry is updated in place without locks. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, IS_WAKE_DETAILS);
+	__type(key, struct wake_detail_key);
+	__type(value, struct wake_detail_val);
+} wake_details SEC(".maps");
+
+/* The window: exits before start_ns are not counted; from stop_ns on the
+ * handlers do nothing, so map reads after it see a frozen picture, including
+ * the period each CPU had in flight. 0 = unset. */
+__u64 start_ns;
+__u64 stop_ns;
+/* Events for a CPU beyond the maps (should stay 0; printed if not). */
+__u64 cpu_out_of_range;
+
+/* Knobs set by the loader before load. */
+const volatile bool wake_enabled = false;
+/* How long after an idle exit the first event still counts as its cause
+ * (MWAIT/WFI-style states handle the waking interrupt after the exit). */
+const volatile __u64 wake_window_ns = 50000;
+
+#endif

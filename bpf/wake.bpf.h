@@ -1,0 +1,217 @@
+/* Why CPUs wake: the first attributable event of each counted idle period
+ * (in (enter, exit + wake_window_ns]), the hrtimer that ended it and how late,
+ * and the task woken. Included by idlescope.bpf.c; called from the idle
+ * handlers and from the interrupt-path programs, which touch only the
+ * event CPU's slot. */
+#ifndef IDLESCOPE_WAKE_BPF_H
+#define IDLESCOPE_WAKE_BPF_H
+
+#include "maps.bpf.h"
+
+/* thread_info.cpu since 5.16 on every arch; task_struct.cpu before. */
+struct task_struct___cpu_old {
+	unsigned int cpu;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u32 task_cpu_of(struct task_struct *p)
+{
+	if (bpf_core_field_exists(p->thread_info.cpu))
+		return BPF_CORE_READ(p, thread_info.cpu);
+	return BPF_CORE_READ((struct task_struct___cpu_old *)p, cpu);
+}
+
+static __always_inline void wake_detail_add(__u32 cpu, __u32 kind, __u32 aux, __u64 detail,
+					    __u32 early, const char *comm)
+{
+	struct wake_detail_key k = { .kind = kind, .aux = aux, .detail = detail, .cpu = cpu };
+	struct wake_detail_val *v, zero = {};
+	struct wake_cpu_stats *ws;
+
+	v = bpf_map_lookup_elem(&wake_details, &k);
+	if (!v) {
+		/* rare: first time this key is seen */
+		bpf_map_update_elem(&wake_details, &k, &zero, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&wake_details, &k);
+		if (!v) {
+			ws = bpf_map_lookup_elem(&wake_stats, &cpu);
+			if (ws)
+				ws->detail_drops++;
+			return;
+		}
+	}
+	v->count++;
+	v->early += early;
+	if (comm)
+		__builtin_memcpy(v->comm, comm, sizeof(v->comm));
+}
+
+static __always_inline void wake_account_timer(__u32 cpu, struct idle_cpu_slot *slot)
+{
+	struct wake_lat_stats *ls;
+	__u64 lat = slot->timer_lat_ns;
+	__u32 key, b;
+
+	if (slot->wake_state >= IS_MAX_STATES)
+		return;
+	key = cpu * IS_MAX_STATES + slot->wake_state;
+	ls = bpf_map_lookup_elem(&wake_lat, &key);
+	if (ls) {
+		ls->count++;
+		ls->sum_ns += lat;
+		if (!ls->min_ns || lat < ls->min_ns)
+			ls->min_ns = lat;
+		if (lat > ls->max_ns)
+			ls->max_ns = lat;
+		b = is_hist_bucket(lat);
+		if (b < IS_HIST_BUCKETS)
+			ls->hist[b]++;
+	}
+	wake_detail_add(cpu, WDETAIL_TIMER_FN, 0, slot->timer_fn, slot->wake_early, NULL);
+}
+
+/* The counted period's cause is final: count it once. */
+static __always_inline void wake_count(__u32 cpu, struct idle_cpu_slot *slot)
+{
+	struct wake_cpu_stats *ws;
+	__u32 kind = slot->wake_kind;
+
+	slot->wake_pending = 0;
+	slot->wake_open = 1;
+	if (kind >= WAKE_NR_KINDS)
+		return;
+	ws = bpf_map_lookup_elem(&wake_stats, &cpu);
+	if (!ws)
+		return;
+	ws->count[kind]++;
+	ws->early[kind] += slot->wake_early;
+	if (kind == WAKE_IRQ)
+		wake_detail_add(cpu, WDETAIL_IRQ, 0, slot->wake_detail, slot->wake_early, NULL);
+	else if (kind == WAKE_SOFTIRQ)
+		wake_detail_add(cpu, WDETAIL_SOFTIRQ, 0, slot->wake_detail, slot->wake_early, NULL);
+	if (slot->wake_lat_done)
+		wake_account_timer(cpu, slot);
+}
+
+/* From handle_idle at a counted exit. early: 1/0, or -1 without a table. */
+static __always_inline void wake_on_exit(__u32 cpu, struct idle_cpu_slot *slot, __u64 now_ns,
+					 __u32 state, int early)
+{
+	slot->exit_ns = now_ns;
+	slot->wake_state = (__u8)state;
+	slot->wake_early = early > 0;
+	if (slot->wake_kind != WAKE_UNKNOWN)
+		wake_count(cpu, slot); /* HLT-style: the interrupt ran inside */
+	else
+		slot->wake_pending = 1; /* MWAIT/WFI-style: it comes after the exit */
+}
+
+/* From handle_idle at an enter: close the previous period's wake. */
+static __always_inline void wake_on_enter(__u32 cpu, struct idle_cpu_slot *slot)
+{
+	if (slot->wake_pending)
+		wake_count(cpu, slot); /* nothing came in the window: unknown */
+	if (slot->wake_open && slot->wakee_valid)
+		wake_detail_add(cpu, WDETAIL_WAKEE, slot->waker_cpu, slot->wakee_pid,
+				slot->wake_early, slot->wakee_comm);
+	slot->wake_kind = WAKE_UNKNOWN;
+	slot->wake_open = 0;
+	slot->wake_softirq_seen = 0;
+	slot->wake_lat_done = 0;
+	slot->wakee_valid = 0;
+}
+
+/* A wake is in progress on this CPU: idle, or just out of a counted period. */
+static __always_inline bool wake_in_progress(const struct idle_cpu_slot *slot)
+{
+	return slot->enter_ns || slot->wake_pending || slot->wake_open;
+}
+
+/* An event that may have ended the idle period of `cpu`. */
+static __always_inline void handle_wake_event(__u32 cpu, __u64 now_ns, __u32 kind, __u64 detail)
+{
+	struct idle_cpu_slot *slot;
+
+	if (stop_ns && now_ns > stop_ns)
+		return;
+	slot = bpf_map_lookup_elem(&idle_slots, &cpu);
+	if (!slot || !wake_in_progress(slot))
+		return;
+	if (kind == WAKE_SOFTIRQ)
+		slot->wake_softirq_seen = 1;
+	if (slot->enter_ns) {
+		/* inside the period: the first event is its cause */
+		if (slot->wake_kind == WAKE_UNKNOWN) {
+			slot->wake_kind = (__u8)kind;
+			slot->wake_detail = detail;
+		}
+		return;
+	}
+	if (slot->wake_pending) {
+		if (now_ns - slot->exit_ns <= wake_window_ns) {
+			slot->wake_kind = (__u8)kind;
+			slot->wake_detail = detail;
+		}
+		wake_count(cpu, slot);
+	}
+}
+
+/* hrtimer_expire_entry on `cpu`: the timer that ended the period (the first
+ * one after a timer interrupt, or after an IRQ before any softirq, which is
+ * how the arm64 arch timer shows) and its lateness now - expires. */
+static __always_inline void handle_hrtimer(__u32 cpu, __u64 now_ns, __u64 fn, __s64 expires,
+					   __s64 hnow)
+{
+	struct idle_cpu_slot *slot;
+	__u8 kind;
+
+	if (stop_ns && now_ns > stop_ns)
+		return;
+	slot = bpf_map_lookup_elem(&idle_slots, &cpu);
+	if (!slot || !wake_in_progress(slot) || slot->wake_lat_done)
+		return;
+	kind = slot->wake_kind;
+	if (kind != WAKE_TIMER && (kind != WAKE_IRQ || slot->wake_softirq_seen))
+		return;
+	slot->timer_fn = fn;
+	slot->timer_lat_ns = hnow > expires ? (__u64)(hnow - expires) : 0;
+	slot->wake_lat_done = 1;
+	if (slot->wake_open)
+		wake_account_timer(cpu, slot); /* the period was already counted */
+}
+
+/* sched_wakeup on the waker's CPU (or on the target, for wakelist wakeups):
+ * the first task woken onto an idle-or-waking CPU during its wake. */
+static __always_inline void handle_sched_wakeup(__u32 this_cpu, __u32 target, __u64 now_ns,
+						__u32 pid, const char *comm)
+{
+	struct idle_cpu_slot *slot;
+
+	if (stop_ns && now_ns > stop_ns)
+		return;
+	slot = bpf_map_lookup_elem(&idle_slots, &target);
+	if (!slot || slot->wakee_valid || !wake_in_progress(slot))
+		return;
+	slot->wakee_pid = pid;
+	__builtin_memcpy(slot->wakee_comm, comm, sizeof(slot->wakee_comm));
+	/* On the target itself the waker is whoever sent the IPI, or the CPU
+	 * itself (a timer callback, an interrupt handler). */
+	if (this_cpu != target)
+		slot->waker_cpu = this_cpu;
+	else if (slot->wake_kind >= WAKE_IPI_RESCHED && slot->wake_kind <= WAKE_IPI_OTHER &&
+		 slot->ipi_from)
+		slot->waker_cpu = slot->ipi_from - 1;
+	else
+		slot->waker_cpu = this_cpu;
+	slot->wakee_valid = 1;
+}
+
+/* ipi_send_cpu on the sender: remember who interrupted the target. */
+static __always_inline void handle_ipi_send(__u32 this_cpu, __u32 target)
+{
+	struct idle_cpu_slot *slot = bpf_map_lookup_elem(&idle_slots, &target);
+
+	if (slot && slot->ipi_from != this_cpu + 1)
+		slot->ipi_from = this_cpu + 1; /* 0 = none yet */
+}
+
+#endif

@@ -1,0 +1,78 @@
+/* Map layouts for wakeup attribution (bpf/wake.bpf.h): what ended each idle
+ * period, timer lateness, and which tasks the wakeups were for. __u* only. */
+#ifndef IDLESCOPE_WAKE_STATS_H
+#define IDLESCOPE_WAKE_STATS_H
+
+#include "hist.h"
+
+/* The first attributable event of an idle period. */
+enum wake_kind {
+	WAKE_UNKNOWN = 0,
+	WAKE_TIMER,            /* local timer interrupt (x86 LOC) */
+	WAKE_IRQ,              /* device (or arch timer) IRQ: detail = irq */
+	WAKE_IPI_RESCHED,      /* reschedule IPI */
+	WAKE_IPI_CALL,         /* function-call IPI */
+	WAKE_IPI_CALL_SINGLE,  /* single-target function call (ttwu wakelist) */
+	WAKE_IPI_IRQ_WORK,     /* irq_work self/remote IPI */
+	WAKE_IPI_OTHER,        /* platform, thermal, error, spurious vectors */
+	WAKE_SOFTIRQ,          /* softirq with no hardirq first: detail = vec */
+	WAKE_NO_IPI,           /* polling CPU told to reschedule without an IPI */
+	WAKE_NR_KINDS
+};
+
+/* Keys of the per-CPU detail table besides the kinds above. */
+enum wake_detail_kind {
+	WDETAIL_IRQ = 1,       /* detail = irq number */
+	WDETAIL_SOFTIRQ,       /* detail = softirq vector */
+	WDETAIL_TIMER_FN,      /* detail = hrtimer function address */
+	WDETAIL_WAKEE,         /* detail = pid, aux = waker CPU (~0 unknown) */
+};
+
+#define IS_WAKE_CPU_UNKNOWN 0xffffffffu
+#define IS_WAKE_DETAILS 8192 /* entries of the detail table */
+
+/* Per CPU: causes of the idle periods counted in idle_stats. */
+struct wake_cpu_stats {
+	__u64 count[WAKE_NR_KINDS];
+	__u64 early[WAKE_NR_KINDS];  /* residency < the entered state's target */
+	__u64 detail_drops;          /* detail table full */
+	__u64 pad[3];
+} __attribute__((aligned(64)));
+
+/* Timer lateness (expiry -> hrtimer handler) of periods ended by a timer,
+ * per CPU and idle state: the measured exit latency plus IRQ entry. */
+struct wake_lat_stats {
+	__u64 count;
+	__u64 sum_ns;
+	__u64 min_ns;
+	__u64 max_ns;
+	__u64 hist[IS_HIST_BUCKETS];
+} __attribute__((aligned(64)));
+
+/* The CPU is part of the key so each entry is only ever written by that
+ * CPU's handlers (no locks once inserted), and so replay can simulate CPUs. */
+struct wake_detail_key {
+	__u32 kind;   /* enum wake_detail_kind */
+	__u32 aux;
+	__u64 detail;
+	__u32 cpu;
+	__u32 pad;
+};
+
+struct wake_detail_val {
+	__u64 count;
+	__u64 early;
+	char comm[16]; /* WDETAIL_WAKEE */
+};
+
+/* Replay event kinds for wakeups (struct replay_event in idle_stats.h):
+ * args cpu, now_ns, state = the event code below, arg = its detail. */
+enum replay_wake_event {
+	RW_LOCAL_TIMER = 1, RW_RESCHED, RW_CALL, RW_CALL_SINGLE, RW_IRQ_WORK, RW_OTHER_VECTOR,
+	RW_IRQ,          /* arg = irq */
+	RW_SOFTIRQ,      /* arg = vec */
+	RW_NO_IPI,       /* cpu = target; arg = waker cpu */
+	RW_IPI_SEND,     /* cpu = target; arg = sender cpu */
+};
+
+#endif
