@@ -55,6 +55,8 @@ LIB_OBJS  := $(filter-out $(OUT)/user/main.o,$(USER_OBJS))
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
+REPLAY_SRCS := $(wildcard tests/replay/*_test.c)
+REPLAY_BINS := $(patsubst tests/replay/%_test.c,$(OUT)/tests/replay_%,$(REPLAY_SRCS))
 
 .PHONY: all run test deps install uninstall clean vmlinux help unit replay bats check-root
 all: $(OUT)/idlescope
@@ -92,7 +94,7 @@ $(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(OUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -Iuser -Itests/unit $< $(LIB_OBJS) $(LDLIBS) -lcmocka -o $@
 
-$(OUT)/tests/replay_test: tests/replay/replay_test.c $(LIB_OBJS) | $(OUT)/tests
+$(OUT)/tests/replay_%: tests/replay/%_test.c $(LIB_OBJS) | $(OUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -Iuser -Itests/unit $< $(LIB_OBJS) $(LDLIBS) -lcmocka -o $@
 
@@ -108,13 +110,13 @@ check-root:
 unit: $(UNIT_BINS)
 	$(Q)set -e; for t in $(UNIT_BINS); do $$t; done
 
-replay: check-root $(OUT)/tests/replay_test
-	$(Q)$(OUT)/tests/replay_test
+replay: check-root $(REPLAY_BINS)
+	$(Q)set -e; for t in $(REPLAY_BINS); do $$t; done
 
 bats: check-root all
 	$(Q)IDLESCOPE=$(abspath $(OUT)/idlescope) bats tests/bats
 
-test: deps all check-root $(UNIT_BINS) $(OUT)/tests/replay_test
+test: deps all check-root $(UNIT_BINS) $(REPLAY_BINS)
 	$(Q)OUT=$(OUT) ./tests/run.sh
 
 install: $(OUT)/idlescope

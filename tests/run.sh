@@ -17,7 +17,7 @@ count_cmocka() { # output file
 	fail=$((fail + ${f:-0}))
 }
 
-for t in "$out"/tests/test_* "$out"/tests/replay_test; do
+for t in "$out"/tests/test_* "$out"/tests/replay_*; do
 	[ -x "$t" ] || continue
 	if ! "$t" >"$log" 2>&1; then
 		grep -q '^\[  FAILED  \]' "$log" || fail=$((fail + 1)) # crashed

@@ -1,0 +1,257 @@
+/* Replay tests for wakeup attribution: hand-written sequences of idle and
+ * interrupt events through the real BPF handlers; every expected number is
+ * worked out in the comment next to it. Needs root. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "idle_loader.h"
+
+#define US 1000ULL
+#define MS 1000000ULL
+#define EXIT IS_PWR_EVENT_EXIT
+#define NR_CPUS 6
+#define FN_TICK 0xffffffff81000100ULL
+#define FN_WAKEUP 0xffffffff81000200ULL
+
+struct fixture {
+	struct idle_session s;
+	struct idle_raw raw;
+};
+
+/* WFI 1/1 us, CPU_PD 100/1000 us, CLS_PD 1000/10000 us (exit/target). */
+static const struct idle_params arm = {
+	.nr_states = 3, .flags = IS_PARAMS_VALID, .qos_limit_ns = UINT64_MAX,
+	.exit_latency_ns = { 1 * US, 100 * US, 1000 * US },
+	.target_residency_ns = { 1 * US, 1000 * US, 10000 * US },
+};
+
+static void send(struct idle_session *s, struct replay_event e)
+{
+	assert_int_equal(idle_session_replay(s, &e), 0);
+}
+
+static void idle(struct idle_session *s, uint64_t cpu, uint64_t now, uint64_t state)
+{
+	send(s, (struct replay_event){ .kind = REPLAY_IDLE, .cpu = cpu, .now_ns = now, .state = state });
+}
+
+static void wake(struct idle_session *s, uint64_t cpu, uint64_t now, uint64_t code, uint64_t arg)
+{
+	send(s, (struct replay_event){ .kind = REPLAY_WAKE, .cpu = cpu, .now_ns = now, .state = code,
+				       .arg = arg });
+}
+
+static void hrtimer(struct idle_session *s, uint64_t cpu, uint64_t now, uint64_t fn,
+		    uint64_t expires)
+{
+	send(s, (struct replay_event){ .kind = REPLAY_HRTIMER, .cpu = cpu, .now_ns = now,
+				       .state = fn, .arg = expires });
+}
+
+static void wakeup(struct idle_session *s, uint64_t this_cpu, uint64_t target, uint64_t pid,
+		   const char *comm)
+{
+	struct replay_event e = { .kind = REPLAY_SCHED_WAKEUP, .cpu = target, .now_ns = this_cpu,
+				  .state = pid };
+	char buf[16] = { 0 };
+
+	strncpy(buf, comm, sizeof(buf) - 1);
+	memcpy(&e.arg, buf, 8);
+	memcpy(&e.arg2, buf + 8, 8);
+	send(s, e);
+}
+
+static const struct wake_detail *detail(const struct fixture *f, uint32_t cpu, uint32_t kind,
+					uint32_t aux, uint64_t d)
+{
+	for (int i = 0; i < f->raw.nr_details; i++) {
+		const struct wake_detail_key *k = &f->raw.details[i].key;
+
+		if (k->cpu == cpu && k->kind == kind && k->aux == aux && k->detail == d)
+			return &f->raw.details[i];
+	}
+	return NULL;
+}
+
+static int setup(void **state)
+{
+	static struct fixture f;
+	struct idle_session *s = &f.s;
+	char err[256];
+
+	memset(&f, 0, sizeof(f));
+	if (idle_session_open(s, NR_CPUS, &(struct session_opts){ .replay = true }, err,
+			      sizeof(err))) {
+		fprintf(stderr, "replay: %s\n", err);
+		return -1;
+	}
+	for (int c = 0; c < NR_CPUS; c++)
+		idle_session_set_params(s, c, &arm);
+
+	/* CPU 0, HLT-style timer: the interrupt runs inside the period. Timer
+	 * expired at 11.001 ms - 37 us, handler at 11.001 ms: 37 us late. */
+	idle(s, 0, 1 * MS, 2);
+	wake(s, 0, 11 * MS, RW_LOCAL_TIMER, 0);
+	hrtimer(s, 0, 11 * MS + 1 * US, FN_TICK, 11 * MS + 1 * US - 37 * US);
+	idle(s, 0, 11 * MS + 10 * US, EXIT); /* 10.01 ms >= 10 ms target: not early */
+
+	/* CPU 1, MWAIT-style: the IRQ comes 5 us after the exit (window 50 us). */
+	idle(s, 1, 1 * MS, 1);
+	idle(s, 1, 1500 * US, EXIT);           /* 500 us < 1000 us target: early */
+	wake(s, 1, 1505 * US, RW_IRQ, 24);
+	/* an event 80 us after the exit is too late: unknown */
+	idle(s, 1, 2 * MS, 0);
+	idle(s, 1, 2100 * US, EXIT);
+	wake(s, 1, 2180 * US, RW_IRQ, 25);
+	/* nothing before the next enter: unknown */
+	idle(s, 1, 3 * MS, 0);
+	idle(s, 1, 3010 * US, EXIT);
+	idle(s, 1, 3020 * US, 0);
+	idle(s, 1, 3030 * US, EXIT);           /* still pending at the end */
+
+	/* CPU 2, reschedule IPI from CPU 0 waking pid 4242 "sched-pipe". */
+	idle(s, 2, 1 * MS, 1);
+	wake(s, 2, 1500 * US, RW_IPI_SEND, 0);
+	wake(s, 2, 1502 * US, RW_RESCHED, 0);
+	wakeup(s, 0, 2, 4242, "sched-pipe");
+	idle(s, 2, 1505 * US, EXIT);           /* 505 us < 1000 us: early */
+	idle(s, 2, 2 * MS, 1);                 /* closes the wake: wakee counted */
+
+	/* CPU 3, wakelist: CPU 1 sends a single-call IPI, the wakeup runs on CPU 3. */
+	idle(s, 3, 1 * MS, 0);
+	wake(s, 3, 1100 * US, RW_IPI_SEND, 1);
+	wake(s, 3, 1200 * US, RW_CALL_SINGLE, 0);
+	wakeup(s, 3, 3, 77, "kworker/3:1");
+	idle(s, 3, 1300 * US, EXIT);
+	idle(s, 3, 2 * MS, 0);
+
+	/* CPU 4, polling: told to reschedule without an IPI by CPU 1. */
+	idle(s, 4, 1 * MS, 0);
+	wake(s, 4, 1400 * US, RW_NO_IPI, 1);
+	idle(s, 4, 1410 * US, EXIT);
+
+	/* CPU 5: a softirq first; then an IRQ after the exit followed by an
+	 * hrtimer (arm64's arch timer): lateness 16.004 ms - 15.99 ms = 14 us. */
+	idle(s, 5, 1 * MS, 1);
+	wake(s, 5, 1200 * US, RW_SOFTIRQ, 3);
+	idle(s, 5, 1300 * US, EXIT);
+	idle(s, 5, 5 * MS, 2);
+	idle(s, 5, 16 * MS, EXIT);             /* 11 ms: not early */
+	wake(s, 5, 16 * MS + 3 * US, RW_IRQ, 11);
+	hrtimer(s, 5, 16 * MS + 4 * US, FN_WAKEUP, 15990 * US);
+	hrtimer(s, 5, 16 * MS + 5 * US, FN_TICK, 15 * MS); /* second timer: ignored */
+
+	if (idle_session_read(s, &f.raw))
+		return -1;
+	*state = &f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	idle_raw_free(&f->raw);
+	idle_session_close(&f->s);
+	return 0;
+}
+
+static void test_hlt_timer_lateness(void **state)
+{
+	const struct fixture *f = *state;
+	const struct wake_lat_stats *l = &f->raw.lat[0 * IS_MAX_STATES + 2];
+	const struct wake_detail *d = detail(f, 0, WDETAIL_TIMER_FN, 0, FN_TICK);
+
+	assert_int_equal(f->raw.wake[0].count[WAKE_TIMER], 1);
+	assert_int_equal(f->raw.wake[0].early[WAKE_TIMER], 0);
+	assert_int_equal(l->count, 1);
+	assert_int_equal(l->sum_ns, 37000);
+	/* 37000: msb 15, (37000 >> 13) & 3 = 0 -> bucket 4*14 + 0 = 56 */
+	assert_int_equal(l->hist[56], 1);
+	assert_non_null(d);
+	assert_int_equal(d->val.count, 1);
+}
+
+static void test_after_exit_window_and_unknown(void **state)
+{
+	const struct fixture *f = *state;
+	const struct wake_cpu_stats *w = &f->raw.wake[1];
+	const struct wake_detail *d = detail(f, 1, WDETAIL_IRQ, 0, 24);
+
+	assert_int_equal(w->count[WAKE_IRQ], 1);
+	assert_int_equal(w->early[WAKE_IRQ], 1);
+	assert_int_equal(w->count[WAKE_UNKNOWN], 2);
+	assert_non_null(d);
+	assert_int_equal(d->val.early, 1);
+	assert_null(detail(f, 1, WDETAIL_IRQ, 0, 25)); /* outside the window */
+	/* 4 exits: 3 counted causes + 1 still pending at the end */
+	assert_int_equal(f->raw.slots[1].wake_pending, 1);
+	assert_int_equal(f->raw.stats[1 * IS_MAX_STATES + 0].entries +
+				 f->raw.stats[1 * IS_MAX_STATES + 1].entries, 4);
+}
+
+static void test_ipi_and_wakee(void **state)
+{
+	const struct fixture *f = *state;
+	const struct wake_detail *d = detail(f, 2, WDETAIL_WAKEE, 0, 4242);
+	const struct wake_detail *k = detail(f, 3, WDETAIL_WAKEE, 1, 77);
+
+	assert_int_equal(f->raw.wake[2].count[WAKE_IPI_RESCHED], 1);
+	assert_int_equal(f->raw.wake[2].early[WAKE_IPI_RESCHED], 1);
+	assert_non_null(d);
+	assert_string_equal(d->val.comm, "sched-pipe");
+	assert_int_equal(d->val.early, 1);
+	/* wakelist: woken on CPU 3 itself, the waker is the IPI's sender, CPU 1 */
+	assert_int_equal(f->raw.wake[3].count[WAKE_IPI_CALL_SINGLE], 1);
+	assert_non_null(k);
+	assert_string_equal(k->val.comm, "kworker/3:1");
+}
+
+static void test_poll_softirq_and_irq_timer(void **state)
+{
+	const struct fixture *f = *state;
+	const struct wake_lat_stats *l = &f->raw.lat[5 * IS_MAX_STATES + 2];
+
+	assert_int_equal(f->raw.wake[4].count[WAKE_NO_IPI], 1);
+	assert_int_equal(f->raw.wake[5].count[WAKE_SOFTIRQ], 1);
+	assert_non_null(detail(f, 5, WDETAIL_SOFTIRQ, 0, 3));
+	assert_int_equal(f->raw.wake[5].count[WAKE_IRQ], 1);
+	assert_int_equal(l->count, 1);
+	assert_int_equal(l->sum_ns, 14000);
+	assert_non_null(detail(f, 5, WDETAIL_TIMER_FN, 0, FN_WAKEUP));
+	assert_null(detail(f, 5, WDETAIL_TIMER_FN, 0, FN_TICK));
+}
+
+static void test_causes_sum_to_exits(void **state)
+{
+	const struct fixture *f = *state;
+
+	for (int c = 0; c < NR_CPUS; c++) {
+		uint64_t causes = f->raw.slots[c].wake_pending, exits = 0;
+
+		for (int k = 0; k < WAKE_NR_KINDS; k++)
+			causes += f->raw.wake[c].count[k];
+		for (int i = 0; i < IS_MAX_STATES; i++)
+			exits += f->raw.stats[c * IS_MAX_STATES + i].entries;
+		assert_int_equal(causes, exits);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hlt_timer_lateness),
+		cmocka_unit_test(test_after_exit_window_and_unknown),
+		cmocka_unit_test(test_ipi_and_wakee),
+		cmocka_unit_test(test_poll_softirq_and_irq_timer),
+		cmocka_unit_test(test_causes_sum_to_exits),
+	};
+
+	return cmocka_run_group_tests_name("replay-wake", tests, setup, teardown);
+}
