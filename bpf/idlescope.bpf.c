@@ -35,29 +35,29 @@ TP_PAIR(cpu_idle_miss, handle_idle_miss((__u32)cpu_id, (__u32)state, (__u32)(bel
 	__u64 cpu_id, __u64 state, __u64 below)
 
 /* x86 interrupt vectors: the cause of a wakeup, on the woken CPU */
-TP_PAIR(local_timer_entry, handle_wake_event(this_cpu(), bpf_ktime_get_ns(), WAKE_TIMER, 0),
+TP_PAIR(local_timer_entry, handle_wake_event(this_cpu(), 0, WAKE_TIMER, 0),
 	__u64 vector)
-TP_PAIR(reschedule_entry, handle_wake_event(this_cpu(), bpf_ktime_get_ns(), WAKE_IPI_RESCHED, 0),
+TP_PAIR(reschedule_entry, handle_wake_event(this_cpu(), 0, WAKE_IPI_RESCHED, 0),
 	__u64 vector)
-TP_PAIR(call_function_entry, handle_wake_event(this_cpu(), bpf_ktime_get_ns(), WAKE_IPI_CALL, 0),
+TP_PAIR(call_function_entry, handle_wake_event(this_cpu(), 0, WAKE_IPI_CALL, 0),
 	__u64 vector)
 TP_PAIR(call_function_single_entry,
-	handle_wake_event(this_cpu(), bpf_ktime_get_ns(), WAKE_IPI_CALL_SINGLE, 0), __u64 vector)
-TP_PAIR(irq_work_entry, handle_wake_event(this_cpu(), bpf_ktime_get_ns(), WAKE_IPI_IRQ_WORK, 0),
+	handle_wake_event(this_cpu(), 0, WAKE_IPI_CALL_SINGLE, 0), __u64 vector)
+TP_PAIR(irq_work_entry, handle_wake_event(this_cpu(), 0, WAKE_IPI_IRQ_WORK, 0),
 	__u64 vector)
 TP_PAIR(x86_platform_ipi_entry,
-	handle_wake_event(this_cpu(), bpf_ktime_get_ns(), WAKE_IPI_OTHER, vector), __u64 vector)
+	handle_wake_event(this_cpu(), 0, WAKE_IPI_OTHER, vector), __u64 vector)
 TP_PAIR(thermal_apic_entry,
-	handle_wake_event(this_cpu(), bpf_ktime_get_ns(), WAKE_IPI_OTHER, vector), __u64 vector)
+	handle_wake_event(this_cpu(), 0, WAKE_IPI_OTHER, vector), __u64 vector)
 
 /* every arch */
 TP_PAIR(irq_handler_entry,
-	handle_wake_event(this_cpu(), bpf_ktime_get_ns(), WAKE_IRQ, (__u32)irq),
+	handle_wake_event(this_cpu(), 0, WAKE_IRQ, (__u32)irq),
 	__u64 irq, void *action)
 TP_PAIR(softirq_entry,
-	handle_wake_event(this_cpu(), bpf_ktime_get_ns(), WAKE_SOFTIRQ, (__u32)vec), __u64 vec)
+	handle_wake_event(this_cpu(), 0, WAKE_SOFTIRQ, (__u32)vec), __u64 vec)
 TP_PAIR(sched_wake_idle_without_ipi,
-	handle_wake_event((__u32)cpu, bpf_ktime_get_ns(), WAKE_NO_IPI, this_cpu()), __u64 cpu)
+	handle_wake_event((__u32)cpu, 0, WAKE_NO_IPI, this_cpu()), __u64 cpu)
 TP_PAIR(ipi_send_cpu, handle_ipi_send(this_cpu(), (__u32)cpu), __u64 cpu, __u64 callsite,
 	__u64 callback)
 
@@ -66,8 +66,8 @@ static __always_inline void on_hrtimer(struct hrtimer *t, ktime_t *nowp)
 	__s64 hnow = 0;
 
 	bpf_probe_read_kernel(&hnow, sizeof(hnow), nowp);
-	handle_hrtimer(this_cpu(), bpf_ktime_get_ns(), (__u64)BPF_CORE_READ(t, function),
-		       BPF_CORE_READ(t, node.expires), hnow);
+	handle_hrtimer(this_cpu(), (__u64)BPF_CORE_READ(t, function), BPF_CORE_READ(t, node.expires),
+		       hnow);
 }
 TP_PAIR(hrtimer_expire_entry, on_hrtimer(hrtimer, now), struct hrtimer *hrtimer, ktime_t *now)
 
@@ -76,8 +76,7 @@ static __always_inline void on_sched_wakeup(struct task_struct *p)
 	char comm[16];
 
 	BPF_CORE_READ_STR_INTO(&comm, p, comm);
-	handle_sched_wakeup(this_cpu(), task_cpu_of(p), bpf_ktime_get_ns(),
-			    (__u32)BPF_CORE_READ(p, pid), comm);
+	handle_sched_wakeup(this_cpu(), task_cpu_of(p), (__u32)BPF_CORE_READ(p, pid), comm);
 }
 TP_PAIR(sched_wakeup, on_sched_wakeup(p), struct task_struct *p)
 
@@ -119,13 +118,13 @@ int replay_idle(struct bpf_raw_tracepoint_args *ctx)
 	case REPLAY_WAKE:
 		return replay_wake((__u32)cpu, now, state, arg);
 	case REPLAY_HRTIMER:
-		/* now is both the event clock and the handler's hrtimer now */
-		handle_hrtimer((__u32)cpu, now, state, (__s64)arg, (__s64)now);
+		/* now is the handler's hrtimer now */
+		handle_hrtimer((__u32)cpu, state, (__s64)arg, (__s64)now);
 		return 0;
 	case REPLAY_SCHED_WAKEUP:
 		__builtin_memcpy(comm, &arg, 8);
 		__builtin_memcpy(comm + 8, &arg2, 8);
-		handle_sched_wakeup((__u32)now, (__u32)cpu, 0, (__u32)state, comm);
+		handle_sched_wakeup((__u32)now, (__u32)cpu, (__u32)state, comm);
 		return 0;
 	}
 	return 1;

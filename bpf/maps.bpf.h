@@ -55,6 +55,9 @@ struct {
  * the period each CPU had in flight. 0 = unset. */
 __u64 start_ns;
 __u64 stop_ns;
+/* Set with stop_ns: lets the interrupt-path handlers stop without a clock
+ * read. */
+__u32 stopped;
 /* Events for a CPU beyond the maps (should stay 0; printed if not). */
 __u64 cpu_out_of_range;
 

@@ -126,12 +126,14 @@ static __always_inline bool wake_in_progress(const struct idle_cpu_slot *slot)
 	return slot->enter_ns || slot->wake_pending || slot->wake_open;
 }
 
-/* An event that may have ended the idle period of `cpu`. */
+/* An event that may have ended the idle period of `cpu`. now_ns is only
+ * needed for a cause that arrives after the exit; live callers pass 0 and
+ * the clock is read then (it costs more than the rest of the handler). */
 static __always_inline void handle_wake_event(__u32 cpu, __u64 now_ns, __u32 kind, __u64 detail)
 {
 	struct idle_cpu_slot *slot;
 
-	if (stop_ns && now_ns > stop_ns)
+	if (stopped)
 		return;
 	slot = bpf_map_lookup_elem(&idle_slots, &cpu);
 	if (!slot || !wake_in_progress(slot))
@@ -147,6 +149,8 @@ static __always_inline void handle_wake_event(__u32 cpu, __u64 now_ns, __u32 kin
 		return;
 	}
 	if (slot->wake_pending) {
+		if (!now_ns)
+			now_ns = bpf_ktime_get_ns();
 		if (now_ns - slot->exit_ns <= wake_window_ns) {
 			slot->wake_kind = (__u8)kind;
 			slot->wake_detail = detail;
@@ -158,13 +162,12 @@ static __always_inline void handle_wake_event(__u32 cpu, __u64 now_ns, __u32 kin
 /* hrtimer_expire_entry on `cpu`: the timer that ended the period (the first
  * one after a timer interrupt, or after an IRQ before any softirq, which is
  * how the arm64 arch timer shows) and its lateness now - expires. */
-static __always_inline void handle_hrtimer(__u32 cpu, __u64 now_ns, __u64 fn, __s64 expires,
-					   __s64 hnow)
+static __always_inline void handle_hrtimer(__u32 cpu, __u64 fn, __s64 expires, __s64 hnow)
 {
 	struct idle_cpu_slot *slot;
 	__u8 kind;
 
-	if (stop_ns && now_ns > stop_ns)
+	if (stopped)
 		return;
 	slot = bpf_map_lookup_elem(&idle_slots, &cpu);
 	if (!slot || !wake_in_progress(slot) || slot->wake_lat_done)
@@ -181,12 +184,12 @@ static __always_inline void handle_hrtimer(__u32 cpu, __u64 now_ns, __u64 fn, __
 
 /* sched_wakeup on the waker's CPU (or on the target, for wakelist wakeups):
  * the first task woken onto an idle-or-waking CPU during its wake. */
-static __always_inline void handle_sched_wakeup(__u32 this_cpu, __u32 target, __u64 now_ns,
-						__u32 pid, const char *comm)
+static __always_inline void handle_sched_wakeup(__u32 this_cpu, __u32 target, __u32 pid,
+						const char *comm)
 {
 	struct idle_cpu_slot *slot;
 
-	if (stop_ns && now_ns > stop_ns)
+	if (stopped)
 		return;
 	slot = bpf_map_lookup_elem(&idle_slots, &target);
 	if (!slot || slot->wakee_valid || !wake_in_progress(slot))

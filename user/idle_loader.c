@@ -253,6 +253,7 @@ void idle_session_start(struct idle_session *s, uint64_t start_ns)
 void idle_session_stop(struct idle_session *s, uint64_t stop_ns)
 {
 	s->skel->bss->stop_ns = stop_ns;
+	s->skel->bss->stopped = 1;
 }
 
 static int read_array(int fd, uint32_t n, void *out, size_t value_size)

@@ -64,7 +64,7 @@ restore_governor() {
 # IDs of loaded BPF programs with our names, one per line.
 our_bpf_prog_ids() {
 	bpftool -j prog show 2>/dev/null |
-		jq -r '.[] | select(.name | test("^(tp_btf|raw_tp)_cpu_idle|^replay_idle")) | .id'
+		jq -r '.[] | select(.name | test("^(tp_btf|raw_tp)_|^replay_idle")) | .id'
 }
 
 # Highest program ID now; programs created later have larger IDs.
