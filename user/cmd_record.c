@@ -2,7 +2,6 @@
  * a duration, a command's lifetime or until a signal, then print the summary
  * (and, with -i, a line per interval). */
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +14,7 @@
 #include "model.h"
 #include "render.h"
 #include "topology.h"
+#include "window.h"
 #include "workload.h"
 
 /* How often disable flags and PM QoS limits are re-read into the maps. */
@@ -33,8 +33,9 @@ struct record {
 	uint64_t snapshot_ns; /* time spent reading the two snapshots */
 	struct idle_session sess;
 	struct cpulist sel;
-	struct workload wl;
-	bool have_wl;
+	struct window win;
+	uint64_t start;
+	uint64_t next_state_refresh;
 	FILE *out;
 	struct idle_raw prev; /* last interval snapshot */
 	uint64_t prev_ns;
@@ -150,45 +151,22 @@ static void print_interval(struct record *r, uint64_t now, uint64_t start)
 	r->prev_ns = now;
 }
 
-/* Waits for the end of the window; returns the signal that ended it, or 0. */
-static int run_window(struct record *r, uint64_t start, const sigset_t *waitset)
+static void on_interval(void *ctx, uint64_t now)
 {
-	uint64_t end = r->o.duration_ns ? start + r->o.duration_ns : UINT64_MAX;
-	uint64_t next_tick = r->o.interval_ns ? start + r->o.interval_ns : UINT64_MAX;
-	uint64_t next_qos = start + QOS_REFRESH_NS, next_state = start + STATE_REFRESH_NS;
+	struct record *r = ctx;
 
-	for (;;) {
-		uint64_t now = idle_now_ns(), wake = end;
-		struct timespec ts;
-		int sig;
+	print_interval(r, now, r->start);
+}
 
-		if (now >= end)
-			return 0;
-		if (now >= next_tick) {
-			print_interval(r, now, start);
-			next_tick += r->o.interval_ns;
-			continue;
-		}
-		if (now >= next_qos) {
-			push_params(r, now >= next_state);
-			if (now >= next_state)
-				next_state = now + STATE_REFRESH_NS;
-			next_qos = now + QOS_REFRESH_NS;
-		}
-		if (next_tick < wake)
-			wake = next_tick;
-		if (next_qos < wake)
-			wake = next_qos;
-		ts.tv_sec = (time_t)((wake - now) / 1000000000ULL);
-		ts.tv_nsec = (long)((wake - now) % 1000000000ULL);
-		sig = sigtimedwait(waitset, NULL, &ts);
-		if (sig == SIGCHLD) {
-			if (r->have_wl && workload_poll(&r->wl))
-				return 0;
-		} else if (sig > 0) {
-			return sig;
-		}
-	}
+/* disable flags and PM QoS into the maps; device files every STATE_REFRESH_NS */
+static void on_refresh(void *ctx, uint64_t now)
+{
+	struct record *r = ctx;
+	bool all = now >= r->next_state_refresh;
+
+	push_params(r, all);
+	if (all)
+		r->next_state_refresh = now + STATE_REFRESH_NS;
 }
 
 static int emit_summary(struct record *r, uint64_t start, uint64_t stop)
@@ -245,7 +223,7 @@ static int alloc_tables(struct record *r)
 int cmd_record(int argc, char **argv)
 {
 	struct record r = { .o = { .format = FMT_TABLE }, .out = stdout, .wake = true };
-	sigset_t waitset, oldmask;
+	struct window_ticks ticks = { on_interval, on_refresh, &r };
 	uint64_t start, stop, qos;
 	char err[256];
 	int ret = EXIT_RUNTIME, sig = 0, e;
@@ -296,49 +274,37 @@ int cmd_record(int argc, char **argv)
 		goto cleanup;
 	}
 
-	/* Signals end the window through sigtimedwait, never asynchronously. */
-	sigemptyset(&waitset);
-	sigaddset(&waitset, SIGINT);
-	sigaddset(&waitset, SIGTERM);
-	sigaddset(&waitset, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &waitset, &oldmask);
-	if (r.o.command) {
-		if ((e = workload_start(&r.wl, r.o.command, &oldmask))) {
-			cli_error("cannot start '%s': %s", r.o.command[0], strerror(-e));
-			goto cleanup;
-		}
-		r.have_wl = true;
-	}
+	r.win.duration_ns = r.o.duration_ns;
+	r.win.interval_ns = r.o.interval_ns;
+	r.win.refresh_ns = QOS_REFRESH_NS;
+	if ((ret = window_prepare(&r.win, r.o.command)))
+		goto cleanup;
+	ret = EXIT_RUNTIME;
 
 	r.snapshot_ns = read_counters(&r, r.k_start);
 	start = idle_now_ns();
+	r.start = start;
+	r.next_state_refresh = start + STATE_REFRESH_NS;
 	idle_session_start(&r.sess, start);
 	if (r.o.interval_ns) {
 		idle_session_read(&r.sess, &r.prev);
 		r.prev_ns = start;
 	}
-	if (r.have_wl && (e = workload_release(&r.wl))) {
-		cli_error("cannot run '%s': %s", r.o.command[0], strerror(-e));
-		ret = 127;
+	if ((ret = window_release(&r.win, r.o.command)))
 		goto cleanup;
-	}
+	ret = EXIT_RUNTIME;
 
-	sig = run_window(&r, start, &waitset);
+	sig = window_wait(&r.win, start, &ticks);
 
 	stop = idle_now_ns();
 	idle_session_stop(&r.sess, stop);
 	r.snapshot_ns += read_counters(&r, r.k_end);
 	if (emit_summary(&r, start, stop))
 		goto cleanup;
-	ret = EXIT_OK;
-	if (r.have_wl) {
-		workload_stop(&r.wl, sig ? SIGTERM : 0);
-		ret = workload_exit_code(&r.wl);
-	}
+	ret = window_finish(&r.win, sig);
 
 cleanup:
-	if (r.have_wl)
-		workload_stop(&r.wl, SIGTERM);
+	window_cleanup(&r.win);
 	idle_session_close(&r.sess);
 	cpuidle_counters_close(&r.kfiles);
 	idle_raw_free(&r.prev);
