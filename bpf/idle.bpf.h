@@ -81,6 +81,8 @@ static __always_inline int account(__u32 cpu, __u64 s, __u64 r)
 	b = is_hist_bucket(r);
 	if (b < IS_HIST_BUCKETS)
 		st->hist[b]++;
+	if (hist_metric == HM_RESIDENCY)
+		hist_add(cpu, (__u32)s, r);
 
 	p = bpf_map_lookup_elem(&idle_params, &cpu);
 	if (!p || !(p->flags & IS_PARAMS_VALID) || (p->flags & IS_PARAMS_NO_CLASSIFY) ||
@@ -115,6 +117,8 @@ static __always_inline void handle_idle(__u32 cpu, __u64 now_ns, __u32 state)
 		}
 		if (wake_enabled)
 			wake_on_enter(cpu, slot);
+		if (hist_metric == HM_IDLE_ENTRY)
+			sched_on_idle(cpu, slot, now_ns, state, false);
 		slot->state = state;
 		slot->enter_ns = now_ns;
 		return;
@@ -124,6 +128,8 @@ static __always_inline void handle_idle(__u32 cpu, __u64 now_ns, __u32 state)
 	slot->last_counted = 0;
 	if (now_ns < start_ns)
 		return;
+	if (hist_metric == HM_IDLE_EXIT)
+		sched_on_idle(cpu, slot, now_ns, slot->state, true);
 	if (!enter) {
 		/* The period began before we attached. */
 		if (!slot->unmatched_exits)

@@ -8,11 +8,14 @@
 #include <bpf/bpf_tracing.h>
 #include "idle_stats.h"
 #include "wake_stats.h"
+#include "hist_data.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
 #include "maps.bpf.h"
+#include "hist.bpf.h"
 #include "wake.bpf.h"
+#include "sched.bpf.h"
 #include "idle.bpf.h"
 
 /* One handler call, two attach flavours. Arguments are declared u64 (or as
@@ -71,14 +74,54 @@ static __always_inline void on_hrtimer(struct hrtimer *t, ktime_t *nowp)
 }
 TP_PAIR(hrtimer_expire_entry, on_hrtimer(hrtimer, now), struct hrtimer *hrtimer, ktime_t *now)
 
-static __always_inline void on_sched_wakeup(struct task_struct *p)
+/* hm: which hist metric this wakeup event feeds (HM_NONE: attribution only) */
+static __always_inline void on_sched_wakeup(struct task_struct *p, __u32 hm)
 {
+	__u32 pid = (__u32)BPF_CORE_READ(p, pid);
 	char comm[16];
 
 	BPF_CORE_READ_STR_INTO(&comm, p, comm);
-	handle_sched_wakeup(this_cpu(), task_cpu_of(p), (__u32)BPF_CORE_READ(p, pid), comm);
+	if (wake_enabled && hm != HM_WAKEUP_LATENCY)
+		handle_sched_wakeup(this_cpu(), task_cpu_of(p), pid, comm);
+	if (hist_metric != HM_NONE && hist_metric == hm)
+		handle_task_ready(bpf_ktime_get_ns(), pid, (__u32)BPF_CORE_READ(p, tgid), comm);
 }
-TP_PAIR(sched_wakeup, on_sched_wakeup(p), struct task_struct *p)
+TP_PAIR(sched_wakeup, on_sched_wakeup(p, HM_RUNQ_LATENCY), struct task_struct *p)
+TP_PAIR(sched_wakeup_new, on_sched_wakeup(p, HM_RUNQ_LATENCY), struct task_struct *p)
+TP_PAIR(sched_waking, on_sched_wakeup(p, HM_WAKEUP_LATENCY), struct task_struct *p)
+
+/* sched_switch gained prev_state in 5.18; before, read the racy task state
+ * (renamed from state to __state in 5.14). */
+typedef void (*btf_trace_sched_switch___new)(void *, bool, struct task_struct *,
+					     struct task_struct *, unsigned int);
+struct task_struct___state_old {
+	long state;
+} __attribute__((preserve_access_index));
+
+static __always_inline void on_sched_switch(unsigned long long *ctx, struct task_struct *prev,
+					    struct task_struct *next)
+{
+	bool runnable = false;
+	char comm[16] = {};
+
+	if (hist_metric == HM_RUNQ_LATENCY) {
+		long st;
+
+		if (bpf_core_type_exists(btf_trace_sched_switch___new))
+			st = (long)ctx[3];
+		else if (bpf_core_field_exists(prev->__state))
+			st = BPF_CORE_READ(prev, __state);
+		else
+			st = BPF_CORE_READ((struct task_struct___state_old *)prev, state);
+		runnable = st == 0; /* TASK_RUNNING */
+		BPF_CORE_READ_STR_INTO(&comm, prev, comm);
+	}
+	handle_switch(this_cpu(), bpf_ktime_get_ns(), (__u32)BPF_CORE_READ(prev, pid),
+		      (__u32)BPF_CORE_READ(prev, tgid), comm, runnable,
+		      (__u32)BPF_CORE_READ(next, pid));
+}
+TP_PAIR(sched_switch, on_sched_switch(ctx, prev, next), bool preempt, struct task_struct *prev,
+	struct task_struct *next)
 
 /* Replay: never attached; BPF_PROG_TEST_RUN passes a struct replay_event as
  * the context, and the same handlers run with the event's cpu and clock. */

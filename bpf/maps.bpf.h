@@ -50,6 +50,23 @@ struct {
 	__type(value, struct wake_detail_val);
 } wake_details SEC(".maps");
 
+/* `idlescope hist` histograms, indexed by cpu * IS_MAX_STATES + state. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, IS_MAX_STATES);
+	__type(key, __u32);
+	__type(value, struct hist_slot);
+} hist_data SEC(".maps");
+
+/* When a task became runnable, for wakeup and run-queue latency. LRU: a
+ * task that exits before it runs cannot fill the map. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, __u64);
+} task_ts SEC(".maps");
+
 /* The window: exits before start_ns are not counted; from stop_ns on the
  * handlers do nothing, so map reads after it see a frozen picture, including
  * the period each CPU had in flight. 0 = unset. */
@@ -66,5 +83,13 @@ const volatile bool wake_enabled = false;
 /* How long after an idle exit the first event still counts as its cause
  * (MWAIT/WFI-style states handle the waking interrupt after the exit). */
 const volatile __u64 wake_window_ns = 50000;
+/* `idlescope hist`: the metric (enum hist_metric, HM_NONE for record), its
+ * display unit or linear step, and the task filter (-p tgid, -c comm). */
+const volatile __u32 hist_metric = HM_NONE;
+const volatile __u64 hist_unit_ns = 1000;
+const volatile __u64 hist_linear_ns = 0;
+const volatile __u32 targ_tgid = 0;
+const volatile bool filter_comm = false;
+const volatile char targ_comm[16] = {};
 
 #endif

@@ -7,6 +7,7 @@
 #define IDLESCOPE_WAKE_BPF_H
 
 #include "maps.bpf.h"
+#include "hist.bpf.h"
 
 /* thread_info.cpu since 5.16 on every arch; task_struct.cpu before. */
 struct task_struct___cpu_old {
@@ -66,6 +67,8 @@ static __always_inline void wake_account_timer(__u32 cpu, struct idle_cpu_slot *
 		if (b < IS_HIST_BUCKETS)
 			ls->hist[b]++;
 	}
+	if (hist_metric == HM_EXIT_LATENCY)
+		hist_add(cpu, slot->wake_state, lat);
 	wake_detail_add(cpu, WDETAIL_TIMER_FN, 0, slot->timer_fn, slot->wake_early, NULL);
 }
 

@@ -61,7 +61,9 @@ struct idle_cpu_slot {
 	/* the hrtimer that ended the period (self-written) */
 	__u64 timer_fn;
 	__u64 timer_lat_ns;
-	__u64 pad[2];
+	/* idle entry/exit overhead (hist idle-entry / idle-exit) */
+	__u64 to_idle_ns;   /* switch to the idle task, not yet in cpu_idle */
+	__u64 last_exit_ns; /* last idle exit, no switch away yet */
 } __attribute__((aligned(64)));
 
 /* Per CPU and state: everything summed over completed idle periods. */

@@ -4,5 +4,6 @@
 #define IDLESCOPE_COMMANDS_H
 
 int cmd_record(int argc, char **argv);
+int cmd_hist(int argc, char **argv);
 
 #endif

@@ -73,7 +73,7 @@ static bool tracefs_has_event(const char *event)
 }
 
 /* The events, in the order they attach. */
-enum ev_group { EV_IDLE, EV_MISS, EV_WAKE };
+enum ev_group { EV_IDLE, EV_MISS, EV_WAKE, EV_SCHED };
 static const struct event {
 	const char *name;
 	enum ev_group group;
@@ -92,6 +92,9 @@ static const struct event {
 	{ "softirq_entry", EV_WAKE, NULL },
 	{ "hrtimer_expire_entry", EV_WAKE, NULL },
 	{ "sched_wakeup", EV_WAKE, NULL },
+	{ "sched_waking", EV_SCHED, NULL },
+	{ "sched_wakeup_new", EV_SCHED, NULL },
+	{ "sched_switch", EV_SCHED, NULL },
 	{ "sched_wake_idle_without_ipi", EV_WAKE, NULL },
 	{ "ipi_send_cpu", EV_WAKE, NULL },
 };
@@ -114,8 +117,19 @@ static void note_missing(struct idle_session *s, const char *event)
 
 static bool wanted(const struct idle_session *s, const struct event *e)
 {
+	uint32_t m = s->hist_metric;
+
 	if (e->group == EV_MISS)
-		return !env_set("IDLESCOPE_NO_IDLE_MISS");
+		return s->hist_metric == HM_NONE && !env_set("IDLESCOPE_NO_IDLE_MISS");
+	if (!strcmp(e->name, "sched_wakeup"))
+		return s->wake || m == HM_RUNQ_LATENCY;
+	if (!strcmp(e->name, "sched_wakeup_new"))
+		return m == HM_RUNQ_LATENCY;
+	if (!strcmp(e->name, "sched_waking"))
+		return m == HM_WAKEUP_LATENCY;
+	if (!strcmp(e->name, "sched_switch"))
+		return m == HM_WAKEUP_LATENCY || m == HM_RUNQ_LATENCY || m == HM_IDLE_ENTRY ||
+		       m == HM_IDLE_EXIT;
 	if (e->group == EV_WAKE)
 		return s->wake;
 	return true;
@@ -163,7 +177,8 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 	memset(s, 0, sizeof(*s));
 	s->nr_cpus = nr_cpus;
 	s->replay = o->replay;
-	s->wake = o->wake || o->replay;
+	s->wake = o->wake || o->replay || o->hist_metric == HM_EXIT_LATENCY;
+	s->hist_metric = o->hist_metric;
 	libbpf_set_print(libbpf_print);
 	s->skel = idlescope_bpf__open();
 	if (!s->skel) {
@@ -175,7 +190,18 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 	bpf_map__set_max_entries(s->skel->maps.idle_stats, (uint32_t)nr_cpus * IS_MAX_STATES);
 	bpf_map__set_max_entries(s->skel->maps.wake_stats, (uint32_t)nr_cpus);
 	bpf_map__set_max_entries(s->skel->maps.wake_lat, (uint32_t)nr_cpus * IS_MAX_STATES);
+	bpf_map__set_max_entries(s->skel->maps.hist_data, (uint32_t)nr_cpus * IS_MAX_STATES);
 	s->skel->rodata->wake_enabled = s->wake;
+	s->skel->rodata->hist_metric = o->hist_metric;
+	if (o->hist_unit_ns)
+		s->skel->rodata->hist_unit_ns = o->hist_unit_ns;
+	s->skel->rodata->hist_linear_ns = o->hist_linear_ns;
+	s->skel->rodata->targ_tgid = o->tgid;
+	if (o->comm) {
+		s->skel->rodata->filter_comm = true;
+		strncpy((char *)s->skel->rodata->targ_comm, o->comm,
+			sizeof(s->skel->rodata->targ_comm) - 1);
+	}
 
 	bpf_object__for_each_program(p, s->skel->obj)
 		bpf_program__set_autoload(p, false);
@@ -319,6 +345,21 @@ int idle_session_read(struct idle_session *s, struct idle_raw *out)
 	}
 	out->cpu_out_of_range = s->skel->bss->cpu_out_of_range;
 	return 0;
+}
+
+int idle_session_read_hist(struct idle_session *s, struct hist_slot *out, bool reset)
+{
+	int fd = bpf_map__fd(s->skel->maps.hist_data);
+	uint32_t n = (uint32_t)s->nr_cpus * IS_MAX_STATES;
+	int err = read_array(fd, n, out, sizeof(*out));
+	static const struct hist_slot zero;
+
+	/* Zeroing races with handlers adding to the slot (lost counts of one
+	 * update at most); libbpf-tools clear the same way. */
+	for (uint32_t k = 0; !err && reset && k < n; k++)
+		if (out[k].count && bpf_map_update_elem(fd, &k, &zero, BPF_ANY))
+			err = -errno;
+	return err;
 }
 
 void idle_raw_free(struct idle_raw *r)

@@ -10,6 +10,7 @@
 
 #include "idle_stats.h"
 #include "wake_stats.h"
+#include "hist_data.h"
 
 struct idlescope_bpf;
 struct bpf_link;
@@ -21,6 +22,7 @@ struct idle_session {
 	int nr_cpus;
 	bool replay;
 	bool wake;               /* wakeup attribution loaded */
+	uint32_t hist_metric;    /* enum hist_metric loaded, HM_NONE for record */
 	bool have_idle_miss;     /* cpu_idle_miss attached */
 	const char *idle_attach; /* "tp_btf" or "raw_tp" */
 	const char *miss_attach; /* "tp_btf", "raw_tp" or NULL */
@@ -49,6 +51,12 @@ struct idle_raw {
 struct session_opts {
 	bool replay; /* load only the never-attached replay program */
 	bool wake;   /* wakeup attribution (interrupt-path programs) */
+	/* `idlescope hist` */
+	uint32_t hist_metric;   /* enum hist_metric, HM_NONE for record */
+	uint64_t hist_unit_ns;  /* log2 display unit */
+	uint64_t hist_linear_ns; /* linear step, 0 = log2 */
+	uint32_t tgid;          /* -p, 0 = any */
+	const char *comm;       /* -c, NULL = any */
 };
 
 /* Opens and loads. Returns 0, or -1 with a one-line reason in err (exit
@@ -64,6 +72,10 @@ void idle_session_stop(struct idle_session *s, uint64_t stop_ns);
 int idle_session_read(struct idle_session *s, struct idle_raw *out);
 void idle_raw_free(struct idle_raw *r);
 void idle_session_close(struct idle_session *s);
+
+/* Copies the hist histograms ([nr_cpus * IS_MAX_STATES]) and, with reset,
+ * zeroes them for the next interval. Returns 0 or -errno. */
+int idle_session_read_hist(struct idle_session *s, struct hist_slot *out, bool reset);
 
 /* Feeds one replay event through BPF_PROG_TEST_RUN. Returns the program's
  * return value (0 = handled) or -errno. */

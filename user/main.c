@@ -16,6 +16,7 @@ static const struct {
 	const char *help;
 } commands[] = {
 	{ "record", cmd_record, "idle-state residency and prediction error, cross-checked with the kernel" },
+	{ "hist", cmd_hist, "one-shot histograms: residency, exit/wakeup/runq latency, idle entry/exit" },
 };
 
 static void usage(FILE *f)

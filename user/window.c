@@ -54,6 +54,8 @@ int window_wait(struct window *w, uint64_t start, const struct window_ticks *t)
 		if (now >= next_tick) {
 			if (t && t->on_interval)
 				t->on_interval(t->ctx, now);
+			if (w->done)
+				return 0;
 			next_tick += w->interval_ns;
 			continue;
 		}

@@ -17,6 +17,7 @@ struct window {
 	struct workload wl;
 	bool have_wl;
 	bool signals_blocked;
+	bool done; /* set by a tick callback to end the window */
 	sigset_t waitset, oldmask;
 };
 

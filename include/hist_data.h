@@ -1,0 +1,35 @@
+/* Map layout and knobs of `idlescope hist` (bpf/hist.bpf.h, bpf/sched.bpf.h).
+ * __u* types only. */
+#ifndef IDLESCOPE_HIST_DATA_H
+#define IDLESCOPE_HIST_DATA_H
+
+#include "hist.h"
+
+enum hist_metric {
+	HM_NONE = 0,
+	HM_RESIDENCY,      /* idle period length, per state */
+	HM_EXIT_LATENCY,   /* hrtimer lateness of timer-ended periods, per state */
+	HM_WAKEUP_LATENCY, /* sched_waking -> the task switched in */
+	HM_RUNQ_LATENCY,   /* sched_wakeup(_new) or preemption -> switched in */
+	HM_IDLE_ENTRY,     /* switch to the idle task -> cpu_idle enter, per state */
+	HM_IDLE_EXIT,      /* cpu_idle exit -> switch away from idle, per state */
+	HM_NR_METRICS
+};
+
+/* Display buckets, chosen in the kernel from the user's unit and --linear:
+ * log2: 0 = [0, 1 unit), k = [2^(k-1), 2^k) units; linear: k = [k*step,
+ * (k+1)*step), the last one open. */
+#define IS_DISP_BUCKETS 64
+
+/* Per CPU and state (state 0 for metrics without one). fine[] is the
+ * shared quarter-octave histogram the percentiles come from. */
+struct hist_slot {
+	__u64 count;
+	__u64 sum_ns;
+	__u64 min_ns;
+	__u64 max_ns;
+	__u64 disp[IS_DISP_BUCKETS];
+	__u64 fine[IS_HIST_BUCKETS];
+} __attribute__((aligned(64)));
+
+#endif

@@ -1,0 +1,116 @@
+#!/usr/bin/env bats
+# `idlescope hist`: bad input, and each metric against what the workload or
+# the kernel says independently (sysfs usage, perf's own timing,
+# cyclictest's own latency).
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup() {
+	OUT="$BATS_TEST_TMPDIR/hist.json"
+}
+
+@test "hist: bad input is a usage error (exit 2)" {
+	run "$IDLESCOPE" hist
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"missing METRIC"* ]]
+	run "$IDLESCOPE" hist bogus
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"unknown METRIC 'bogus'"* ]]
+	run "$IDLESCOPE" hist residency -1
+	[ "$status" -eq 2 ]
+	run "$IDLESCOPE" hist residency 0
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"invalid INTERVAL"* ]]
+	run "$IDLESCOPE" hist residency --linear 0
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--linear needs a bucket width"* ]]
+	run "$IDLESCOPE" hist wakeup-latency -p 999999999
+	[ "$status" -eq 2 ]
+	run "$IDLESCOPE" hist wakeup-latency -p 4194303
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"no process with PID 4194303"* ]]
+	run "$IDLESCOPE" hist residency -p 1
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"-p and -c apply to"* ]]
+	run "$IDLESCOPE" hist wakeup-latency --per-state
+	[ "$status" -eq 2 ]
+	run "$IDLESCOPE" hist residency --unit s
+	[ "$status" -eq 2 ]
+	run -127 "$IDLESCOPE" hist residency 1 x
+	[ "$status" -eq 127 ] # "x" starts a COMMAND, which does not exist
+}
+
+@test "hist residency: count matches the kernel's usage delta on that CPU" {
+	require_cpuidle_driver
+	[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
+	local before after
+	before=$(( $(paste -sd+ /sys/devices/system/cpu/cpu1/cpuidle/state*/usage) ))
+	run "$IDLESCOPE" hist residency -C 1 --format json -o "$OUT" -- \
+		cyclictest --laptop -q -t 1 -a 1 -i 1000 -D 2
+	after=$(( $(paste -sd+ /sys/devices/system/cpu/cpu1/cpuidle/state*/usage) ))
+	[ "$status" -eq 0 ]
+	# the sysfs reads bracket the whole idlescope run (load and attach too,
+	# ~30 ms at ~1 kHz): our count is inside it and at most 5% short
+	jq -e --argjson k $((after - before)) \
+		'.histograms[0].count <= $k and .histograms[0].count >= $k * 0.95' "$OUT"
+	jq -e '.histograms[0] | ([.buckets[].count] | add) == .count and
+		.min_ns <= .p50_ns and .p50_ns <= .p90_ns and .p90_ns <= .p99_ns and .p99_ns <= .max_ns' "$OUT"
+}
+
+@test "hist exit-latency --per-state: bounded by cyclictest's latency" {
+	[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
+	"$IDLESCOPE" hist exit-latency -C 1 --per-state --format json -o "$OUT" -- \
+		cyclictest --laptop -q -t 1 -a 1 -i 1000 -D 3 > "$BATS_TEST_TMPDIR/cyc.txt"
+	local cmin cavg
+	cmin=$(sed -n 's/.*Min: *\([0-9]*\).*/\1/p' "$BATS_TEST_TMPDIR/cyc.txt")
+	cavg=$(sed -n 's/.*Avg: *\([0-9]*\).*/\1/p' "$BATS_TEST_TMPDIR/cyc.txt")
+	# cyclictest's latency (expiry -> thread running) contains ours (expiry
+	# -> hrtimer handler): see wakeups_live.bats for the bounds
+	jq -e --argjson cmin "$cmin" --argjson cavg "$cavg" '
+		[.histograms[]] as $h | ([$h[].count] | add) as $n |
+		$n > 2000 and ([$h[].min_ns] | min) <= $cmin * 1000 and
+		([$h[].sum_ns] | add) / $n <= $cavg * 1000 * 1.1 + 2000 and
+		(.histograms | all(.state.name != null))' "$OUT"
+}
+
+@test "hist wakeup-latency -c: twice per pipe round trip, median under perf's round trip" {
+	run "$IDLESCOPE" hist wakeup-latency -c sched-pipe --format json -o "$OUT" -- \
+		perf bench sched pipe -l 20000
+	[ "$status" -eq 0 ]
+	local usecs
+	usecs=$(echo "$output" | sed -n 's/^ *\([0-9.]*\) usecs\/op.*/\1/p')
+	[ -n "$usecs" ]
+	# each round trip wakes each side once; the wakeup is part of the trip
+	jq -e --argjson us "$usecs" '.histograms[0] |
+		.count >= 2 * 20000 * 0.95 and .count <= 2 * 20000 * 1.05 and
+		.p50_ns <= $us * 1000' "$OUT"
+}
+
+@test "hist runq-latency, idle-entry, idle-exit produce consistent histograms" {
+	for m in runq-latency idle-entry idle-exit; do
+		run "$IDLESCOPE" hist "$m" --format json -o "$OUT" -- perf bench sched pipe -l 5000
+		[ "$status" -eq 0 ]
+		jq -e '.histograms[0] | .count > 0 and ([.buckets[].count] | add) == .count and
+			.min_ns <= .p50_ns and .p99_ns <= .max_ns' "$OUT"
+	done
+}
+
+@test "hist INTERVAL COUNT: COUNT reports, then it ends by itself" {
+	run "$IDLESCOPE" hist residency 0.3 3 --format json -o "$OUT"
+	[ "$status" -eq 0 ]
+	[ "$(wc -l < "$OUT")" -eq 3 ]
+	jq -e -s '[.[].interval] == [1,2,3]' "$OUT"
+}
+
+@test "hist --per-cpu and --linear" {
+	run "$IDLESCOPE" hist residency --per-cpu --linear 250 -d 1 --format json -o "$OUT"
+	[ "$status" -eq 0 ]
+	[ "$(jq '.histograms | length' "$OUT")" -eq "$(nproc --all)" ]
+	jq -e '.linear_ns == 250000 and ([.histograms[].buckets[] | select(.hi_ns != null) |
+		.hi_ns - .lo_ns] | unique) == [250000]' "$OUT"
+	run "$IDLESCOPE" hist residency -d 0.5
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"count    distribution"* ]]
+	[[ "$output" == *"p50="* ]]
+}

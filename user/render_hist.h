@@ -1,0 +1,41 @@
+/* Rendering of `idlescope hist`: libbpf-tools-style ASCII histograms with
+ * percentiles, or JSON (one object per interval). */
+#ifndef IDLESCOPE_RENDER_HIST_H
+#define IDLESCOPE_RENDER_HIST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "hist_data.h"
+#include "render.h"
+
+/* struct hist_slot in userspace types. */
+struct hist_sums {
+	uint64_t count, sum_ns, min_ns, max_ns;
+	uint64_t disp[IS_DISP_BUCKETS];
+	uint64_t fine[IS_HIST_BUCKETS];
+};
+
+/* One histogram to print: a CPU (or -1 = all selected) and a state (or -1). */
+struct hist_view {
+	int cpu;
+	int state;
+	const char *state_name;
+	struct hist_sums h;
+};
+
+struct hist_report {
+	const char *metric;
+	const char *unit;       /* "ns", "us", "ms" */
+	uint64_t unit_ns;
+	uint64_t linear_ns;     /* 0 = log2 */
+	int seq;                /* interval number, 0 = whole run */
+	uint64_t duration_ns;
+	int nr_views;
+	struct hist_view *views;
+};
+
+void render_hist(FILE *f, enum out_format fmt, const struct hist_report *r);
+
+#endif
