@@ -85,6 +85,8 @@ static __always_inline void on_sched_wakeup(struct task_struct *p, __u32 hm)
 		handle_sched_wakeup(this_cpu(), task_cpu_of(p), pid, comm);
 	if (hist_metric != HM_NONE && hist_metric == hm)
 		handle_task_ready(bpf_ktime_get_ns(), pid, (__u32)BPF_CORE_READ(p, tgid), comm);
+	else if (hist_metric == HM_WAKEUP_LATENCY && hm == HM_RUNQ_LATENCY)
+		handle_task_wakeup(bpf_ktime_get_ns(), pid); /* sched_wakeup: the split */
 }
 TP_PAIR(sched_wakeup, on_sched_wakeup(p, HM_RUNQ_LATENCY), struct task_struct *p)
 TP_PAIR(sched_wakeup_new, on_sched_wakeup(p, HM_RUNQ_LATENCY), struct task_struct *p)

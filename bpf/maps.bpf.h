@@ -64,7 +64,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 16384);
 	__type(key, __u32);
-	__type(value, __u64);
+	__type(value, struct task_ready);
 } task_ts SEC(".maps");
 
 /* The window: exits before start_ns are not counted; from stop_ns on the

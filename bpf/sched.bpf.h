@@ -32,9 +32,20 @@ static __always_inline bool sched_window_open(__u64 now_ns)
 static __always_inline void handle_task_ready(__u64 now_ns, __u32 pid, __u32 tgid,
 					      const char *comm)
 {
+	struct task_ready r = { .ready_ns = now_ns };
+
 	if (!pid || !sched_window_open(now_ns) || !task_selected(tgid, comm))
 		return;
-	bpf_map_update_elem(&task_ts, &pid, &now_ns, BPF_ANY);
+	bpf_map_update_elem(&task_ts, &pid, &r, BPF_ANY);
+}
+
+/* wakeup-latency: the sched_wakeup that follows a sched_waking. */
+static __always_inline void handle_task_wakeup(__u64 now_ns, __u32 pid)
+{
+	struct task_ready *r = bpf_map_lookup_elem(&task_ts, &pid);
+
+	if (r && !r->wakeup_ns)
+		r->wakeup_ns = now_ns;
 }
 
 /* A context switch on cpu. prev_runnable: prev was preempted, still
@@ -44,7 +55,7 @@ static __always_inline void handle_switch(__u32 cpu, __u64 now_ns, __u32 prev_pi
 					  bool prev_runnable, __u32 next_pid)
 {
 	struct idle_cpu_slot *slot;
-	__u64 *ts;
+	struct task_ready *r;
 
 	if (!sched_window_open(now_ns))
 		return;
@@ -53,11 +64,16 @@ static __always_inline void handle_switch(__u32 cpu, __u64 now_ns, __u32 prev_pi
 			handle_task_ready(now_ns, prev_pid, prev_tgid, prev_comm);
 		if (!next_pid)
 			return;
-		ts = bpf_map_lookup_elem(&task_ts, &next_pid);
-		if (!ts)
+		r = bpf_map_lookup_elem(&task_ts, &next_pid);
+		if (!r)
 			return;
-		if (now_ns > *ts)
-			hist_add(cpu, 0, now_ns - *ts);
+		if (now_ns > r->ready_ns)
+			hist_add(cpu, WP_TOTAL, now_ns - r->ready_ns);
+		if (hist_metric == HM_WAKEUP_LATENCY && r->wakeup_ns >= r->ready_ns &&
+		    now_ns >= r->wakeup_ns) {
+			hist_add(cpu, WP_WAKEUP, r->wakeup_ns - r->ready_ns);
+			hist_add(cpu, WP_RUNQ, now_ns - r->wakeup_ns);
+		}
 		bpf_map_delete_elem(&task_ts, &next_pid);
 		return;
 	}

@@ -16,6 +16,20 @@ enum hist_metric {
 	HM_NR_METRICS
 };
 
+/* wakeup-latency keeps its three parts in the state slots of CPU rows. */
+enum wakeup_part {
+	WP_TOTAL = 0,   /* sched_waking -> switched in */
+	WP_WAKEUP = 1,  /* sched_waking -> sched_wakeup: the wakeup path (IPI, idle exit) */
+	WP_RUNQ = 2,    /* sched_wakeup -> switched in: the run queue */
+	WP_NR_PARTS
+};
+
+/* When a task became ready (task_ts values). */
+struct task_ready {
+	__u64 ready_ns;  /* sched_waking (wakeup-latency) or wakeup/preemption (runq) */
+	__u64 wakeup_ns; /* wakeup-latency: its sched_wakeup, 0 until seen */
+};
+
 /* Display buckets, chosen in the kernel from the user's unit and --linear:
  * log2: 0 = [0, 1 unit), k = [2^(k-1), 2^k) units; linear: k = [k*step,
  * (k+1)*step), the last one open. */

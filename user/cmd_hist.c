@@ -173,10 +173,17 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 }
 
 /* Sums the selected slots into the views --per-cpu / --per-state ask for. */
+static const char *const part_names[WP_NR_PARTS] = {
+	[WP_TOTAL] = "waking -> running",
+	[WP_WAKEUP] = "waking -> wakeup (wakeup path: IPI, idle exit)",
+	[WP_RUNQ] = "wakeup -> running (run queue)",
+};
+
 static int build_views(struct hist_cmd *h, struct hist_view **out)
 {
+	bool parts = h->m->id == HM_WAKEUP_LATENCY;
 	int ncpu = h->per_cpu ? h->topo.nr_possible : 1;
-	int nstate = h->per_state ? IS_MAX_STATES : 1;
+	int nstate = h->per_state || parts ? IS_MAX_STATES : 1;
 	struct hist_view *v = calloc((size_t)ncpu * (size_t)nstate, sizeof(*v));
 	int n = 0;
 
@@ -187,11 +194,13 @@ static int build_views(struct hist_cmd *h, struct hist_view **out)
 			continue;
 		for (int s = 0; s < IS_MAX_STATES; s++) {
 			const struct hist_slot *src = &h->slots[c * IS_MAX_STATES + s];
-			int vi = (h->per_cpu ? c : 0) * nstate + (h->per_state ? s : 0);
+			int vi = (h->per_cpu ? c : 0) * nstate + (h->per_state || parts ? s : 0);
 			struct hist_view *d = &v[vi];
 
 			d->cpu = h->per_cpu ? c : -1;
-			d->state = h->per_state ? s : -1;
+			d->state = h->per_state || parts ? s : -1;
+			if (parts && s < WP_NR_PARTS)
+				d->part = part_names[s];
 			if (h->per_state) {
 				const struct cpuidle_cpu_info *ci = &h->info[c];
 
@@ -217,6 +226,8 @@ static int build_views(struct hist_cmd *h, struct hist_view **out)
 		bool keep = h->per_cpu ? cpulist_has(&h->sel, v[i].cpu) : true;
 
 		if (h->per_state && !v[i].h.count)
+			keep = false;
+		if (parts && v[i].state >= WP_NR_PARTS)
 			keep = false;
 		if (keep)
 			v[n++] = v[i];

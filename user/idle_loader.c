@@ -122,7 +122,7 @@ static bool wanted(const struct idle_session *s, const struct event *e)
 	if (e->group == EV_MISS)
 		return s->hist_metric == HM_NONE && !env_set("IDLESCOPE_NO_IDLE_MISS");
 	if (!strcmp(e->name, "sched_wakeup"))
-		return s->wake || m == HM_RUNQ_LATENCY;
+		return s->wake || m == HM_RUNQ_LATENCY || m == HM_WAKEUP_LATENCY;
 	if (!strcmp(e->name, "sched_wakeup_new"))
 		return m == HM_RUNQ_LATENCY;
 	if (!strcmp(e->name, "sched_waking"))

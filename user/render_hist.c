@@ -37,7 +37,9 @@ static void text_view(FILE *f, const struct hist_report *r, const struct hist_vi
 	fprintf(f, "\n%s", r->metric);
 	if (v->cpu >= 0)
 		fprintf(f, ", CPU %d", v->cpu);
-	if (v->state >= 0)
+	if (v->part)
+		fprintf(f, ": %s", v->part);
+	else if (v->state >= 0)
 		fprintf(f, ", state %s", v->state_name);
 	fprintf(f, "\n");
 	for (int i = 0; i < IS_DISP_BUCKETS; i++)
@@ -97,10 +99,12 @@ static json_t *json_view(const struct hist_report *r, const struct hist_view *v)
 						"count", (json_int_t)h->disp[b]));
 	}
 	percentiles(h, p);
-	return json_pack("{s:o,s:o,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o}", "cpu",
+	return json_pack("{s:o,s:o,s:o,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o}", "cpu",
 			 v->cpu >= 0 ? json_integer(v->cpu) : json_null(), "state",
-			 v->state >= 0 ? json_pack("{s:i,s:s}", "index", v->state, "name", v->state_name)
-				       : json_null(),
+			 v->state >= 0 && !v->part
+				 ? json_pack("{s:i,s:s}", "index", v->state, "name", v->state_name)
+				 : json_null(),
+			 "part", v->part ? json_string(v->part) : json_null(),
 			 "count", (json_int_t)h->count, "sum_ns", (json_int_t)h->sum_ns, "min_ns",
 			 (json_int_t)h->min_ns, "max_ns", (json_int_t)h->max_ns, "p50_ns",
 			 (json_int_t)p[0], "p90_ns", (json_int_t)p[1], "p99_ns", (json_int_t)p[2],

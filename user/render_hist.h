@@ -22,6 +22,7 @@ struct hist_view {
 	int cpu;
 	int state;
 	const char *state_name;
+	const char *part; /* wakeup-latency: which part, else NULL */
 	struct hist_sums h;
 };
 
