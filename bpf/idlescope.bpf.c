@@ -150,7 +150,7 @@ SEC("raw_tp")
 int replay_idle(struct bpf_raw_tracepoint_args *ctx)
 {
 	__u64 kind = ctx->args[0], cpu = ctx->args[1], now = ctx->args[2];
-	__u64 state = ctx->args[3], arg = ctx->args[4], arg2 = ctx->args[5];
+	__u64 state = ctx->args[3], arg = ctx->args[4], arg2 = ctx->args[5], arg3 = ctx->args[6];
 	char comm[16];
 
 	switch (kind) {
@@ -170,6 +170,18 @@ int replay_idle(struct bpf_raw_tracepoint_args *ctx)
 		__builtin_memcpy(comm, &arg, 8);
 		__builtin_memcpy(comm + 8, &arg2, 8);
 		handle_sched_wakeup((__u32)now, (__u32)cpu, (__u32)state, comm);
+		return 0;
+	case REPLAY_TASK_READY:
+		__builtin_memcpy(comm, &arg2, 8);
+		__builtin_memcpy(comm + 8, &arg3, 8);
+		handle_task_ready(now, (__u32)state, (__u32)arg, comm);
+		return 0;
+	case REPLAY_TASK_WAKEUP:
+		handle_task_wakeup(now, (__u32)state);
+		return 0;
+	case REPLAY_SWITCH:
+		__builtin_memset(comm, 0, sizeof(comm));
+		handle_switch((__u32)cpu, now, (__u32)state, (__u32)state, comm, arg2 & 1, (__u32)arg);
 		return 0;
 	}
 	return 1;

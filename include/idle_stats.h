@@ -93,6 +93,10 @@ enum replay_event_kind_wake {
 	REPLAY_HRTIMER = 4,      /* args: cpu, now_ns, state = function, arg = expires */
 	REPLAY_SCHED_WAKEUP = 5, /* args: cpu = target, now_ns = waker cpu, state = pid,
 				  * arg, arg2 = comm bytes */
+	REPLAY_TASK_READY = 6,   /* hist: now_ns, state = pid, arg = tgid, arg2, arg3 = comm */
+	REPLAY_TASK_WAKEUP = 7,  /* hist: now_ns, state = pid */
+	REPLAY_SWITCH = 8,       /* hist: cpu, now_ns, state = prev pid, arg = next pid,
+				  * arg2 = prev still runnable */
 };
 
 struct replay_event {
@@ -102,6 +106,7 @@ struct replay_event {
 	__u64 state;
 	__u64 arg;
 	__u64 arg2;
+	__u64 arg3;
 };
 
 #endif

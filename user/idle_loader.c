@@ -177,7 +177,8 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 	memset(s, 0, sizeof(*s));
 	s->nr_cpus = nr_cpus;
 	s->replay = o->replay;
-	s->wake = o->wake || o->replay || o->hist_metric == HM_EXIT_LATENCY;
+	s->wake = o->wake || (o->replay && o->hist_metric == HM_NONE) ||
+		  o->hist_metric == HM_EXIT_LATENCY;
 	s->hist_metric = o->hist_metric;
 	libbpf_set_print(libbpf_print);
 	s->skel = idlescope_bpf__open();
