@@ -45,10 +45,10 @@ setup() {
 	require_cpuidle_driver
 	[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
 	local before after
-	before=$(( $(paste -sd+ /sys/devices/system/cpu/cpu1/cpuidle/state*/usage) ))
+	before=$(( $(cat /sys/devices/system/cpu/cpu1/cpuidle/state*/usage | paste -sd+) ))
 	run "$IDLESCOPE" hist residency -C 1 --format json -o "$OUT" -- \
 		cyclictest --laptop -q -t 1 -a 1 -i 1000 -D 2
-	after=$(( $(paste -sd+ /sys/devices/system/cpu/cpu1/cpuidle/state*/usage) ))
+	after=$(( $(cat /sys/devices/system/cpu/cpu1/cpuidle/state*/usage | paste -sd+) ))
 	[ "$status" -eq 0 ]
 	# the sysfs reads bracket the whole idlescope run (load and attach too,
 	# ~30 ms at ~1 kHz): our count is inside it and at most 5% short
