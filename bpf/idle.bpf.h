@@ -119,13 +119,18 @@ static __always_inline void handle_idle(__u32 cpu, __u64 now_ns, __u32 state)
 			wake_on_enter(cpu, slot);
 		if (hist_metric == HM_IDLE_ENTRY)
 			sched_on_idle(cpu, slot, now_ns, state, false);
+		enter = slot->enter_ns;
 		slot->state = state;
 		slot->enter_ns = now_ns;
+		if (groups_enabled && !enter)
+			group_on_enter(cpu, now_ns, state);
 		return;
 	}
 	enter = slot->enter_ns;
 	slot->enter_ns = 0;
 	slot->last_counted = 0;
+	if (groups_enabled && enter)
+		group_on_exit(cpu, now_ns, enter);
 	if (now_ns < start_ns)
 		return;
 	if (hist_metric == HM_IDLE_EXIT)

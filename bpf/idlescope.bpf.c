@@ -9,6 +9,7 @@
 #include "idle_stats.h"
 #include "wake_stats.h"
 #include "hist_data.h"
+#include "group_stats.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -16,6 +17,7 @@ char LICENSE[] SEC("license") = "GPL";
 #include "hist.bpf.h"
 #include "wake.bpf.h"
 #include "sched.bpf.h"
+#include "group.bpf.h"
 #include "idle.bpf.h"
 
 /* One handler call, two attach flavours. Arguments are declared u64 (or as

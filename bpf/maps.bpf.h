@@ -50,6 +50,36 @@ struct {
 	__type(value, struct wake_detail_val);
 } wake_details SEC(".maps");
 
+/* Topology groups: membership (loader-written), the shared all-idle state,
+ * and the statistics. Sized by the loader; 1 entry when groups are off. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} group_of SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct group_members);
+} group_members SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct group_slot);
+} group_slots SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct group_stats);
+} group_stats SEC(".maps");
+
 /* `idlescope hist` histograms, indexed by cpu * IS_MAX_STATES + state. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -83,6 +113,7 @@ const volatile bool wake_enabled = false;
 /* How long after an idle exit the first event still counts as its cause
  * (MWAIT/WFI-style states handle the waking interrupt after the exit). */
 const volatile __u64 wake_window_ns = 50000;
+const volatile bool groups_enabled = false;
 /* `idlescope hist`: the metric (enum hist_metric, HM_NONE for record), its
  * display unit or linear step, and the task filter (-p tgid, -c comm). */
 const volatile __u32 hist_metric = HM_NONE;

@@ -167,6 +167,35 @@ static void choose_programs(struct idle_session *s, const struct btf *vmlinux)
 	}
 }
 
+/* Membership into group_of / group_members (before attach: the counters
+ * start at zero with every CPU assumed busy). */
+static int load_groups(struct idle_session *s, const struct session_opts *o)
+{
+	int of_fd = bpf_map__fd(s->skel->maps.group_of);
+	int mem_fd = bpf_map__fd(s->skel->maps.group_members);
+
+	for (uint32_t c = 0; c < (uint32_t)s->nr_cpus; c++) {
+		uint32_t g = o->group_of[c] < 0 ? IS_NO_GROUP : (uint32_t)o->group_of[c];
+
+		if (bpf_map_update_elem(of_fd, &c, &g, BPF_ANY))
+			return -1;
+	}
+	for (uint32_t g = 0; g < (uint32_t)o->nr_groups; g++) {
+		struct group_members m = { 0 };
+
+		for (int c = 0; c < s->nr_cpus; c++) {
+			if (!cpulist_has(&o->group_cpus[g], c))
+				continue;
+			if (m.nr_cpus < IS_GROUP_MAX_CPUS)
+				m.cpus[m.nr_cpus] = (uint32_t)c;
+			m.nr_cpus++; /* all members count; the first 64 give the state */
+		}
+		if (bpf_map_update_elem(mem_fd, &g, &m, BPF_ANY))
+			return -1;
+	}
+	return 0;
+}
+
 int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_opts *o,
 		      char *err, size_t errlen)
 {
@@ -192,6 +221,14 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 	bpf_map__set_max_entries(s->skel->maps.wake_stats, (uint32_t)nr_cpus);
 	bpf_map__set_max_entries(s->skel->maps.wake_lat, (uint32_t)nr_cpus * IS_MAX_STATES);
 	bpf_map__set_max_entries(s->skel->maps.hist_data, (uint32_t)nr_cpus * IS_MAX_STATES);
+	s->nr_groups = o->nr_groups;
+	if (o->nr_groups) {
+		bpf_map__set_max_entries(s->skel->maps.group_of, (uint32_t)nr_cpus);
+		bpf_map__set_max_entries(s->skel->maps.group_members, (uint32_t)o->nr_groups);
+		bpf_map__set_max_entries(s->skel->maps.group_slots, (uint32_t)o->nr_groups);
+		bpf_map__set_max_entries(s->skel->maps.group_stats, (uint32_t)o->nr_groups);
+		s->skel->rodata->groups_enabled = true;
+	}
 	s->skel->rodata->wake_enabled = s->wake;
 	s->skel->rodata->hist_metric = o->hist_metric;
 	if (o->hist_unit_ns)
@@ -225,6 +262,12 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 		else
 			snprintf(err, errlen, "cannot load the BPF programs: %s (-v shows libbpf's log)",
 				 strerror(e));
+		idlescope_bpf__destroy(s->skel);
+		s->skel = NULL;
+		return -1;
+	}
+	if (o->nr_groups && load_groups(s, o)) {
+		snprintf(err, errlen, "cannot write the topology groups: %s", strerror(errno));
 		idlescope_bpf__destroy(s->skel);
 		s->skel = NULL;
 		return -1;
@@ -317,6 +360,23 @@ static int read_details(struct idle_session *s, struct idle_raw *out)
 	return 0;
 }
 
+static int read_groups(struct idle_session *s, struct idle_raw *out)
+{
+	uint32_t n = (uint32_t)s->nr_groups;
+
+	if (!n)
+		return 0;
+	out->groups = calloc(n, sizeof(*out->groups));
+	out->group_slots = calloc(n, sizeof(*out->group_slots));
+	if (!out->groups || !out->group_slots)
+		return -ENOMEM;
+	out->nr_groups = s->nr_groups;
+	if (read_array(bpf_map__fd(s->skel->maps.group_stats), n, out->groups, sizeof(*out->groups)))
+		return -errno;
+	return read_array(bpf_map__fd(s->skel->maps.group_slots), n, out->group_slots,
+			  sizeof(*out->group_slots));
+}
+
 int idle_session_read(struct idle_session *s, struct idle_raw *out)
 {
 	uint32_t n = (uint32_t)s->nr_cpus;
@@ -340,7 +400,7 @@ int idle_session_read(struct idle_session *s, struct idle_raw *out)
 			      sizeof(*out->wake))) ||
 	    (err = read_array(bpf_map__fd(s->skel->maps.wake_lat), n * IS_MAX_STATES, out->lat,
 			      sizeof(*out->lat))) ||
-	    (err = read_details(s, out))) {
+	    (err = read_details(s, out)) || (err = read_groups(s, out))) {
 		idle_raw_free(out);
 		return err;
 	}
@@ -370,6 +430,11 @@ void idle_raw_free(struct idle_raw *r)
 	free(r->wake);
 	free(r->lat);
 	free(r->details);
+	free(r->groups);
+	free(r->group_slots);
+	r->groups = NULL;
+	r->group_slots = NULL;
+	r->nr_groups = 0;
 	r->slots = NULL;
 	r->stats = NULL;
 	r->wake = NULL;

@@ -11,6 +11,8 @@
 #include "idle_stats.h"
 #include "wake_stats.h"
 #include "hist_data.h"
+#include "group_stats.h"
+#include "cpulist.h"
 
 struct idlescope_bpf;
 struct bpf_link;
@@ -23,6 +25,7 @@ struct idle_session {
 	bool replay;
 	bool wake;               /* wakeup attribution loaded */
 	uint32_t hist_metric;    /* enum hist_metric loaded, HM_NONE for record */
+	int nr_groups;           /* topology groups tracked, 0 = none */
 	bool have_idle_miss;     /* cpu_idle_miss attached */
 	const char *idle_attach; /* "tp_btf" or "raw_tp" */
 	const char *miss_attach; /* "tp_btf", "raw_tp" or NULL */
@@ -45,6 +48,9 @@ struct idle_raw {
 	struct wake_lat_stats *lat;       /* [nr_cpus * IS_MAX_STATES] */
 	int nr_details;
 	struct wake_detail *details;
+	int nr_groups;
+	struct group_stats *groups;       /* [nr_groups] */
+	struct group_slot *group_slots;   /* [nr_groups]: in flight at the end */
 	uint64_t cpu_out_of_range;
 };
 
@@ -57,6 +63,10 @@ struct session_opts {
 	uint64_t hist_linear_ns; /* linear step, 0 = log2 */
 	uint32_t tgid;          /* -p, 0 = any */
 	const char *comm;       /* -c, NULL = any */
+	/* group-level idle: nr_groups > 0 turns it on */
+	int nr_groups;
+	const int *group_of;            /* [nr_cpus], -1 = none */
+	const struct cpulist *group_cpus; /* [nr_groups] */
 };
 
 /* Opens and loads. Returns 0, or -1 with a one-line reason in err (exit

@@ -1,0 +1,107 @@
+/* Topology-group idle: for each group, the time when all its CPUs are idle,
+ * and the group state = the shallowest of its CPUs' states (idlestat and
+ * LISA's convention). Fetch-and-add on a per-group counter (kernel 5.12+,
+ * -mcpu=v3). Included by idlescope.bpf.c; called from handle_idle. */
+#ifndef IDLESCOPE_GROUP_BPF_H
+#define IDLESCOPE_GROUP_BPF_H
+
+#include "maps.bpf.h"
+
+static __always_inline __u32 group_of_cpu(__u32 cpu)
+{
+	__u32 *g = bpf_map_lookup_elem(&group_of, &cpu);
+
+	return g ? *g : IS_NO_GROUP;
+}
+
+/* The shallowest state among the members (all idle now, so stable). */
+static __always_inline __u32 group_min_state(__u32 g, __u32 fallback)
+{
+	struct group_members *m = bpf_map_lookup_elem(&group_members, &g);
+	__u32 min = fallback;
+
+	if (!m)
+		return min;
+	for (int i = 0; i < IS_GROUP_MAX_CPUS; i++) {
+		struct idle_cpu_slot *s;
+		__u32 cpu;
+
+		if (i >= m->nr_cpus)
+			break;
+		cpu = m->cpus[i];
+		s = bpf_map_lookup_elem(&idle_slots, &cpu);
+		if (s && s->state < min)
+			min = s->state;
+	}
+	return min;
+}
+
+/* cpu entered an idle state (its slot already holds the state). */
+static __always_inline void group_on_enter(__u32 cpu, __u64 now_ns, __u32 state)
+{
+	struct group_members *m;
+	struct group_slot *gs;
+	__u32 g = group_of_cpu(cpu), old;
+
+	if (g == IS_NO_GROUP)
+		return;
+	gs = bpf_map_lookup_elem(&group_slots, &g);
+	m = bpf_map_lookup_elem(&group_members, &g);
+	if (!gs || !m)
+		return;
+	old = __sync_fetch_and_add(&gs->idle_count, 1);
+	if (old + 1 == m->nr_cpus) {
+		gs->state = group_min_state(g, state);
+		gs->idle_since = now_ns;
+	}
+}
+
+/* cpu left idle after a period that began at enter_ns. */
+static __always_inline void group_on_exit(__u32 cpu, __u64 now_ns, __u64 enter_ns)
+{
+	struct group_members *m;
+	struct group_stats *st;
+	struct group_slot *gs;
+	__u32 g = group_of_cpu(cpu), old, s, b;
+	__u64 since, d;
+
+	if (g == IS_NO_GROUP)
+		return;
+	gs = bpf_map_lookup_elem(&group_slots, &g);
+	m = bpf_map_lookup_elem(&group_members, &g);
+	if (!gs || !m)
+		return;
+	old = __sync_fetch_and_add(&gs->idle_count, -1);
+	if (old != m->nr_cpus)
+		return;
+	/* first to leave: the all-idle interval ends */
+	since = gs->idle_since;
+	gs->idle_since = 0;
+	st = bpf_map_lookup_elem(&group_stats, &g);
+	if (!st)
+		return;
+	/* a start written late, or stale, cannot precede this CPU's own enter */
+	if (!since || since < enter_ns || since > now_ns) {
+		st->races++;
+		return;
+	}
+	if (since < start_ns)
+		return; /* began before the window: an edge, like a CPU's */
+	d = now_ns - since;
+	s = gs->state;
+	st->periods++;
+	st->time_ns += d;
+	if (!st->min_ns || d < st->min_ns)
+		st->min_ns = d;
+	if (d > st->max_ns)
+		st->max_ns = d;
+	b = is_hist_bucket(d);
+	if (b < IS_HIST_BUCKETS)
+		st->hist[b]++;
+	if (s < 10) {
+		st->state_periods[s]++;
+		st->state_time_ns[s] += d;
+	}
+}
+
+#endif

@@ -1,0 +1,139 @@
+/* Replay tests for group-level idle: 2 clusters x 2 CPUs with the ARM-like
+ * table, hand-computed all-idle time and group states, including a cluster
+ * where one CPU sits in WFI and the other in CPU_PD (group state WFI), and
+ * the last CPU to go idle and the first to wake being different. Root. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "idle_loader.h"
+
+#define US 1000ULL
+#define EXIT IS_PWR_EVENT_EXIT
+#define NR_CPUS 4
+
+static struct idle_session s;
+static struct idle_raw raw;
+
+static void ev(uint64_t cpu, uint64_t now_us, uint64_t state)
+{
+	struct replay_event e = { .kind = REPLAY_IDLE, .cpu = cpu, .now_ns = now_us * US,
+				  .state = state };
+
+	assert_int_equal(idle_session_replay(&s, &e), 0);
+}
+
+static int setup(void **state)
+{
+	static const int group_of[NR_CPUS] = { 0, 0, 1, 1 };
+	struct cpulist cpus[2] = { 0 };
+	struct session_opts o = { .replay = true, .nr_groups = 2, .group_of = group_of,
+				  .group_cpus = cpus };
+	const struct idle_params arm = {
+		.nr_states = 3, .flags = IS_PARAMS_VALID, .qos_limit_ns = UINT64_MAX,
+		.exit_latency_ns = { 1 * US, 100 * US, 1000 * US },
+		.target_residency_ns = { 1 * US, 1000 * US, 10000 * US },
+	};
+	char err[256];
+
+	(void)state;
+	cpulist_set(&cpus[0], 0);
+	cpulist_set(&cpus[0], 1);
+	cpulist_set(&cpus[1], 2);
+	cpulist_set(&cpus[1], 3);
+	if (idle_session_open(&s, NR_CPUS, &o, err, sizeof(err))) {
+		fprintf(stderr, "replay: %s\n", err);
+		return -1;
+	}
+	for (int c = 0; c < NR_CPUS; c++)
+		idle_session_set_params(&s, c, &arm);
+
+	/* cluster 0 */
+	ev(0, 100, 0);   /* CPU0 WFI */
+	ev(1, 200, 1);   /* CPU1 CPU_PD: all idle from 200, state min(WFI, CPU_PD) = WFI */
+	ev(1, 700, EXIT); /* 500 us in WFI */
+	ev(1, 800, 1);   /* all idle again from 800, WFI (CPU0 still there) */
+	ev(0, 1000, EXIT); /* CPU0 wakes first, CPU1 went idle last: 200 us, WFI */
+	ev(0, 1100, 1);  /* all idle from 1100 in CPU_PD */
+	ev(1, 3100, EXIT); /* 2000 us, CPU_PD */
+	ev(0, 3200, EXIT);
+	/* cluster 1 */
+	ev(2, 100, 2);
+	ev(3, 5000, 2);  /* all idle from 5000 in CLS_PD */
+	ev(2, 20000, EXIT); /* 15000 us */
+	ev(3, 20100, EXIT);
+	/* cluster 1 again: CPU3 idle when CPU2 enters, stays idle at the end */
+	ev(3, 21000, 0);
+	ev(2, 22000, 1);  /* all idle from 22000, WFI: in flight at the end */
+	if (idle_session_read(&s, &raw))
+		return -1;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	idle_raw_free(&raw);
+	idle_session_close(&s);
+	return 0;
+}
+
+static void test_cluster0(void **state)
+{
+	const struct group_stats *g = &raw.groups[0];
+
+	(void)state;
+	assert_int_equal(g->periods, 3);
+	assert_int_equal(g->time_ns, 2700 * US);   /* 500 + 200 + 2000 */
+	assert_int_equal(g->min_ns, 200 * US);
+	assert_int_equal(g->max_ns, 2000 * US);
+	assert_int_equal(g->state_periods[0], 2);
+	assert_int_equal(g->state_time_ns[0], 700 * US); /* WFI: 500 + 200 */
+	assert_int_equal(g->state_periods[1], 1);
+	assert_int_equal(g->state_time_ns[1], 2000 * US);
+	assert_int_equal(g->races, 0);
+	assert_int_equal(raw.group_slots[0].idle_count, 0);
+}
+
+static void test_cluster1(void **state)
+{
+	const struct group_stats *g = &raw.groups[1];
+
+	(void)state;
+	assert_int_equal(g->periods, 1);
+	assert_int_equal(g->time_ns, 15000 * US);
+	assert_int_equal(g->state_time_ns[2], 15000 * US);
+	/* in flight at the end: both idle since 22000 us, state WFI */
+	assert_int_equal(raw.group_slots[1].idle_count, 2);
+	assert_int_equal(raw.group_slots[1].idle_since, 22000 * US);
+	assert_int_equal(raw.group_slots[1].state, 0);
+}
+
+static void test_group_idle_within_members(void **state)
+{
+	(void)state;
+	for (int g = 0; g < 2; g++)
+		for (int c = 2 * g; c < 2 * g + 2; c++) {
+			uint64_t t = 0;
+
+			for (int i = 0; i < IS_MAX_STATES; i++)
+				t += raw.stats[c * IS_MAX_STATES + i].time_ns;
+			assert_true(raw.groups[g].time_ns <= t);
+		}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cluster0),
+		cmocka_unit_test(test_cluster1),
+		cmocka_unit_test(test_group_idle_within_members),
+	};
+
+	return cmocka_run_group_tests_name("replay-group", tests, setup, teardown);
+}
