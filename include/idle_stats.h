@@ -51,7 +51,7 @@ struct idle_cpu_slot {
 	__u8 wake_state;       /* that period's state */
 	__u8 wake_softirq_seen;
 	__u8 wake_lat_done;    /* its timer lateness was recorded */
-	__u8 wake_classified;  /* the CPU has a state table (early meaningful) */
+	__u8 pad_wake;
 	/* written by other CPUs */
 	__u32 wakee_pid;       /* task woken onto this CPU during the period */
 	__u32 waker_cpu;       /* CPU that woke it (sent the IPI, or itself) */

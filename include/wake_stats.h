@@ -14,7 +14,7 @@ enum wake_kind {
 	WAKE_IPI_CALL,         /* function-call IPI */
 	WAKE_IPI_CALL_SINGLE,  /* single-target function call (ttwu wakelist) */
 	WAKE_IPI_IRQ_WORK,     /* irq_work self/remote IPI */
-	WAKE_IPI_OTHER,        /* platform, thermal, error, spurious vectors */
+	WAKE_IPI_OTHER,        /* x86 platform and thermal vectors */
 	WAKE_SOFTIRQ,          /* softirq with no hardirq first: detail = vec */
 	WAKE_NO_IPI,           /* polling CPU told to reschedule without an IPI */
 	WAKE_NR_KINDS
@@ -28,7 +28,6 @@ enum wake_detail_kind {
 	WDETAIL_WAKEE,         /* detail = pid, aux = waker CPU (~0 unknown) */
 };
 
-#define IS_WAKE_CPU_UNKNOWN 0xffffffffu
 #define IS_WAKE_DETAILS 8192 /* entries of the detail table */
 
 /* Per CPU: causes of the idle periods counted in idle_stats. */

@@ -24,6 +24,8 @@
 struct record {
 	struct common_opts o;
 	bool wake; /* wakeup attribution (default on; --no-wakeups) */
+	const char *topology; /* --topology, NULL = sysfs */
+	struct groups groups;
 	struct topology topo;
 	struct cpuidle_system sys;
 	struct cpuidle_cpu_info *info;
@@ -48,11 +50,14 @@ static const char doc[] =
 	"Runs for -d SECONDS, for the lifetime of COMMAND, or until Ctrl-C/SIGTERM; each prints "
 	"a complete summary. With COMMAND, its exit status is idlescope's.";
 
-enum { OPT_NO_WAKEUPS = 0x200 };
+enum { OPT_NO_WAKEUPS = 0x200, OPT_TOPOLOGY };
 
 static const struct argp_option record_options[] = {
 	{ "no-wakeups", OPT_NO_WAKEUPS, NULL, 0,
 	  "Skip wakeup attribution (no interrupt-path programs)", 0 },
+	{ "topology", OPT_TOPOLOGY, "SPEC", 0,
+	  "Group rows: sysfs (default), cluster, core, die, package, freq-domain, "
+	  "custom:0-3,4-7, or none", 0 },
 	{ 0 }
 };
 
@@ -68,6 +73,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_NO_WAKEUPS:
 		r->wake = false;
+		break;
+	case OPT_TOPOLOGY:
+		r->topology = arg;
 		break;
 	case ARGP_KEY_ARG:
 		/* The first non-option starts the command; the rest is its own. */
@@ -172,6 +180,7 @@ static void on_refresh(void *ctx, uint64_t now)
 static int emit_summary(struct record *r, uint64_t start, uint64_t stop)
 {
 	struct window_capture w = { .start_ns = start, .stop_ns = stop, .info = r->info,
+				    .groups = r->groups.nr_groups ? &r->groups : NULL,
 				    .snapshot_ns = r->snapshot_ns,
 				    .k_start = r->k_start, .k_end = r->k_end };
 	struct summary s = { .sys = r->sys, .topo = &r->topo, .idle_attach = r->sess.idle_attach,
@@ -259,7 +268,17 @@ int cmd_record(int argc, char **argv)
 	for (int c = 0; c < r.topo.nr_possible; c++)
 		cpuidle_read_cpu(&r.sys, c, &r.info[c], qos);
 
-	if (idle_session_open(&r.sess, r.topo.nr_possible, &(struct session_opts){ .wake = r.wake },
+	err[0] = '\0';
+	if (!(r.topology && !strcmp(r.topology, "none")) &&
+	    groups_build(&r.topo, r.topology, &r.groups, err, sizeof(err))) {
+		cli_error("--topology: %s", err);
+		ret = EXIT_USAGE;
+		goto cleanup;
+	}
+	if (idle_session_open(&r.sess, r.topo.nr_possible,
+			      &(struct session_opts){ .wake = r.wake, .nr_groups = r.groups.nr_groups,
+						      .group_of = r.groups.group_of,
+						      .group_cpus = r.groups.cpus },
 			      err, sizeof(err))) {
 		cli_error("%s", err);
 		goto cleanup;
@@ -314,6 +333,7 @@ cleanup:
 	free(r.params);
 	free(r.k_start);
 	free(r.k_end);
+	groups_free(&r.groups);
 	topology_free(&r.topo);
 	return ret;
 }

@@ -275,6 +275,65 @@ static void build_cpu(struct cpu_summary *cs, int cpu, const struct window_captu
 		cs->status = "ok";
 }
 
+/* Group rows for groups with a selected CPU; state names from the first
+ * member's table. */
+static int build_groups(struct summary *s, const struct window_capture *w,
+			const struct cpulist *sel)
+{
+	const struct groups *gr = w->groups;
+
+	if (!gr || !w->raw->groups)
+		return 0;
+	snprintf(s->group_level, sizeof(s->group_level), "%s", gr->level);
+	s->groups = calloc((size_t)gr->nr_groups, sizeof(*s->groups));
+	if (!s->groups)
+		return -ENOMEM;
+	for (int g = 0; g < gr->nr_groups && g < w->raw->nr_groups; g++) {
+		const struct group_stats *st = &w->raw->groups[g];
+		const struct group_slot *gs = &w->raw->group_slots[g];
+		struct group_summary *o = &s->groups[s->nr_groups];
+		int first = cpulist_first(&gr->cpus[g]), members = cpulist_count(&gr->cpus[g]);
+		bool any = false;
+
+		for (int c = 0; c < IS_CPULIST_MAX; c++)
+			any |= cpulist_has(&gr->cpus[g], c) && cpulist_has(sel, c);
+		if (!any || first < 0)
+			continue;
+		o->id = g;
+		snprintf(o->name, sizeof(o->name), "%s%d", gr->level, g);
+		cpulist_format(&gr->cpus[g], o->cpus, sizeof(o->cpus));
+		o->periods = st->periods;
+		o->time_ns = st->time_ns;
+		o->min_ns = st->min_ns;
+		o->max_ns = st->max_ns;
+		o->races = st->races;
+		memcpy(o->hist, st->hist, sizeof(o->hist));
+		if (o->periods) {
+			o->avg_ns = o->time_ns / o->periods;
+			o->p50_ns = hist_percentile(o->hist, IS_HIST_BUCKETS, o->min_ns, o->max_ns, 50);
+			o->p90_ns = hist_percentile(o->hist, IS_HIST_BUCKETS, o->min_ns, o->max_ns, 90);
+			o->p99_ns = hist_percentile(o->hist, IS_HIST_BUCKETS, o->min_ns, o->max_ns, 99);
+		}
+		o->nr_states = w->info[first].nr_states ? w->info[first].nr_states : 2;
+		for (int i = 0; i < o->nr_states; i++) {
+			o->states[i].index = i;
+			snprintf(o->states[i].name, IS_NAME_LEN, "%s",
+				 w->info[first].nr_states ? w->info[first].states[i].name
+							  : default_idle_state_name(i));
+			o->states[i].periods = st->state_periods[i];
+			o->states[i].time_ns = st->state_time_ns[i];
+		}
+		if (gs->idle_since && gs->idle_count == (uint32_t)members &&
+		    gs->idle_since < w->stop_ns) {
+			o->idle_at_end = true;
+			o->edge_idle_ns = w->stop_ns - (gs->idle_since > w->start_ns ? gs->idle_since
+											: w->start_ns);
+		}
+		s->nr_groups++;
+	}
+	return 0;
+}
+
 static void add_state(struct state_summary *t, const struct state_summary *s)
 {
 	if (!t->name[0]) {
@@ -381,6 +440,8 @@ int summary_build(struct summary *s, const struct window_capture *w, const struc
 	build_totals(s);
 	if (s->wake_enabled && build_wake_rows(s, w, sel))
 		return -ENOMEM;
+	if (build_groups(s, w, sel))
+		return -ENOMEM;
 
 	if (!strcmp(s->sys.driver, "none"))
 		summary_warn(s, "no cpuidle driver: idle periods come from the default idle call, "
@@ -421,6 +482,9 @@ void summary_free(struct summary *s)
 	free(s->warnings);
 	free(s->cpus);
 	free(s->wake_rows);
+	free(s->groups);
+	s->groups = NULL;
+	s->nr_groups = 0;
 	s->wake_rows = NULL;
 	s->nr_wake_rows = 0;
 	s->warnings = NULL;

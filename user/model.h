@@ -8,6 +8,7 @@
 
 #include "cpuidle_sysfs.h"
 #include "idle_loader.h"
+#include "groups.h"
 #include "topology.h"
 #include "wake_stats.h"
 
@@ -74,6 +75,25 @@ struct wake_row {
 	char name[64]; /* IRQ action, softirq, symbol, or comm */
 };
 
+/* All-idle time of a topology group (cluster, package, ...). */
+struct group_summary {
+	int id;
+	char name[32];   /* "cluster0", "package0", "group1" */
+	char cpus[256];  /* members, as a CPU list */
+	uint64_t periods, time_ns;
+	uint64_t min_ns, avg_ns, max_ns, p50_ns, p90_ns, p99_ns;
+	uint64_t hist[IS_HIST_BUCKETS];
+	int nr_states;
+	struct {
+		int index;
+		char name[IS_NAME_LEN];
+		uint64_t periods, time_ns;
+	} states[IS_MAX_STATES]; /* by group state: the shallowest member state */
+	uint64_t edge_idle_ns; /* all idle at the end of the window */
+	bool idle_at_end;
+	uint64_t races;
+};
+
 struct cpu_summary {
 	int cpu; /* -1 for totals */
 	bool online;
@@ -106,6 +126,9 @@ struct summary {
 	const char *missing_events; /* optional events this kernel lacks, or "" */
 	int nr_wake_rows;
 	struct wake_row *wake_rows; /* selected CPUs, by count descending */
+	char group_level[16];       /* "" when groups are off */
+	int nr_groups;
+	struct group_summary *groups;
 	int nr_warnings;
 	char **warnings;
 };
@@ -118,6 +141,7 @@ struct window_capture {
 	const struct cpuidle_cpu_info *info;     /* [nr_possible] */
 	const struct cpuidle_counters *k_start;  /* [nr_possible * IS_MAX_STATES] */
 	const struct cpuidle_counters *k_end;
+	const struct groups *groups;             /* NULL: no group rows */
 };
 
 /* Builds s for the CPUs in sel. Returns 0 or -ENOMEM. */

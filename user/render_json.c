@@ -175,6 +175,35 @@ static json_t *kernel_check_json(const struct summary *s)
 	return o;
 }
 
+static json_t *groups_json(const struct summary *s)
+{
+	json_t *arr = json_array();
+
+	for (int i = 0; i < s->nr_groups; i++) {
+		const struct group_summary *g = &s->groups[i];
+		json_t *states = json_array();
+
+		for (int j = 0; j < g->nr_states; j++)
+			json_array_append_new(states, json_pack("{s:i,s:s,s:o,s:o}", "index",
+								g->states[j].index, "name",
+								g->states[j].name, "periods",
+								u64(g->states[j].periods), "time_ns",
+								u64(g->states[j].time_ns)));
+		json_array_append_new(
+			arr,
+			json_pack("{s:i,s:s,s:s,s:o,s:o,s:f,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:o,s:o}",
+				  "id", g->id, "name", g->name, "cpus", g->cpus, "periods",
+				  u64(g->periods), "time_ns", u64(g->time_ns), "share",
+				  s->duration_ns ? (double)g->time_ns / (double)s->duration_ns : 0.0,
+				  "min_ns", u64(g->min_ns), "avg_ns", u64(g->avg_ns), "max_ns",
+				  u64(g->max_ns), "p50_ns", u64(g->p50_ns), "p90_ns", u64(g->p90_ns),
+				  "p99_ns", u64(g->p99_ns), "states", states, "edge_idle_ns",
+				  u64(g->edge_idle_ns), "idle_at_end", g->idle_at_end, "races",
+				  u64(g->races), "hist", hist_json(g->hist)));
+	}
+	return json_pack("{s:s,s:o}", "level", s->group_level, "groups", arr);
+}
+
 int render_json(FILE *f, const struct summary *s, bool compact)
 {
 	json_t *root = json_object(), *cpus = json_array(), *warnings = json_array();
@@ -200,6 +229,7 @@ int render_json(FILE *f, const struct summary *s, bool compact)
 	json_object_set_new(root, "missing_events",
 			    json_string(s->missing_events ? s->missing_events : ""));
 	json_object_set_new(root, "kernel_check", kernel_check_json(s));
+	json_object_set_new(root, "groups", s->group_level[0] ? groups_json(s) : json_null());
 	json_object_set_new(root, "dropped_events",
 			    json_pack("{s:o,s:o}", "cpu_out_of_range", u64(s->cpu_out_of_range),
 				      "bad_state", u64(s->totals.bad_state)));

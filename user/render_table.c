@@ -203,11 +203,46 @@ static void kernel_check(FILE *f, const struct summary *s)
 		fprintf(f, " (rows marked '<-- check' disagree beyond edge effects and timing bias)\n");
 }
 
+/* A group's row block: all-idle time, by group state (the shallowest). */
+static void group_block(FILE *f, const struct summary *s, const struct group_summary *g)
+{
+	fprintf(f, "\n%s (CPUs %s): all idle %.1f%%%s, %" PRIu64 " periods", g->name, g->cpus,
+		pct(g->time_ns, s->duration_ns), g->idle_at_end ? " (+ in flight at the end)" : "",
+		g->periods);
+	if (g->periods)
+		fprintf(f, ", min %s avg %s max %s, p50 %s p90 %s p99 %s", hns(g->min_ns),
+			hns(g->avg_ns), hns(g->max_ns), hns(g->p50_ns), hns(g->p90_ns), hns(g->p99_ns));
+	fprintf(f, "\n  by group state:");
+	for (int i = 0; i < g->nr_states; i++)
+		fprintf(f, " %s %.1f%% (%" PRIu64 ")", g->states[i].name,
+			pct(g->states[i].time_ns, s->duration_ns), g->states[i].periods);
+	fprintf(f, "\n");
+}
+
+/* The last selected CPU of group g, so its block follows its CPUs. */
+static int group_anchor(const struct summary *s, const struct group_summary *g)
+{
+	struct cpulist l;
+	char err[64];
+	int last = -1;
+
+	if (cpulist_parse(g->cpus, &l, err, sizeof(err)))
+		return -1;
+	for (int c = 0; c < s->nr_cpus; c++)
+		if (cpulist_has(&l, s->cpus[c].cpu))
+			last = s->cpus[c].cpu;
+	return last;
+}
+
 void render_table(FILE *f, const struct summary *s)
 {
 	header(f, s);
-	for (int c = 0; c < s->nr_cpus; c++)
+	for (int c = 0; c < s->nr_cpus; c++) {
 		cpu_block(f, s, &s->cpus[c], 1);
+		for (int g = 0; g < s->nr_groups; g++)
+			if (group_anchor(s, &s->groups[g]) == s->cpus[c].cpu)
+				group_block(f, s, &s->groups[g]);
+	}
 	if (s->nr_cpus > 1)
 		cpu_block(f, s, &s->totals, s->nr_cpus);
 	render_wake_table(f, s);

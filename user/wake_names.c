@@ -2,6 +2,7 @@
 #include "wake_names.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,38 +34,57 @@ const char *softirq_name(uint64_t vec)
 	return vec < sizeof(names) / sizeof(names[0]) ? names[vec] : "?";
 }
 
+/* A trigger-type column: x86 "IO-APIC 1-edge", "PCI-MSI 49152-edge",
+ * arm64 GIC "27 Level", "Edge". */
+static bool is_trigger(const char *tok)
+{
+	return strcasestr(tok, "edge") || strcasestr(tok, "level") || strcasestr(tok, "fasteoi");
+}
+
 void irq_name(unsigned int irq, char *buf, size_t len)
 {
+	irq_name_in("/proc/interrupts", irq, buf, len);
+}
+
+void irq_name_in(const char *path, unsigned int irq, char *buf, size_t len)
+{
 	char line[1024], want[16];
-	FILE *f = fopen("/proc/interrupts", "re");
+	FILE *f = fopen(path, "re");
 
 	snprintf(buf, len, "%s", "");
 	if (!f)
 		return;
 	snprintf(want, sizeof(want), "%u:", irq);
 	while (fgets(line, sizeof(line), f)) {
-		char *p = line, *tok, *save, *last_type = NULL;
+		char *p = line, *end, *names = NULL;
 
 		while (*p == ' ')
 			p++;
 		if (strncmp(p, want, strlen(want)))
 			continue;
-		/* "N: counts... chip hwirq-type name[, name]": the names follow
-		 * the first token with a trigger type */
+		/* "N: counts... chip hwirq trigger name[, name]": the names
+		 * follow the trigger column, else the last token */
 		line[strcspn(line, "\n")] = '\0';
-		for (tok = strtok_r(p, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
-			if (strstr(tok, "-edge") || strstr(tok, "-level") || strstr(tok, "-fasteoi")) {
-				last_type = tok;
-				break;
-			}
-		if (last_type && save) {
-			while (*save == ' ')
-				save++;
-			snprintf(buf, len, "%s", save);
-		} else if (tok == NULL) {
-			/* no trigger column: the last token */
-			char *end = line + strlen(line);
+		for (char *tok = p; *tok;) {
+			size_t n = strcspn(tok, " ");
+			char saved = tok[n];
 
+			tok[n] = '\0';
+			if (is_trigger(tok))
+				names = tok + n + (saved ? 1 : 0);
+			tok[n] = saved;
+			tok += n;
+			while (*tok == ' ')
+				tok++;
+			if (names)
+				break;
+		}
+		if (names) {
+			while (*names == ' ')
+				names++;
+			snprintf(buf, len, "%s", names);
+		} else {
+			end = line + strlen(line);
 			while (end > line && end[-1] != ' ')
 				end--;
 			snprintf(buf, len, "%s", end);
