@@ -16,6 +16,7 @@ static const struct {
 	const char *help;
 } commands[] = {
 	{ "record", cmd_record, "idle-state residency and prediction error, cross-checked with the kernel" },
+	{ "compare", cmd_compare, "metrics of two or more JSON summaries side by side, with deltas" },
 	{ "hist", cmd_hist, "one-shot histograms: residency, exit/wakeup/runq latency, idle entry/exit" },
 };
 

@@ -1,0 +1,32 @@
+/* The flat metric namespace of a summary: "state[POLL].p99_ns" = 12345.
+ * One set of names for `compare` columns and `--fail-if` expressions,
+ * built from the versioned JSON so any source (a live run, a file) works. */
+#ifndef IDLESCOPE_FLATTEN_H
+#define IDLESCOPE_FLATTEN_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+struct metric_kv {
+	char key[96];
+	double value;
+};
+
+struct metric_set {
+	int n, cap;
+	struct metric_kv *kv;
+};
+
+/* Adds every metric of an "idlescope/1" document. Returns 0 or -1 (out of
+ * memory). */
+int flatten_summary(const json_t *doc, struct metric_set *out);
+/* The value of key, or NULL. */
+const struct metric_kv *metric_find(const struct metric_set *m, const char *key);
+void metric_set_free(struct metric_set *m);
+
+/* Reads an idlescope/1 document from path (a JSON file, or JSON Lines from
+ * `record -i`, whose last summary line counts). Returns the document or
+ * NULL with a one-line reason in err. */
+json_t *load_summary_file(const char *path, char *err, size_t errlen);
+
+#endif
