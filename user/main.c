@@ -16,6 +16,7 @@ static const struct {
 	const char *help;
 } commands[] = {
 	{ "record", cmd_record, "idle-state residency and prediction error, cross-checked with the kernel" },
+	{ "ab", cmd_ab, "A/B runs under setting variants, repeated, with Welch's t-test" },
 	{ "compare", cmd_compare, "metrics of two or more JSON summaries side by side, with deltas" },
 	{ "hist", cmd_hist, "one-shot histograms: residency, exit/wakeup/runq latency, idle entry/exit" },
 };

@@ -9,4 +9,25 @@
 uint64_t hist_percentile(const uint64_t *hist, int nbuckets, uint64_t min_ns, uint64_t max_ns,
 			 double pct);
 
+/* Sample statistics for repeated runs (`idlescope ab`). */
+struct sample_stats {
+	int n;
+	double min, max, median, mean, stddev; /* stddev: sample (n - 1) */
+};
+
+void sample_stats(const double *v, int n, struct sample_stats *out);
+
+/* Welch's t-test of two samples at 95% (two-sided), like ministat. */
+struct welch {
+	double diff;       /* mean(b) - mean(a) */
+	double half_width; /* 95% confidence half-width of diff */
+	double t, df, t_crit;
+	int significant;   /* |t| > t_crit; 0 when either sample has n < 2 */
+};
+
+void welch_test(const struct sample_stats *a, const struct sample_stats *b, struct welch *out);
+/* Two-sided 95% critical value of Student's t with df degrees of freedom
+ * (table, rounded down in df, so never optimistic). */
+double t_crit_95(double df);
+
 #endif

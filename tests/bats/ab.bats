@@ -1,0 +1,76 @@
+#!/usr/bin/env bats
+# `idlescope ab`: runs variants interleaved, reports statistics, and always
+# puts the settings back (on success, on a bad run, on SIGTERM).
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup() {
+	save_governor
+	OUT="$BATS_TEST_TMPDIR/ab.json"
+}
+
+teardown() {
+	restore_governor
+}
+
+@test "ab governor=menu,haltpoll --repeat 3: completes, interleaves, restores" {
+	require_cpuidle_driver
+	grep -qw menu "$CPUIDLE/available_governors" && grep -qw haltpoll "$CPUIDLE/available_governors" ||
+		skip "needs the menu and haltpoll governors"
+	run "$IDLESCOPE" ab --set governor=menu,haltpoll --repeat 3 --format json -o "$OUT" -- \
+		cyclictest --laptop -q -t 1 -i 1000 -l 300
+	[ "$status" -eq 0 ]
+	[ "$(cat "$CPUIDLE/current_governor")" = "$SAVED_GOVERNOR" ]
+	jq -e '.variants == ["governor=menu", "governor=haltpoll"] and .repeat == 3' "$OUT"
+	jq -e '.metrics[] | select(.metric == "duration_ns") | .variants | all(.n == 3) and
+		(.[1].vs_first | has("significant"))' "$OUT"
+	# interleaved: the runs alternate menu, haltpoll, menu, ...
+	[ "$(echo "$output" | grep -o 'governor=[a-z]*' | head -4 | paste -sd' ')" = \
+		"governor=menu governor=haltpoll governor=menu governor=haltpoll" ]
+}
+
+@test "ab killed mid-run (SIGTERM) restores the governor" {
+	require_cpuidle_driver
+	grep -qw menu "$CPUIDLE/available_governors" || skip "needs the menu governor"
+	local other=menu
+	[ "$SAVED_GOVERNOR" = menu ] && other=ladder
+	"$IDLESCOPE" ab --set "governor=$other" --repeat 20 -d 1 > /dev/null 2>&1 &
+	local pid=$!
+	sleep 1.5
+	[ "$(cat "$CPUIDLE/current_governor")" = "$other" ]
+	kill -TERM "$pid"
+	wait "$pid" || true
+	[ "$(cat "$CPUIDLE/current_governor")" = "$SAVED_GOVERNOR" ]
+}
+
+@test "ab: a failing run still restores; bad --set is a usage error" {
+	require_cpuidle_driver
+	local other=menu
+	[ "$SAVED_GOVERNOR" = menu ] && other=ladder
+	run "$IDLESCOPE" ab --set "governor=$other" --repeat 1 -- /nonexistent/cmd
+	[ "$status" -eq 1 ]
+	[ "$(cat "$CPUIDLE/current_governor")" = "$SAVED_GOVERNOR" ]
+	run "$IDLESCOPE" ab --set governor=bogus -d 1
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"governor 'bogus' is not available"* ]]
+	run "$IDLESCOPE" ab --set no.such.sysctl=1,2 -d 1
+	[ "$status" -eq 2 ]
+	run "$IDLESCOPE" ab --set state9.disable=0,1 -d 1
+	[ "$status" -eq 2 ]
+	run "$IDLESCOPE" ab --set governor=menu
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"need -d SECONDS or -- COMMAND"* ]]
+}
+
+@test "ab stateN.disable: every CPU's flag set per variant and restored" {
+	require_cpuidle_driver
+	[ -e /sys/devices/system/cpu/cpu0/cpuidle/state1/disable ] || skip "no state1"
+	local before
+	before=$(cat /sys/devices/system/cpu/cpu*/cpuidle/state1/disable | paste -sd' ')
+	run "$IDLESCOPE" ab --set state1.disable=1,0 --repeat 1 --metric 'state[POLL].entries' \
+		--format json -o "$OUT" -- cyclictest --laptop -q -t 1 -i 1000 -l 300
+	[ "$status" -eq 0 ]
+	[ "$(cat /sys/devices/system/cpu/cpu*/cpuidle/state1/disable | paste -sd' ')" = "$before" ]
+	jq -e '.metrics[0].variants | length == 2' "$OUT"
+}
