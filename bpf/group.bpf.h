@@ -6,6 +6,7 @@
 #define IDLESCOPE_GROUP_BPF_H
 
 #include "maps.bpf.h"
+#include "pack.bpf.h"
 
 static __always_inline __u32 group_of_cpu(__u32 cpu)
 {
@@ -54,10 +55,13 @@ static __always_inline void group_on_enter(__u32 cpu, __u64 now_ns, __u32 state)
 		gs->state = group_min_state(g, state);
 		gs->idle_since = now_ns;
 	}
+	if (packing_enabled)
+		pack_update(now_ns, old + 1 == m->nr_cpus ? -1 : 0, -1);
 }
 
 /* cpu left idle after a period that began at enter_ns. */
-static __always_inline void group_on_exit(__u32 cpu, __u64 now_ns, __u64 enter_ns)
+static __always_inline void group_on_exit(__u32 cpu, struct idle_cpu_slot *slot, __u64 now_ns,
+					  __u64 enter_ns)
 {
 	struct group_members *m;
 	struct group_stats *st;
@@ -72,9 +76,12 @@ static __always_inline void group_on_exit(__u32 cpu, __u64 now_ns, __u64 enter_n
 	if (!gs || !m)
 		return;
 	old = __sync_fetch_and_add(&gs->idle_count, -1);
+	if (packing_enabled)
+		pack_update(now_ns, old == m->nr_cpus ? 1 : 0, 1);
 	if (old != m->nr_cpus)
 		return;
 	/* first to leave: the all-idle interval ends */
+	slot->ended_group = 1;
 	since = gs->idle_since;
 	gs->idle_since = 0;
 	st = bpf_map_lookup_elem(&group_stats, &g);

@@ -130,7 +130,7 @@ static __always_inline void handle_idle(__u32 cpu, __u64 now_ns, __u32 state)
 	slot->enter_ns = 0;
 	slot->last_counted = 0;
 	if (groups_enabled && enter)
-		group_on_exit(cpu, now_ns, enter);
+		group_on_exit(cpu, slot, now_ns, enter);
 	if (now_ns < start_ns)
 		return;
 	if (hist_metric == HM_IDLE_EXIT)

@@ -10,6 +10,7 @@
 #include "wake_stats.h"
 #include "hist_data.h"
 #include "group_stats.h"
+#include "pack_stats.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -17,6 +18,7 @@ char LICENSE[] SEC("license") = "GPL";
 #include "hist.bpf.h"
 #include "wake.bpf.h"
 #include "sched.bpf.h"
+#include "pack.bpf.h"
 #include "group.bpf.h"
 #include "idle.bpf.h"
 
@@ -85,6 +87,10 @@ static __always_inline void on_sched_wakeup(struct task_struct *p, __u32 hm)
 	BPF_CORE_READ_STR_INTO(&comm, p, comm);
 	if (wake_enabled && hm != HM_WAKEUP_LATENCY)
 		handle_sched_wakeup(this_cpu(), task_cpu_of(p), pid, comm);
+	if (packing_enabled && hm == HM_WAKEUP_LATENCY)
+		pack_on_waking(this_cpu(), pid);
+	else if (packing_enabled && hm == HM_RUNQ_LATENCY)
+		pack_on_wakeup(task_cpu_of(p), pid);
 	if (hist_metric != HM_NONE && hist_metric == hm)
 		handle_task_ready(bpf_ktime_get_ns(), pid, (__u32)BPF_CORE_READ(p, tgid), comm);
 	else if (hist_metric == HM_WAKEUP_LATENCY && hm == HM_RUNQ_LATENCY)
@@ -120,10 +126,27 @@ static __always_inline void on_sched_switch(unsigned long long *ctx, struct task
 		runnable = st == 0; /* TASK_RUNNING */
 		BPF_CORE_READ_STR_INTO(&comm, prev, comm);
 	}
-	handle_switch(this_cpu(), bpf_ktime_get_ns(), (__u32)BPF_CORE_READ(prev, pid),
-		      (__u32)BPF_CORE_READ(prev, tgid), comm, runnable,
-		      (__u32)BPF_CORE_READ(next, pid));
+	__u64 now = bpf_ktime_get_ns();
+	__u32 prev_pid = (__u32)BPF_CORE_READ(prev, pid), next_pid = (__u32)BPF_CORE_READ(next, pid);
+
+	if (hist_metric != HM_NONE)
+		handle_switch(this_cpu(), now, prev_pid, (__u32)BPF_CORE_READ(prev, tgid), comm,
+			      runnable, next_pid);
+	if (packing_enabled) {
+		if (hist_metric != HM_RUNQ_LATENCY)
+			BPF_CORE_READ_STR_INTO(&comm, prev, comm);
+		pack_on_switch(this_cpu(), now, prev_pid, comm, next_pid);
+	}
 }
+
+static __always_inline __u64 task_state_of(struct task_struct *p)
+{
+	if (bpf_core_field_exists(p->__state))
+		return BPF_CORE_READ(p, __state);
+	return BPF_CORE_READ((struct task_struct___state_old *)p, state);
+}
+TP_PAIR(sched_migrate_task, handle_migrate(task_cpu_of(p), (__u32)dest_cpu, task_state_of(p)),
+	struct task_struct *p, __u64 dest_cpu)
 TP_PAIR(sched_switch, on_sched_switch(ctx, prev, next), bool preempt, struct task_struct *prev,
 	struct task_struct *next)
 

@@ -80,6 +80,30 @@ struct {
 	__type(value, struct group_stats);
 } group_stats SEC(".maps");
 
+/* Packing: the global busy-group state (one entry) and runtime per task
+ * and group. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pack_global);
+} pack_global SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, IS_PACK_TASKS);
+	__type(key, struct pack_task_key);
+	__type(value, struct pack_task_val);
+} pack_tasks SEC(".maps");
+
+/* The waker's CPU of each task between sched_waking and sched_wakeup. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, IS_PACK_TASKS);
+	__type(key, __u32);
+	__type(value, __u32);
+} pack_wakers SEC(".maps");
+
 /* `idlescope hist` histograms, indexed by cpu * IS_MAX_STATES + state. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -114,6 +138,8 @@ const volatile bool wake_enabled = false;
  * (MWAIT/WFI-style states handle the waking interrupt after the exit). */
 const volatile __u64 wake_window_ns = 50000;
 const volatile bool groups_enabled = false;
+const volatile bool packing_enabled = false;
+const volatile __u32 pack_max_group_cpus = 0; /* CPUs of the largest group */
 /* `idlescope hist`: the metric (enum hist_metric, HM_NONE for record), its
  * display unit or linear step, and the task filter (-p tgid, -c comm). */
 const volatile __u32 hist_metric = HM_NONE;

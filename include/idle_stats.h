@@ -64,6 +64,11 @@ struct idle_cpu_slot {
 	/* idle entry/exit overhead (hist idle-entry / idle-exit) */
 	__u64 to_idle_ns;   /* switch to the idle task, not yet in cpu_idle */
 	__u64 last_exit_ns; /* last idle exit, no switch away yet */
+	/* packing: who runs now, since when (third cache line) */
+	__u64 switch_in_ns;
+	__u32 cur_pid;
+	__u32 ended_group;  /* this CPU's exit ended its group's all-idle time */
+	__u64 pad3[6];
 } __attribute__((aligned(64)));
 
 /* Per CPU and state: everything summed over completed idle periods. */

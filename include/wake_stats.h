@@ -25,7 +25,9 @@ enum wake_detail_kind {
 	WDETAIL_IRQ = 1,       /* detail = irq number */
 	WDETAIL_SOFTIRQ,       /* detail = softirq vector */
 	WDETAIL_TIMER_FN,      /* detail = hrtimer function address */
-	WDETAIL_WAKEE,         /* detail = pid, aux = waker CPU (~0 unknown) */
+	WDETAIL_WAKEE,         /* detail = pid, aux = waker CPU */
+	WDETAIL_GROUP_WAKEE,   /* detail = pid woken by the wake that ended the
+				* all-idle time of group aux */
 };
 
 #define IS_WAKE_DETAILS 8192 /* entries of the detail table */

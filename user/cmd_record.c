@@ -25,6 +25,7 @@ struct record {
 	struct common_opts o;
 	bool wake; /* wakeup attribution (default on; --no-wakeups) */
 	const char *topology; /* --topology, NULL = sysfs */
+	bool packing;
 	struct groups groups;
 	struct topology topo;
 	struct cpuidle_system sys;
@@ -50,11 +51,14 @@ static const char doc[] =
 	"Runs for -d SECONDS, for the lifetime of COMMAND, or until Ctrl-C/SIGTERM; each prints "
 	"a complete summary. With COMMAND, its exit status is idlescope's.";
 
-enum { OPT_NO_WAKEUPS = 0x200, OPT_TOPOLOGY };
+enum { OPT_NO_WAKEUPS = 0x200, OPT_TOPOLOGY, OPT_PACKING };
 
 static const struct argp_option record_options[] = {
 	{ "no-wakeups", OPT_NO_WAKEUPS, NULL, 0,
 	  "Skip wakeup attribution (no interrupt-path programs)", 0 },
+	{ "packing", OPT_PACKING, NULL, 0,
+	  "Packing over the groups: busy-group timeline, spread time, cross-group wakeups, "
+	  "runtime per task and group (a shared counter: costs more per idle event)", 0 },
 	{ "topology", OPT_TOPOLOGY, "SPEC", 0,
 	  "Group rows: sysfs (default), cluster, core, die, package, freq-domain, "
 	  "custom:0-3,4-7, or none", 0 },
@@ -76,6 +80,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_TOPOLOGY:
 		r->topology = arg;
+		break;
+	case OPT_PACKING:
+		r->packing = true;
 		break;
 	case ARGP_KEY_ARG:
 		/* The first non-option starts the command; the rest is its own. */
@@ -275,10 +282,16 @@ int cmd_record(int argc, char **argv)
 		ret = EXIT_USAGE;
 		goto cleanup;
 	}
+	if (r.packing && !r.groups.nr_groups) {
+		cli_error("--packing needs topology groups (not --topology none)");
+		ret = EXIT_USAGE;
+		goto cleanup;
+	}
 	if (idle_session_open(&r.sess, r.topo.nr_possible,
 			      &(struct session_opts){ .wake = r.wake, .nr_groups = r.groups.nr_groups,
 						      .group_of = r.groups.group_of,
-						      .group_cpus = r.groups.cpus },
+						      .group_cpus = r.groups.cpus,
+						      .packing = r.packing },
 			      err, sizeof(err))) {
 		cli_error("%s", err);
 		goto cleanup;

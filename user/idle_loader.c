@@ -95,6 +95,7 @@ static const struct event {
 	{ "sched_waking", EV_SCHED, NULL },
 	{ "sched_wakeup_new", EV_SCHED, NULL },
 	{ "sched_switch", EV_SCHED, NULL },
+	{ "sched_migrate_task", EV_SCHED, NULL },
 	{ "sched_wake_idle_without_ipi", EV_WAKE, NULL },
 	{ "ipi_send_cpu", EV_WAKE, NULL },
 };
@@ -122,14 +123,16 @@ static bool wanted(const struct idle_session *s, const struct event *e)
 	if (e->group == EV_MISS)
 		return s->hist_metric == HM_NONE && !env_set("IDLESCOPE_NO_IDLE_MISS");
 	if (!strcmp(e->name, "sched_wakeup"))
-		return s->wake || m == HM_RUNQ_LATENCY || m == HM_WAKEUP_LATENCY;
+		return s->wake || s->packing || m == HM_RUNQ_LATENCY || m == HM_WAKEUP_LATENCY;
 	if (!strcmp(e->name, "sched_wakeup_new"))
 		return m == HM_RUNQ_LATENCY;
 	if (!strcmp(e->name, "sched_waking"))
-		return m == HM_WAKEUP_LATENCY;
+		return m == HM_WAKEUP_LATENCY || s->packing;
 	if (!strcmp(e->name, "sched_switch"))
 		return m == HM_WAKEUP_LATENCY || m == HM_RUNQ_LATENCY || m == HM_IDLE_ENTRY ||
-		       m == HM_IDLE_EXIT;
+		       m == HM_IDLE_EXIT || s->packing;
+	if (!strcmp(e->name, "sched_migrate_task"))
+		return s->packing;
 	if (e->group == EV_WAKE)
 		return s->wake;
 	return true;
@@ -193,6 +196,17 @@ static int load_groups(struct idle_session *s, const struct session_opts *o)
 		if (bpf_map_update_elem(mem_fd, &g, &m, BPF_ANY))
 			return -1;
 	}
+	if (o->packing) {
+		/* every grouped CPU counts as busy until its first idle entry */
+		struct pack_global pg = { 0 };
+		uint32_t zero = 0, cpus = 0;
+
+		for (int c = 0; c < s->nr_cpus; c++)
+			cpus += o->group_of[c] >= 0;
+		pg.word = PACK_WORD((uint64_t)o->nr_groups, (uint64_t)cpus, 0);
+		if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.pack_global), &zero, &pg, BPF_ANY))
+			return -1;
+	}
 	return 0;
 }
 
@@ -228,6 +242,13 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 		bpf_map__set_max_entries(s->skel->maps.group_slots, (uint32_t)o->nr_groups);
 		bpf_map__set_max_entries(s->skel->maps.group_stats, (uint32_t)o->nr_groups);
 		s->skel->rodata->groups_enabled = true;
+		s->packing = o->packing;
+		s->skel->rodata->packing_enabled = o->packing;
+		for (int g = 0; g < o->nr_groups; g++)
+			if ((uint32_t)cpulist_count(&o->group_cpus[g]) >
+			    s->skel->rodata->pack_max_group_cpus)
+				s->skel->rodata->pack_max_group_cpus =
+					(uint32_t)cpulist_count(&o->group_cpus[g]);
 	}
 	s->skel->rodata->wake_enabled = s->wake;
 	s->skel->rodata->hist_metric = o->hist_metric;
@@ -373,6 +394,34 @@ static int read_groups(struct idle_session *s, struct idle_raw *out)
 	out->nr_groups = s->nr_groups;
 	if (read_array(bpf_map__fd(s->skel->maps.group_stats), n, out->groups, sizeof(*out->groups)))
 		return -errno;
+	if (s->packing) {
+		int fd = bpf_map__fd(s->skel->maps.pack_tasks);
+		struct pack_task_key key, next, *prev = NULL;
+		uint32_t zero = 0;
+		int cap = 0;
+
+		if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.pack_global), &zero, &out->pack))
+			return -errno;
+		out->have_pack = true;
+		while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+			if (out->nr_pack_tasks == cap) {
+				void *k, *v;
+
+				cap = cap ? 2 * cap : 64;
+				k = realloc(out->pack_keys, (size_t)cap * sizeof(*out->pack_keys));
+				v = k ? realloc(out->pack_vals, (size_t)cap * sizeof(*out->pack_vals)) : NULL;
+				if (k)
+					out->pack_keys = k;
+				if (!v)
+					return -ENOMEM;
+				out->pack_vals = v;
+			}
+			if (!bpf_map_lookup_elem(fd, &next, &out->pack_vals[out->nr_pack_tasks]))
+				out->pack_keys[out->nr_pack_tasks++] = next;
+			key = next;
+			prev = &key;
+		}
+	}
 	return read_array(bpf_map__fd(s->skel->maps.group_slots), n, out->group_slots,
 			  sizeof(*out->group_slots));
 }
@@ -432,6 +481,11 @@ void idle_raw_free(struct idle_raw *r)
 	free(r->details);
 	free(r->groups);
 	free(r->group_slots);
+	free(r->pack_keys);
+	free(r->pack_vals);
+	r->pack_keys = NULL;
+	r->pack_vals = NULL;
+	r->nr_pack_tasks = 0;
 	r->groups = NULL;
 	r->group_slots = NULL;
 	r->nr_groups = 0;

@@ -12,6 +12,7 @@
 #include "wake_stats.h"
 #include "hist_data.h"
 #include "group_stats.h"
+#include "pack_stats.h"
 #include "cpulist.h"
 
 struct idlescope_bpf;
@@ -26,6 +27,7 @@ struct idle_session {
 	bool wake;               /* wakeup attribution loaded */
 	uint32_t hist_metric;    /* enum hist_metric loaded, HM_NONE for record */
 	int nr_groups;           /* topology groups tracked, 0 = none */
+	bool packing;
 	bool have_idle_miss;     /* cpu_idle_miss attached */
 	const char *idle_attach; /* "tp_btf" or "raw_tp" */
 	const char *miss_attach; /* "tp_btf", "raw_tp" or NULL */
@@ -51,6 +53,11 @@ struct idle_raw {
 	int nr_groups;
 	struct group_stats *groups;       /* [nr_groups] */
 	struct group_slot *group_slots;   /* [nr_groups]: in flight at the end */
+	bool have_pack;
+	struct pack_global pack;
+	int nr_pack_tasks;
+	struct pack_task_key *pack_keys;
+	struct pack_task_val *pack_vals;
 	uint64_t cpu_out_of_range;
 };
 
@@ -67,6 +74,7 @@ struct session_opts {
 	int nr_groups;
 	const int *group_of;            /* [nr_cpus], -1 = none */
 	const struct cpulist *group_cpus; /* [nr_groups] */
+	bool packing;                   /* busy-group timeline (needs groups) */
 };
 
 /* Opens and loads. Returns 0, or -1 with a one-line reason in err (exit

@@ -182,7 +182,7 @@ static int build_wake_rows(struct summary *s, const struct window_capture *w,
 			irq_name((unsigned int)r->detail, r->name, sizeof(r->name));
 		else if (r->kind == WDETAIL_SOFTIRQ)
 			snprintf(r->name, sizeof(r->name), "%s", softirq_name(r->detail));
-		else if (r->kind == WDETAIL_WAKEE)
+		else if (r->kind == WDETAIL_WAKEE || r->kind == WDETAIL_GROUP_WAKEE)
 			snprintf(r->name, sizeof(r->name), "%.*s", (int)sizeof(d->val.comm),
 				 d->val.comm);
 		else if (r->kind == WDETAIL_TIMER_FN)
@@ -334,6 +334,89 @@ static int build_groups(struct summary *s, const struct window_capture *w,
 	return 0;
 }
 
+/* The busy-group timeline, closed at stop from the frozen state word. */
+static void build_pack(struct summary *s, const struct window_capture *w)
+{
+	const struct idle_raw *raw = w->raw;
+	const struct pack_global *pg = &raw->pack;
+	struct pack_summary *p = &s->pack;
+	uint64_t stop_us = w->stop_ns / 1000, start_us = w->start_ns / 1000, last;
+	uint32_t g, c;
+
+	if (!raw->have_pack || !w->groups)
+		return;
+	p->enabled = true;
+	p->nr_slots = w->groups->nr_groups + 1 < IS_PACK_SLOTS ? w->groups->nr_groups + 1
+								 : IS_PACK_SLOTS;
+	memcpy(p->busy_ns, pg->busy_ns, sizeof(p->busy_ns));
+	p->spread_ns = pg->spread_ns;
+	for (int i = 0; i < w->groups->nr_groups; i++)
+		if ((uint32_t)cpulist_count(&w->groups->cpus[i]) > p->max_group_cpus)
+			p->max_group_cpus = (uint32_t)cpulist_count(&w->groups->cpus[i]);
+	/* the state that held from the last change to the end of the window */
+	last = PACK_US(pg->word);
+	if (last < (start_us & ((1ULL << 40) - 1)))
+		last = start_us & ((1ULL << 40) - 1);
+	g = PACK_GROUPS(pg->word);
+	c = PACK_CPUS(pg->word);
+	if ((stop_us & ((1ULL << 40) - 1)) > last && g < IS_PACK_SLOTS) {
+		uint64_t d = ((stop_us & ((1ULL << 40) - 1)) - last) * 1000;
+
+		p->busy_ns[g] += d;
+		if (g >= 2 && c <= p->max_group_cpus)
+			p->spread_ns += d;
+	}
+	p->cross_wakeups = pg->cross_wakeups;
+	p->cross_migrations = pg->cross_migrations;
+	p->lost_updates = pg->lost_updates;
+	p->task_drops = pg->task_drops;
+	/* top tasks by runtime, summed over groups */
+	for (int i = 0; i < raw->nr_pack_tasks; i++) {
+		const struct pack_task_key *k = &raw->pack_keys[i];
+		struct pack_task_row *row = NULL;
+		int j;
+
+		for (j = 0; j < p->nr_tasks; j++)
+			if (p->tasks[j].pid == k->pid)
+				row = &p->tasks[j];
+		if (!row) {
+			uint64_t total = 0;
+
+			/* this pid's total decides whether it enters the top 10 */
+			for (int m = 0; m < raw->nr_pack_tasks; m++)
+				if (raw->pack_keys[m].pid == k->pid)
+					total += raw->pack_vals[m].runtime_ns;
+			if (p->nr_tasks < 10) {
+				row = &p->tasks[p->nr_tasks++];
+			} else {
+				int min = 0;
+
+				for (j = 1; j < p->nr_tasks; j++)
+					if (p->tasks[j].total_ns < p->tasks[min].total_ns)
+						min = j;
+				if (p->tasks[min].total_ns >= total)
+					continue;
+				row = &p->tasks[min];
+			}
+			memset(row, 0, sizeof(*row));
+			row->pid = k->pid;
+			row->total_ns = total;
+			for (int m = 0; m < raw->nr_pack_tasks; m++)
+				if (raw->pack_keys[m].pid == k->pid && raw->pack_keys[m].group < 8)
+					row->group_ns[raw->pack_keys[m].group] += raw->pack_vals[m].runtime_ns;
+		}
+		snprintf(row->comm, sizeof(row->comm), "%.15s", raw->pack_vals[i].comm);
+	}
+	for (int a = 0; a < p->nr_tasks; a++) /* by runtime, descending */
+		for (int b = a + 1; b < p->nr_tasks; b++)
+			if (p->tasks[b].total_ns > p->tasks[a].total_ns) {
+				struct pack_task_row t = p->tasks[a];
+
+				p->tasks[a] = p->tasks[b];
+				p->tasks[b] = t;
+			}
+}
+
 static void add_state(struct state_summary *t, const struct state_summary *s)
 {
 	if (!t->name[0]) {
@@ -442,6 +525,13 @@ int summary_build(struct summary *s, const struct window_capture *w, const struc
 		return -ENOMEM;
 	if (build_groups(s, w, sel))
 		return -ENOMEM;
+	build_pack(s, w);
+	if (s->pack.lost_updates)
+		summary_warn(s, "packing: %llu state changes lost to contention",
+			     (unsigned long long)s->pack.lost_updates);
+	if (s->pack.task_drops)
+		summary_warn(s, "packing: %llu task runtimes dropped (table full)",
+			     (unsigned long long)s->pack.task_drops);
 
 	if (!strcmp(s->sys.driver, "none"))
 		summary_warn(s, "no cpuidle driver: idle periods come from the default idle call, "

@@ -94,6 +94,25 @@ struct group_summary {
 	uint64_t races;
 };
 
+/* Packing over the groups (record --packing). */
+struct pack_task_row {
+	uint32_t pid;
+	char comm[16];
+	uint64_t total_ns;
+	uint64_t group_ns[8]; /* the first 8 groups */
+};
+
+struct pack_summary {
+	bool enabled;
+	int nr_slots;                   /* nr_groups + 1 */
+	uint64_t busy_ns[IS_PACK_SLOTS]; /* time with k groups busy */
+	uint64_t spread_ns;
+	uint32_t max_group_cpus;
+	uint64_t cross_wakeups, cross_migrations, lost_updates, task_drops;
+	int nr_tasks;
+	struct pack_task_row tasks[10]; /* top by runtime */
+};
+
 struct cpu_summary {
 	int cpu; /* -1 for totals */
 	bool online;
@@ -129,6 +148,7 @@ struct summary {
 	char group_level[16];       /* "" when groups are off */
 	int nr_groups;
 	struct group_summary *groups;
+	struct pack_summary pack;
 	int nr_warnings;
 	char **warnings;
 };

@@ -129,6 +129,9 @@ static void top_table(FILE *f, const struct summary *s, int kind, const char *ti
 			fprintf(f, "  %8" PRIu64 " %8" PRIu64 "  pid %-8" PRIu64 " %s (woken by CPU %u)\n",
 				agg[best].count, agg[best].early, agg[best].detail, agg[best].name,
 				agg[best].aux);
+		else if (kind == WDETAIL_GROUP_WAKEE)
+			fprintf(f, "  %8" PRIu64 " %8s  pid %-8" PRIu64 " %s (group %u)\n", agg[best].count,
+				"", agg[best].detail, agg[best].name, agg[best].aux);
 		else if (kind == WDETAIL_TIMER_FN)
 			fprintf(f, "  %8" PRIu64 " %8" PRIu64 "  %-12s %s\n", agg[best].count,
 				agg[best].early, "", agg[best].name);
@@ -150,6 +153,7 @@ void render_wake_table(FILE *f, const struct summary *s)
 	top_table(f, s, WDETAIL_IRQ, "IRQs that ended idle periods", "irq");
 	top_table(f, s, WDETAIL_SOFTIRQ, "Softirqs that ended idle periods", "vector");
 	top_table(f, s, WDETAIL_WAKEE, "Top wakees (tasks woken onto idle CPUs)", "");
+	top_table(f, s, WDETAIL_GROUP_WAKEE, "Tasks whose wakeup ended a group's all-idle time", "");
 }
 
 static json_t *lat_json(const struct state_summary *st, const struct lat_summary *l)
@@ -195,22 +199,26 @@ json_t *wake_rows_json(const struct summary *s)
 {
 	static const char *const kinds[] = { [WDETAIL_IRQ] = "irqs", [WDETAIL_SOFTIRQ] = "softirqs",
 					     [WDETAIL_TIMER_FN] = "timers",
-					     [WDETAIL_WAKEE] = "wakees" };
+					     [WDETAIL_WAKEE] = "wakees",
+					     [WDETAIL_GROUP_WAKEE] = "group_wakees" };
 	json_t *o = json_object();
 
-	for (int k = WDETAIL_IRQ; k <= WDETAIL_WAKEE; k++)
+	for (int k = WDETAIL_IRQ; k <= WDETAIL_GROUP_WAKEE; k++)
 		json_object_set_new(o, kinds[k], json_array());
 	for (int i = 0; i < s->nr_wake_rows; i++) {
 		const struct wake_row *r = &s->wake_rows[i];
 		json_t *row;
 
-		if (r->kind < WDETAIL_IRQ || r->kind > WDETAIL_WAKEE)
+		if (r->kind < WDETAIL_IRQ || r->kind > WDETAIL_GROUP_WAKEE)
 			continue;
 		row = json_pack("{s:i,s:I,s:I,s:s}", "cpu", r->cpu, "count", (json_int_t)r->count,
 				"early", (json_int_t)r->early, "name", r->name);
 		if (r->kind == WDETAIL_WAKEE) {
 			json_object_set_new(row, "pid", json_integer((json_int_t)r->detail));
 			json_object_set_new(row, "waker_cpu", json_integer(r->aux));
+		} else if (r->kind == WDETAIL_GROUP_WAKEE) {
+			json_object_set_new(row, "pid", json_integer((json_int_t)r->detail));
+			json_object_set_new(row, "group", json_integer(r->aux));
 		} else if (r->kind == WDETAIL_TIMER_FN) {
 			char addr[32];
 
@@ -223,4 +231,74 @@ json_t *wake_rows_json(const struct summary *s)
 		json_array_append_new(json_object_get(o, kinds[r->kind]), row);
 	}
 	return o;
+}
+
+void render_pack_table(FILE *f, const struct summary *s)
+{
+	const struct pack_summary *p = &s->pack;
+
+	if (!p->enabled)
+		return;
+	fprintf(f, "\nPacking over %d %s groups (busy = at least one CPU not idle)\n  groups busy:",
+		s->nr_groups, s->group_level);
+	for (int k = 0; k < p->nr_slots; k++)
+		fprintf(f, "  %d: %.1f%%", k,
+			s->duration_ns ? 100.0 * (double)p->busy_ns[k] / (double)s->duration_ns : 0);
+	fprintf(f, "\n  spread (2+ groups busy while the busy CPUs fit in one group of %u): %.1f%% "
+		   "(%s)\n",
+		p->max_group_cpus,
+		s->duration_ns ? 100.0 * (double)p->spread_ns / (double)s->duration_ns : 0,
+		hns(p->spread_ns));
+	fprintf(f, "  busy time per group:");
+	for (int g = 0; g < s->nr_groups; g++) {
+		const struct group_summary *gs = &s->groups[g];
+		uint64_t idle = gs->time_ns + gs->edge_idle_ns;
+
+		fprintf(f, "  %s %.1f%%", gs->name,
+			s->duration_ns && idle < s->duration_ns
+				? 100.0 * (double)(s->duration_ns - idle) / (double)s->duration_ns
+				: 0.0);
+	}
+	fprintf(f, "\n  across groups: %" PRIu64 " wakeups (waker and wakee in different groups), "
+		   "%" PRIu64 " migrations\n",
+		p->cross_wakeups, p->cross_migrations);
+	if (!p->nr_tasks)
+		return;
+	fprintf(f, "  top tasks by runtime:\n  %8s %-16s %10s", "pid", "comm", "total");
+	for (int g = 0; g < s->nr_groups && g < 8; g++)
+		fprintf(f, " %10s", s->groups[g].name);
+	fprintf(f, "\n");
+	for (int i = 0; i < p->nr_tasks; i++) {
+		fprintf(f, "  %8u %-16s %10s", p->tasks[i].pid, p->tasks[i].comm,
+			hns(p->tasks[i].total_ns));
+		for (int g = 0; g < s->nr_groups && g < 8; g++)
+			fprintf(f, " %10s", hns(p->tasks[i].group_ns[s->groups[g].id < 8 ? s->groups[g].id : 0]));
+		fprintf(f, "\n");
+	}
+}
+
+json_t *pack_json(const struct summary *s)
+{
+	const struct pack_summary *p = &s->pack;
+	json_t *busy = json_array(), *tasks = json_array();
+
+	if (!p->enabled)
+		return json_null();
+	for (int k = 0; k < p->nr_slots; k++)
+		json_array_append_new(busy, json_integer((json_int_t)p->busy_ns[k]));
+	for (int i = 0; i < p->nr_tasks; i++) {
+		json_t *per = json_array();
+
+		for (int g = 0; g < s->nr_groups && g < 8; g++)
+			json_array_append_new(per, json_integer((json_int_t)p->tasks[i].group_ns[g]));
+		json_array_append_new(tasks, json_pack("{s:i,s:s,s:I,s:o}", "pid", (int)p->tasks[i].pid,
+						       "comm", p->tasks[i].comm, "runtime_ns",
+						       (json_int_t)p->tasks[i].total_ns,
+						       "group_runtime_ns", per));
+	}
+	return json_pack("{s:o,s:I,s:i,s:I,s:I,s:I,s:o}", "busy_groups_ns", busy, "spread_ns",
+			 (json_int_t)p->spread_ns, "max_group_cpus", (int)p->max_group_cpus,
+			 "cross_group_wakeups", (json_int_t)p->cross_wakeups, "cross_group_migrations",
+			 (json_int_t)p->cross_migrations, "lost_updates", (json_int_t)p->lost_updates,
+			 "top_tasks", tasks);
 }

@@ -57,3 +57,32 @@ setup() {
 	[ "$status" -eq 0 ]
 	[ "$(jq .groups "$OUT")" = null ]
 }
+
+@test "--packing: ping-pong pinned to one CPU vs on two CPUs gives opposite packing" {
+	[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
+	local one="$BATS_TEST_TMPDIR/one.json" two="$BATS_TEST_TMPDIR/two.json"
+	run "$IDLESCOPE" record --packing --topology custom:0,1 --format json -o "$one" -- \
+		taskset -c 0 perf bench sched pipe -l 20000
+	[ "$status" -eq 0 ]
+	run "$IDLESCOPE" record --packing --topology custom:0,1 --format json -o "$two" -- \
+		taskset -c 0,1 perf bench sched pipe -l 20000
+	[ "$status" -eq 0 ]
+	# pinned: the pair never wakes across groups and runs in group 0 only
+	jq -e '.packing.cross_group_wakeups < 20000 * 0.05 and
+		([.packing.top_tasks[] | select(.comm == "sched-pipe") | .group_runtime_ns[1]] | add) <
+		([.packing.top_tasks[] | select(.comm == "sched-pipe") | .runtime_ns] | add) * 0.1' "$one"
+	# on two CPUs the scheduler spreads them: each round trip crosses twice
+	# (unless it packs them after all, then this workload cannot show it)
+	jq -e '.packing.cross_group_wakeups > 20000 * 0.5' "$two"
+	# the timeline covers the window
+	for f in "$one" "$two"; do
+		jq -e '(([.packing.busy_groups_ns[]] | add) - .duration_ns | fabs) < .duration_ns * 0.01 and
+			.packing.lost_updates == 0' "$f"
+	done
+}
+
+@test "--packing needs groups" {
+	run "$IDLESCOPE" record -d 1 --packing --topology none
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--packing needs topology groups"* ]]
+}
