@@ -234,7 +234,21 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 	bpf_map__set_max_entries(s->skel->maps.idle_stats, (uint32_t)nr_cpus * IS_MAX_STATES);
 	bpf_map__set_max_entries(s->skel->maps.wake_stats, (uint32_t)nr_cpus);
 	bpf_map__set_max_entries(s->skel->maps.wake_lat, (uint32_t)nr_cpus * IS_MAX_STATES);
-	bpf_map__set_max_entries(s->skel->maps.hist_data, (uint32_t)nr_cpus * IS_MAX_STATES);
+	/* maps of features not asked for shrink to one entry: memory stays
+	 * what this run needs */
+	bpf_map__set_max_entries(s->skel->maps.hist_data,
+				 o->hist_metric ? (uint32_t)nr_cpus * IS_MAX_STATES : 1);
+	if (o->hist_metric != HM_WAKEUP_LATENCY && o->hist_metric != HM_RUNQ_LATENCY)
+		bpf_map__set_max_entries(s->skel->maps.task_ts, 1);
+	if (!(o->wake || o->replay || o->hist_metric == HM_EXIT_LATENCY)) {
+		bpf_map__set_max_entries(s->skel->maps.wake_details, 1);
+		bpf_map__set_max_entries(s->skel->maps.wake_lat, 1);
+		bpf_map__set_max_entries(s->skel->maps.wake_stats, 1);
+	}
+	if (!o->packing) {
+		bpf_map__set_max_entries(s->skel->maps.pack_tasks, 1);
+		bpf_map__set_max_entries(s->skel->maps.pack_wakers, 1);
+	}
 	s->nr_groups = o->nr_groups;
 	if (o->nr_groups) {
 		bpf_map__set_max_entries(s->skel->maps.group_of, (uint32_t)nr_cpus);
@@ -445,11 +459,11 @@ int idle_session_read(struct idle_session *s, struct idle_raw *out)
 			      sizeof(*out->slots))) ||
 	    (err = read_array(bpf_map__fd(s->skel->maps.idle_stats), n * IS_MAX_STATES, out->stats,
 			      sizeof(*out->stats))) ||
-	    (err = read_array(bpf_map__fd(s->skel->maps.wake_stats), n, out->wake,
-			      sizeof(*out->wake))) ||
-	    (err = read_array(bpf_map__fd(s->skel->maps.wake_lat), n * IS_MAX_STATES, out->lat,
-			      sizeof(*out->lat))) ||
-	    (err = read_details(s, out)) || (err = read_groups(s, out))) {
+	    (s->wake && (err = read_array(bpf_map__fd(s->skel->maps.wake_stats), n, out->wake,
+					  sizeof(*out->wake)))) ||
+	    (s->wake && (err = read_array(bpf_map__fd(s->skel->maps.wake_lat), n * IS_MAX_STATES,
+					  out->lat, sizeof(*out->lat)))) ||
+	    (s->wake && (err = read_details(s, out))) || (err = read_groups(s, out))) {
 		idle_raw_free(out);
 		return err;
 	}

@@ -212,6 +212,9 @@ static void group_block(FILE *f, const struct summary *s, const struct group_sum
 	if (g->periods)
 		fprintf(f, ", min %s avg %s max %s, p50 %s p90 %s p99 %s", hns(g->min_ns),
 			hns(g->avg_ns), hns(g->max_ns), hns(g->p50_ns), hns(g->p90_ns), hns(g->p99_ns));
+	if (g->races)
+		fprintf(f, "\n  %" PRIu64 " interval ends found no valid start (races, not counted)",
+			g->races);
 	fprintf(f, "\n  by group state:");
 	for (int i = 0; i < g->nr_states; i++)
 		fprintf(f, " %s %.1f%% (%" PRIu64 ")", g->states[i].name,
