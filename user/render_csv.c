@@ -52,4 +52,14 @@ void render_csv(FILE *f, const struct summary *s)
 	}
 	for (int i = 0; i < s->totals.nr_states; i++)
 		row(f, "all", &s->totals.states[i]);
+	/* group rows: cpu column = the group's name, entries/time = its
+	 * all-idle periods and time in that group state */
+	for (int g = 0; g < s->nr_groups; g++) {
+		const struct group_summary *gs = &s->groups[g];
+
+		for (int i = 0; i < gs->nr_states; i++)
+			fprintf(f, "%s,%d,\"%s\",,,%" PRIu64 ",%" PRIu64 ",,,,,,,,,,,,,,,,,\n", gs->name,
+				gs->states[i].index, gs->states[i].name, gs->states[i].periods,
+				gs->states[i].time_ns);
+	}
 }

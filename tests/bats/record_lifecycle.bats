@@ -71,14 +71,14 @@ record_then_signal() { # signal seconds args...
 	[ "$(jq -c '[.cpus[].cpu]' "$OUT")" = "[1]" ]
 	run "$IDLESCOPE" record -d 1 -C 1 --format csv
 	[ "$status" -eq 0 ]
-	[ "$(echo "$output" | cut -d, -f1 | LC_ALL=C sort -u | paste -sd " ")" = "1 all cpu" ]
+	[ "$(echo "$output" | cut -d, -f1 | grep -vE '^[a-z-]+[0-9]+$' | LC_ALL=C sort -u | paste -sd " ")" = "1 all cpu" ]
 	run "$IDLESCOPE" record -d 1 -C 1
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"CPU 1:"* ]]
 	[[ "$output" != *"CPU 0:"* ]]
 }
 
-@test "CSV: header and one row per CPU and state plus totals" {
+@test "CSV: header, one row per CPU and state plus totals, then group rows" {
 	run "$IDLESCOPE" record -d 1 --format csv -o "$OUT"
 	[ "$status" -eq 0 ]
 	head -1 "$OUT" | grep -q '^cpu,state,name,exit_latency_ns,target_residency_ns,entries,time_ns'
@@ -86,8 +86,11 @@ record_then_signal() { # signal seconds args...
 	states=$(ls -d /sys/devices/system/cpu/cpu0/cpuidle/state* 2>/dev/null | wc -l)
 	[ "$states" -gt 0 ] || states=1
 	cpus=$(nproc --all)
-	rows=$(($(wc -l < "$OUT") - 1))
+	rows=$(grep -cE '^([0-9]+|all),' "$OUT")
 	[ "$rows" -eq $((states * cpus + states)) ]
+	# then one row per group and group state (cpu column = the group's name)
+	[ "$(($(wc -l < "$OUT") - 1 - rows))" -eq "$(grep -cE '^[a-z-]+[0-9]+,' "$OUT")" ]
+	[ "$(grep -cE '^[a-z-]+[0-9]+,' "$OUT")" -ge "$states" ]
 }
 
 @test "-i with JSON: one object per interval line, then the summary line" {
