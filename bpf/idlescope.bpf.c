@@ -11,6 +11,7 @@
 #include "hist_data.h"
 #include "group_stats.h"
 #include "pack_stats.h"
+#include "freq_stats.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -19,6 +20,7 @@ char LICENSE[] SEC("license") = "GPL";
 #include "wake.bpf.h"
 #include "sched.bpf.h"
 #include "pack.bpf.h"
+#include "freq.bpf.h"
 #include "group.bpf.h"
 #include "idle.bpf.h"
 
@@ -37,6 +39,8 @@ static __always_inline __u32 this_cpu(void)
 
 /* power */
 TP_PAIR(cpu_idle, handle_idle((__u32)cpu_id, bpf_ktime_get_ns(), (__u32)state),
+	__u64 state, __u64 cpu_id)
+TP_PAIR(cpu_frequency, handle_cpu_frequency((__u32)cpu_id, bpf_ktime_get_ns(), (__u32)state),
 	__u64 state, __u64 cpu_id)
 TP_PAIR(cpu_idle_miss, handle_idle_miss((__u32)cpu_id, (__u32)state, (__u32)(below & 1)),
 	__u64 cpu_id, __u64 state, __u64 below)
@@ -203,6 +207,9 @@ int replay_idle(struct bpf_raw_tracepoint_args *ctx)
 		return 0;
 	case REPLAY_TASK_WAKEUP:
 		handle_task_wakeup(now, (__u32)state);
+		return 0;
+	case REPLAY_FREQ:
+		handle_cpu_frequency((__u32)cpu, now, (__u32)state);
 		return 0;
 	case REPLAY_SWITCH:
 		__builtin_memset(comm, 0, sizeof(comm));

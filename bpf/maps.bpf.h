@@ -104,6 +104,14 @@ struct {
 	__type(value, __u32);
 } pack_wakers SEC(".maps");
 
+/* Frequency residency per CPU (1 entry when off). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct freq_cpu);
+} freq_cpus SEC(".maps");
+
 /* `idlescope hist` histograms, indexed by cpu * IS_MAX_STATES + state. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

@@ -100,6 +100,7 @@ enum replay_event_kind_wake {
 				  * arg, arg2 = comm bytes */
 	REPLAY_TASK_READY = 6,   /* hist: now_ns, state = pid, arg = tgid, arg2, arg3 = comm */
 	REPLAY_TASK_WAKEUP = 7,  /* hist: now_ns, state = pid */
+	REPLAY_FREQ = 9,         /* args: cpu, now_ns, state = kHz */
 	REPLAY_SWITCH = 8,       /* hist: cpu, now_ns, state = prev pid, arg = next pid,
 				  * arg2 = prev still runnable */
 };

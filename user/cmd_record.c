@@ -14,6 +14,7 @@
 #include "model.h"
 #include "render.h"
 #include "topology.h"
+#include "sysfs.h"
 #include "window.h"
 #include "workload.h"
 
@@ -26,6 +27,7 @@ struct record {
 	bool wake; /* wakeup attribution (default on; --no-wakeups) */
 	const char *topology; /* --topology, NULL = sysfs */
 	bool packing;
+	bool freq;         /* cpufreq present: frequency residency */
 	struct groups groups;
 	struct topology topo;
 	struct cpuidle_system sys;
@@ -191,6 +193,7 @@ static int emit_summary(struct record *r, uint64_t start, uint64_t stop)
 				    .snapshot_ns = r->snapshot_ns,
 				    .k_start = r->k_start, .k_end = r->k_end };
 	struct summary s = { .sys = r->sys, .topo = &r->topo, .idle_attach = r->sess.idle_attach,
+			     .freq_status = r->freq ? "ok" : "no cpufreq on this machine",
 			     .miss_attach = r->sess.have_idle_miss ? r->sess.miss_attach : NULL,
 			     .wake_enabled = r->sess.wake, .missing_events = r->sess.missing };
 	struct idle_raw raw;
@@ -201,6 +204,21 @@ static int emit_summary(struct record *r, uint64_t start, uint64_t stop)
 		return -1;
 	}
 	w.raw = &raw;
+	if (r->freq) {
+		struct groups fd;
+		char err[256] = "";
+
+		if (!groups_build(&r->topo, "freq-domain", &fd, err, sizeof(err))) {
+			for (int i = 0; i < fd.nr_groups && i < 64; i++) {
+				snprintf(s.freq_domains[i].name, sizeof(s.freq_domains[i].name), "domain%d", i);
+				cpulist_format(&fd.cpus[i], s.freq_domains[i].cpus,
+					       sizeof(s.freq_domains[i].cpus));
+				s.freq_domains[i].cpu = cpulist_first(&fd.cpus[i]);
+				s.nr_freq_domains++;
+			}
+			groups_free(&fd);
+		}
+	}
 	if (summary_build(&s, &w, &r->sel)) {
 		idle_raw_free(&raw);
 		cli_error("out of memory");
@@ -282,6 +300,9 @@ int cmd_record(int argc, char **argv)
 		ret = EXIT_USAGE;
 		goto cleanup;
 	}
+	/* frequency residency where cpufreq exists (events only on changes) */
+	r.freq = sysfs_exists("devices/system/cpu/cpufreq/policy0") ||
+		 sysfs_exists("devices/system/cpu/cpu0/cpufreq/scaling_cur_freq");
 	if (r.packing && !r.groups.nr_groups) {
 		cli_error("--packing needs topology groups (not --topology none)");
 		ret = EXIT_USAGE;
@@ -291,12 +312,18 @@ int cmd_record(int argc, char **argv)
 			      &(struct session_opts){ .wake = r.wake, .nr_groups = r.groups.nr_groups,
 						      .group_of = r.groups.group_of,
 						      .group_cpus = r.groups.cpus,
-						      .packing = r.packing },
+						      .packing = r.packing, .freq = r.freq },
 			      err, sizeof(err))) {
 		cli_error("%s", err);
 		goto cleanup;
 	}
 	push_params(&r, false);
+	for (int c = 0; r.freq && c < r.topo.nr_possible; c++) {
+		uint64_t khz;
+
+		if (!sysfs_read_u64(&khz, "devices/system/cpu/cpu%d/cpufreq/scaling_cur_freq", c))
+			idle_session_set_freq(&r.sess, c, (uint32_t)khz);
+	}
 	if (cpuidle_counters_open(&r.kfiles, r.topo.nr_possible, &r.sel, r.info)) {
 		cli_error("out of memory");
 		goto cleanup;

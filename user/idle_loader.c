@@ -73,7 +73,7 @@ static bool tracefs_has_event(const char *event)
 }
 
 /* The events, in the order they attach. */
-enum ev_group { EV_IDLE, EV_MISS, EV_WAKE, EV_SCHED };
+enum ev_group { EV_IDLE, EV_MISS, EV_WAKE, EV_SCHED, EV_FREQ };
 static const struct event {
 	const char *name;
 	enum ev_group group;
@@ -81,6 +81,7 @@ static const struct event {
 } events[] = {
 	{ "cpu_idle", EV_IDLE, NULL },
 	{ "cpu_idle_miss", EV_MISS, NULL },
+	{ "cpu_frequency", EV_FREQ, NULL },
 	{ "local_timer_entry", EV_WAKE, "x86" },
 	{ "reschedule_entry", EV_WAKE, "x86" },
 	{ "call_function_entry", EV_WAKE, "x86" },
@@ -122,6 +123,8 @@ static bool wanted(const struct idle_session *s, const struct event *e)
 
 	if (e->group == EV_MISS)
 		return s->hist_metric == HM_NONE && !env_set("IDLESCOPE_NO_IDLE_MISS");
+	if (e->group == EV_FREQ)
+		return s->freq;
 	if (!strcmp(e->name, "sched_wakeup"))
 		return s->wake || s->packing || m == HM_RUNQ_LATENCY || m == HM_WAKEUP_LATENCY;
 	if (!strcmp(e->name, "sched_wakeup_new"))
@@ -245,6 +248,8 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 		bpf_map__set_max_entries(s->skel->maps.wake_lat, 1);
 		bpf_map__set_max_entries(s->skel->maps.wake_stats, 1);
 	}
+	s->freq = o->freq || o->replay;
+	bpf_map__set_max_entries(s->skel->maps.freq_cpus, s->freq ? (uint32_t)nr_cpus : 1);
 	if (!o->packing) {
 		bpf_map__set_max_entries(s->skel->maps.pack_tasks, 1);
 		bpf_map__set_max_entries(s->skel->maps.pack_wakers, 1);
@@ -308,6 +313,14 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 		return -1;
 	}
 	return 0;
+}
+
+int idle_session_set_freq(struct idle_session *s, int cpu, uint32_t khz)
+{
+	struct freq_cpu f = { .cur_khz = khz };
+	uint32_t key = (uint32_t)cpu;
+
+	return bpf_map_update_elem(bpf_map__fd(s->skel->maps.freq_cpus), &key, &f, BPF_ANY);
 }
 
 int idle_session_set_params(struct idle_session *s, int cpu, const struct idle_params *p)
@@ -440,6 +453,15 @@ static int read_groups(struct idle_session *s, struct idle_raw *out)
 			  sizeof(*out->group_slots));
 }
 
+static int read_freq(struct idle_session *s, struct idle_raw *out)
+{
+	out->freq = calloc((size_t)s->nr_cpus, sizeof(*out->freq));
+	if (!out->freq)
+		return -ENOMEM;
+	return read_array(bpf_map__fd(s->skel->maps.freq_cpus), (uint32_t)s->nr_cpus, out->freq,
+			  sizeof(*out->freq));
+}
+
 int idle_session_read(struct idle_session *s, struct idle_raw *out)
 {
 	uint32_t n = (uint32_t)s->nr_cpus;
@@ -463,7 +485,8 @@ int idle_session_read(struct idle_session *s, struct idle_raw *out)
 					  sizeof(*out->wake)))) ||
 	    (s->wake && (err = read_array(bpf_map__fd(s->skel->maps.wake_lat), n * IS_MAX_STATES,
 					  out->lat, sizeof(*out->lat)))) ||
-	    (s->wake && (err = read_details(s, out))) || (err = read_groups(s, out))) {
+	    (s->wake && (err = read_details(s, out))) || (err = read_groups(s, out)) ||
+	    (s->freq && (err = read_freq(s, out)))) {
 		idle_raw_free(out);
 		return err;
 	}
@@ -495,6 +518,8 @@ void idle_raw_free(struct idle_raw *r)
 	free(r->details);
 	free(r->groups);
 	free(r->group_slots);
+	free(r->freq);
+	r->freq = NULL;
 	free(r->pack_keys);
 	free(r->pack_vals);
 	r->pack_keys = NULL;

@@ -13,6 +13,7 @@
 #include "hist_data.h"
 #include "group_stats.h"
 #include "pack_stats.h"
+#include "freq_stats.h"
 #include "cpulist.h"
 
 struct idlescope_bpf;
@@ -28,6 +29,7 @@ struct idle_session {
 	uint32_t hist_metric;    /* enum hist_metric loaded, HM_NONE for record */
 	int nr_groups;           /* topology groups tracked, 0 = none */
 	bool packing;
+	bool freq;
 	bool have_idle_miss;     /* cpu_idle_miss attached */
 	const char *idle_attach; /* "tp_btf" or "raw_tp" */
 	const char *miss_attach; /* "tp_btf", "raw_tp" or NULL */
@@ -53,6 +55,7 @@ struct idle_raw {
 	int nr_groups;
 	struct group_stats *groups;       /* [nr_groups] */
 	struct group_slot *group_slots;   /* [nr_groups]: in flight at the end */
+	struct freq_cpu *freq; /* [nr_cpus] with frequency residency, else NULL */
 	bool have_pack;
 	struct pack_global pack;
 	int nr_pack_tasks;
@@ -75,6 +78,7 @@ struct session_opts {
 	const int *group_of;            /* [nr_cpus], -1 = none */
 	const struct cpulist *group_cpus; /* [nr_groups] */
 	bool packing;                   /* busy-group timeline (needs groups) */
+	bool freq;                      /* frequency residency */
 };
 
 /* Opens and loads. Returns 0, or -1 with a one-line reason in err (exit
@@ -90,6 +94,9 @@ void idle_session_stop(struct idle_session *s, uint64_t stop_ns);
 int idle_session_read(struct idle_session *s, struct idle_raw *out);
 void idle_raw_free(struct idle_raw *r);
 void idle_session_close(struct idle_session *s);
+
+/* Before attach: cpu runs at khz (scaling_cur_freq), charged from the start. */
+int idle_session_set_freq(struct idle_session *s, int cpu, uint32_t khz);
 
 /* Copies the hist histograms ([nr_cpus * IS_MAX_STATES]) and, with reset,
  * zeroes them for the next interval. Returns 0 or -errno. */

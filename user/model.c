@@ -208,6 +208,33 @@ static int build_wake_rows(struct summary *s, const struct window_capture *w,
 	return 0;
 }
 
+/* A CPU's frequency residency, with the last frequency held to the end. */
+static void build_freq(struct cpu_summary *cs, int cpu, const struct window_capture *w)
+{
+	const struct freq_cpu *f = &w->raw->freq[cpu];
+	struct freq_summary *o = &cs->freq;
+	uint64_t from = f->since_ns > w->start_ns ? f->since_ns : w->start_ns;
+
+	o->nr = (int)(f->nr < IS_FREQ_SLOTS ? f->nr : IS_FREQ_SLOTS);
+	for (int i = 0; i < o->nr; i++) {
+		o->khz[i] = f->khz[i];
+		o->time_ns[i] = f->time_ns[i];
+	}
+	o->changes = f->changes;
+	o->drops = f->drops;
+	if (!f->cur_khz || w->stop_ns <= from)
+		return;
+	for (int i = 0; i < o->nr; i++)
+		if (o->khz[i] == f->cur_khz) {
+			o->time_ns[i] += w->stop_ns - from;
+			return;
+		}
+	if (o->nr < IS_FREQ_SLOTS) {
+		o->khz[o->nr] = f->cur_khz;
+		o->time_ns[o->nr++] = w->stop_ns - from;
+	}
+}
+
 static void build_cpu(struct cpu_summary *cs, int cpu, const struct window_capture *w,
 		      const struct topology *topo, bool have_miss)
 {
@@ -254,6 +281,8 @@ static void build_cpu(struct cpu_summary *cs, int cpu, const struct window_captu
 	}
 	if (w->raw->wake)
 		build_wake(cs, cpu, w);
+	if (w->raw->freq)
+		build_freq(cs, cpu, w);
 	cs->unmatched_exits = slot->unmatched_exits;
 	cs->bad_state = slot->bad_state;
 	if (slot->unmatched_exits && slot->first_exit_ns > w->start_ns)

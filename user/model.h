@@ -113,6 +113,14 @@ struct pack_summary {
 	struct pack_task_row tasks[10]; /* top by runtime */
 };
 
+/* Time at each frequency (power:cpu_frequency + a start snapshot). */
+struct freq_summary {
+	int nr;
+	uint32_t khz[IS_FREQ_SLOTS];
+	uint64_t time_ns[IS_FREQ_SLOTS];
+	uint64_t changes, drops;
+};
+
 struct cpu_summary {
 	int cpu; /* -1 for totals */
 	bool online;
@@ -127,6 +135,7 @@ struct cpu_summary {
 	bool idle_at_end;
 	const char *status; /* "ok", "offline", "no idle events" */
 	struct wake_summary wake;
+	struct freq_summary freq;
 };
 
 struct summary {
@@ -149,6 +158,9 @@ struct summary {
 	int nr_groups;
 	struct group_summary *groups;
 	struct pack_summary pack;
+	const char *freq_status;  /* "ok", or why there is no frequency residency */
+	int nr_freq_domains;
+	struct { char name[16]; char cpus[128]; int cpu; } freq_domains[64];
 	int nr_warnings;
 	char **warnings;
 };

@@ -249,6 +249,7 @@ void render_table(FILE *f, const struct summary *s)
 	if (s->nr_cpus > 1)
 		cpu_block(f, s, &s->totals, s->nr_cpus);
 	render_pack_table(f, s);
+	render_freq_table(f, s);
 	render_wake_table(f, s);
 	kernel_check(f, s);
 	if (s->nr_warnings) {

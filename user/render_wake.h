@@ -13,6 +13,9 @@ json_t *wake_rows_json(const struct summary *s);
 /* The packing section (record --packing). */
 void render_pack_table(FILE *f, const struct summary *s);
 json_t *pack_json(const struct summary *s);
+/* Frequency residency (record). */
+void render_freq_table(FILE *f, const struct summary *s);
+json_t *freq_json(const struct summary *s);
 /* How the measured timer lateness compares with the declared exit latency. */
 const char *lat_verdict(const struct state_summary *st, const struct lat_summary *l);
 

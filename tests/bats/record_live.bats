@@ -113,3 +113,19 @@ teardown() {
 	[ "$(jq '[.cpus[].states[] | select(.miss_above != null)] | length' "$OUT")" -eq 0 ]
 	[ "$(jq '[.warnings[] | select(test("cpu_idle_miss is not available"))] | length' "$OUT")" -eq 1 ]
 }
+
+@test "frequency residency: covers the window per CPU, or says there is no cpufreq" {
+	run "$IDLESCOPE" record -d 1 --format json -o "$OUT"
+	[ "$status" -eq 0 ]
+	if ls /sys/devices/system/cpu/cpufreq/policy* >/dev/null 2>&1; then
+		[ "$(jq -r .frequency.status "$OUT")" = ok ]
+		# the residencies of a CPU add up to the window (1% for the snapshot)
+		run jq -r '.duration_ns as $d | .frequency.cpus[] |
+			select((([.residency[].time_ns] | add) - $d | fabs) > $d * 0.01) | .cpu' "$OUT"
+		[ -z "$output" ]
+	else
+		[ "$(jq -r .frequency.status "$OUT")" = "no cpufreq on this machine" ]
+		run "$IDLESCOPE" record -d 0.3
+		[[ "$output" == *"Frequency residency: no cpufreq on this machine"* ]]
+	fi
+}
