@@ -149,6 +149,27 @@ static __always_inline __u64 task_state_of(struct task_struct *p)
 		return BPF_CORE_READ(p, __state);
 	return BPF_CORE_READ((struct task_struct___state_old *)p, state);
 }
+/* EAS bare tracepoints (tp_btf / raw_tp only) */
+TP_PAIR(sched_overutilized_tp, handle_overutilized(bpf_ktime_get_ns(), (bool)(ou & 1)), void *rd,
+	__u64 ou)
+
+static __always_inline void on_pelt_cfs(struct cfs_rq *cfs_rq)
+{
+	struct rq *rq;
+
+	/* with group scheduling only the root cfs_rq (rq->cfs) is the CPU's */
+	if (bpf_core_field_exists(cfs_rq->rq)) {
+		rq = BPF_CORE_READ(cfs_rq, rq);
+		if ((void *)cfs_rq != (void *)__builtin_preserve_access_index(&rq->cfs))
+			return;
+		handle_pelt((__u32)BPF_CORE_READ(rq, cpu), bpf_ktime_get_ns(),
+			    BPF_CORE_READ(cfs_rq, avg.util_avg));
+		return;
+	}
+	handle_pelt(this_cpu(), bpf_ktime_get_ns(), BPF_CORE_READ(cfs_rq, avg.util_avg));
+}
+TP_PAIR(pelt_cfs_tp, on_pelt_cfs(cfs_rq), struct cfs_rq *cfs_rq)
+
 TP_PAIR(sched_migrate_task, handle_migrate(task_cpu_of(p), (__u32)dest_cpu, task_state_of(p)),
 	struct task_struct *p, __u64 dest_cpu)
 TP_PAIR(sched_switch, on_sched_switch(ctx, prev, next), bool preempt, struct task_struct *prev,

@@ -133,4 +133,43 @@ static __always_inline void pack_on_switch(__u32 cpu, __u64 now_ns, __u32 prev_p
 	slot->switch_in_ns = now_ns;
 }
 
+/* sched_overutilized_tp: the root domain's overutilized flag changed. */
+static __always_inline void handle_overutilized(__u64 now_ns, bool ou)
+{
+	struct pack_global *pg;
+	__u32 zero = 0;
+
+	if (stopped)
+		return;
+	pg = bpf_map_lookup_elem(&pack_global, &zero);
+	if (!pg)
+		return;
+	pg->ou_seen = 1;
+	if (pg->ou_state && !ou && now_ns > start_ns)
+		pg->ou_ns += now_ns - (pg->ou_since > start_ns ? pg->ou_since : start_ns);
+	if (!pg->ou_state && ou)
+		pg->ou_since = now_ns;
+	pg->ou_state = ou;
+}
+
+/* pelt_cfs_tp on a CPU's root cfs_rq: its utilization is util from now. */
+static __always_inline void handle_pelt(__u32 cpu, __u64 now_ns, __u64 util)
+{
+	struct idle_cpu_slot *slot;
+	__u64 from;
+
+	if (stopped)
+		return;
+	slot = bpf_map_lookup_elem(&idle_slots, &cpu);
+	if (!slot)
+		return;
+	from = slot->util_ts > start_ns ? slot->util_ts : start_ns;
+	if (slot->util_ts && now_ns > from)
+		slot->util_acc += slot->util_last * (now_ns - from);
+	slot->util_last = util;
+	slot->util_ts = now_ns;
+	if (util > slot->util_max && now_ns >= start_ns)
+		slot->util_max = util;
+}
+
 #endif

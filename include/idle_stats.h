@@ -68,7 +68,12 @@ struct idle_cpu_slot {
 	__u64 switch_in_ns;
 	__u32 cur_pid;
 	__u32 ended_group;  /* this CPU's exit ended its group's all-idle time */
-	__u64 pad3[6];
+	/* EAS: root cfs_rq utilization from pelt_cfs_tp, time-weighted */
+	__u64 util_last;
+	__u64 util_ts;
+	__u64 util_acc;     /* sum of util x ns since the start */
+	__u64 util_max;
+	__u64 pad3[2];
 } __attribute__((aligned(64)));
 
 /* Per CPU and state: everything summed over completed idle periods. */

@@ -22,6 +22,11 @@ struct pack_global {
 	__u64 cross_migrations;       /* other moves (load balance) between groups */
 	__u64 lost_updates;           /* state changes that lost 8 cmpxchg races */
 	__u64 task_drops;             /* runtime table full */
+	/* EAS: sched_overutilized_tp (fires on changes, only with EAS) */
+	__u32 ou_state;
+	__u32 ou_seen;                /* the tracepoint fired at least once */
+	__u64 ou_since;
+	__u64 ou_ns;
 };
 
 struct pack_task_key {

@@ -186,6 +186,28 @@ static void on_refresh(void *ctx, uint64_t now)
 		r->next_state_refresh = now + STATE_REFRESH_NS;
 }
 
+/* EAS state as userspace sees it, and which bare tracepoints attached. */
+static void eas_context(const struct record *r, struct summary *s)
+{
+	uint64_t v;
+	FILE *f = fopen("/proc/sys/kernel/sched_energy_aware", "re");
+
+	s->sched_energy_aware = -1;
+	if (f) {
+		if (fscanf(f, "%lu", &v) == 1)
+			s->sched_energy_aware = (int)v;
+		fclose(f);
+	}
+	if (!sysfs_exists("kernel/debug/sched") && !sysfs_exists("kernel/debug/tracing") &&
+	    !sysfs_exists("kernel/debug/energy_model"))
+		s->energy_model = "unknown (debugfs not mounted)";
+	else
+		s->energy_model = sysfs_exists("kernel/debug/energy_model") ? "present" : "absent";
+	s->have_capacity = sysfs_exists("devices/system/cpu/cpu0/cpu_capacity");
+	s->have_util = r->packing && !strstr(r->sess.missing, "pelt_cfs_tp");
+	s->have_ou = r->packing && !strstr(r->sess.missing, "sched_overutilized_tp");
+}
+
 static int emit_summary(struct record *r, uint64_t start, uint64_t stop)
 {
 	struct window_capture w = { .start_ns = start, .stop_ns = stop, .info = r->info,
@@ -204,6 +226,7 @@ static int emit_summary(struct record *r, uint64_t start, uint64_t stop)
 		return -1;
 	}
 	w.raw = &raw;
+	eas_context(r, &s);
 	if (r->freq) {
 		struct groups fd;
 		char err[256] = "";

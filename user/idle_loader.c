@@ -97,6 +97,8 @@ static const struct event {
 	{ "sched_wakeup_new", EV_SCHED, NULL },
 	{ "sched_switch", EV_SCHED, NULL },
 	{ "sched_migrate_task", EV_SCHED, NULL },
+	{ "sched_overutilized_tp", EV_SCHED, NULL },
+	{ "pelt_cfs_tp", EV_SCHED, NULL },
 	{ "sched_wake_idle_without_ipi", EV_WAKE, NULL },
 	{ "ipi_send_cpu", EV_WAKE, NULL },
 };
@@ -134,7 +136,8 @@ static bool wanted(const struct idle_session *s, const struct event *e)
 	if (!strcmp(e->name, "sched_switch"))
 		return m == HM_WAKEUP_LATENCY || m == HM_RUNQ_LATENCY || m == HM_IDLE_ENTRY ||
 		       m == HM_IDLE_EXIT || s->packing;
-	if (!strcmp(e->name, "sched_migrate_task"))
+	if (!strcmp(e->name, "sched_migrate_task") || !strcmp(e->name, "sched_overutilized_tp") ||
+	    !strcmp(e->name, "pelt_cfs_tp"))
 		return s->packing;
 	if (e->group == EV_WAKE)
 		return s->wake;

@@ -11,6 +11,7 @@
 #include <sys/utsname.h>
 
 #include "stats.h"
+#include "sysfs.h"
 #include "wake_names.h"
 
 const char *default_idle_state_name(int i)
@@ -283,6 +284,21 @@ static void build_cpu(struct cpu_summary *cs, int cpu, const struct window_captu
 		build_wake(cs, cpu, w);
 	if (w->raw->freq)
 		build_freq(cs, cpu, w);
+	{
+		uint64_t cap;
+
+		cs->capacity = sysfs_read_u64(&cap, "devices/system/cpu/cpu%d/cpu_capacity", cpu) ? -1
+												: (int64_t)cap;
+	}
+	if (slot->util_ts) {
+		uint64_t acc = slot->util_acc, from = slot->util_ts > w->start_ns ? slot->util_ts
+										   : w->start_ns;
+
+		if (w->stop_ns > from)
+			acc += slot->util_last * (w->stop_ns - from);
+		cs->util_avg = window ? acc / window : 0;
+		cs->util_max = slot->util_max > slot->util_last ? slot->util_max : slot->util_last;
+	}
 	cs->unmatched_exits = slot->unmatched_exits;
 	cs->bad_state = slot->bad_state;
 	if (slot->unmatched_exits && slot->first_exit_ns > w->start_ns)
@@ -555,6 +571,14 @@ int summary_build(struct summary *s, const struct window_capture *w, const struc
 	if (build_groups(s, w, sel))
 		return -ENOMEM;
 	build_pack(s, w);
+	if (w->raw->have_pack && w->raw->pack.ou_seen) {
+		const struct pack_global *pg = &w->raw->pack;
+
+		s->overutilized_ns = pg->ou_ns;
+		if (pg->ou_state && w->stop_ns > pg->ou_since)
+			s->overutilized_ns += w->stop_ns - (pg->ou_since > w->start_ns ? pg->ou_since
+										: w->start_ns);
+	}
 	if (s->pack.lost_updates)
 		summary_warn(s, "packing: %llu state changes lost to contention",
 			     (unsigned long long)s->pack.lost_updates);

@@ -136,6 +136,8 @@ struct cpu_summary {
 	const char *status; /* "ok", "offline", "no idle events" */
 	struct wake_summary wake;
 	struct freq_summary freq;
+	int64_t capacity;          /* cpu_capacity, -1 unknown */
+	uint64_t util_avg, util_max; /* time-weighted root cfs_rq util_avg */
 };
 
 struct summary {
@@ -159,6 +161,13 @@ struct summary {
 	struct group_summary *groups;
 	struct pack_summary pack;
 	const char *freq_status;  /* "ok", or why there is no frequency residency */
+	/* EAS context (userspace) and, with --packing, the bare tracepoints */
+	int sched_energy_aware;   /* -1: no such sysctl */
+	const char *energy_model; /* "present", "absent", "unknown (debugfs not mounted)" */
+	bool have_capacity;
+	bool have_util;           /* pelt_cfs_tp attached */
+	bool have_ou;             /* sched_overutilized_tp attached */
+	uint64_t overutilized_ns;
 	int nr_freq_domains;
 	struct { char name[16]; char cpus[128]; int cpu; } freq_domains[64];
 	int nr_warnings;

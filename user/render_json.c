@@ -232,6 +232,7 @@ int render_json(FILE *f, const struct summary *s, bool compact)
 	json_object_set_new(root, "groups", s->group_level[0] ? groups_json(s) : json_null());
 	json_object_set_new(root, "packing", pack_json(s));
 	json_object_set_new(root, "frequency", freq_json(s));
+	json_object_set_new(root, "eas", eas_json(s));
 	json_object_set_new(root, "dropped_events",
 			    json_pack("{s:o,s:o}", "cpu_out_of_range", u64(s->cpu_out_of_range),
 				      "bad_state", u64(s->totals.bad_state)));

@@ -240,6 +240,7 @@ static int group_anchor(const struct summary *s, const struct group_summary *g)
 void render_table(FILE *f, const struct summary *s)
 {
 	header(f, s);
+	render_eas_line(f, s);
 	for (int c = 0; c < s->nr_cpus; c++) {
 		cpu_block(f, s, &s->cpus[c], 1);
 		for (int g = 0; g < s->nr_groups; g++)
@@ -249,6 +250,7 @@ void render_table(FILE *f, const struct summary *s)
 	if (s->nr_cpus > 1)
 		cpu_block(f, s, &s->totals, s->nr_cpus);
 	render_pack_table(f, s);
+	render_eas_pack(f, s);
 	render_freq_table(f, s);
 	render_wake_table(f, s);
 	kernel_check(f, s);

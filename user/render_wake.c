@@ -363,3 +363,59 @@ json_t *freq_json(const struct summary *s)
 							 s->freq_domains[d].cpu));
 	return json_pack("{s:s,s:o,s:o}", "status", s->freq_status, "cpus", cpus, "domains", domains);
 }
+
+void render_eas_line(FILE *f, const struct summary *s)
+{
+	fprintf(f, "EAS: sched_energy_aware ");
+	if (s->sched_energy_aware < 0)
+		fprintf(f, "n/a");
+	else
+		fprintf(f, "%d", s->sched_energy_aware);
+	fprintf(f, ", energy model %s", s->energy_model ? s->energy_model : "unknown");
+	if (s->have_capacity) {
+		fprintf(f, ", cpu_capacity");
+		for (int c = 0; c < s->nr_cpus && c < 16; c++)
+			fprintf(f, "%s%" PRId64, c ? "," : " ", s->cpus[c].capacity);
+		if (s->nr_cpus > 16)
+			fprintf(f, ",...");
+	}
+	fprintf(f, "\n");
+}
+
+void render_eas_pack(FILE *f, const struct summary *s)
+{
+	if (!s->pack.enabled)
+		return;
+	if (s->have_ou)
+		fprintf(f, "  overutilized: %.1f%% of the window%s\n",
+			s->duration_ns ? 100.0 * (double)s->overutilized_ns / (double)s->duration_ns : 0,
+			s->sched_energy_aware <= 0 ? " (the tracepoint fires only with EAS on)" : "");
+	if (s->have_util) {
+		fprintf(f, "  utilization (root cfs_rq util_avg, time-weighted avg/max):");
+		for (int c = 0; c < s->nr_cpus; c++)
+			fprintf(f, " cpu%d %" PRIu64 "/%" PRIu64, s->cpus[c].cpu, s->cpus[c].util_avg,
+				s->cpus[c].util_max);
+		fprintf(f, "\n");
+	}
+}
+
+json_t *eas_json(const struct summary *s)
+{
+	json_t *cap = json_array(), *util = json_array();
+
+	for (int c = 0; c < s->nr_cpus; c++) {
+		json_array_append_new(cap, s->cpus[c].capacity >= 0
+						   ? json_integer((json_int_t)s->cpus[c].capacity)
+						   : json_null());
+		if (s->have_util)
+			json_array_append_new(util, json_pack("{s:i,s:I,s:I}", "cpu", s->cpus[c].cpu,
+							      "avg", (json_int_t)s->cpus[c].util_avg,
+							      "max", (json_int_t)s->cpus[c].util_max));
+	}
+	return json_pack("{s:o,s:s,s:o,s:o,s:o}", "sched_energy_aware",
+			 s->sched_energy_aware < 0 ? json_null() : json_integer(s->sched_energy_aware),
+			 "energy_model", s->energy_model ? s->energy_model : "unknown", "cpu_capacity",
+			 s->have_capacity ? cap : (json_decref(cap), json_null()), "overutilized_ns",
+			 s->have_ou ? json_integer((json_int_t)s->overutilized_ns) : json_null(), "util",
+			 s->have_util ? util : (json_decref(util), json_null()));
+}

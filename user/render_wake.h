@@ -13,6 +13,10 @@ json_t *wake_rows_json(const struct summary *s);
 /* The packing section (record --packing). */
 void render_pack_table(FILE *f, const struct summary *s);
 json_t *pack_json(const struct summary *s);
+/* EAS context: a header line, the packing-section lines, JSON. */
+void render_eas_line(FILE *f, const struct summary *s);
+void render_eas_pack(FILE *f, const struct summary *s);
+json_t *eas_json(const struct summary *s);
 /* Frequency residency (record). */
 void render_freq_table(FILE *f, const struct summary *s);
 json_t *freq_json(const struct summary *s);

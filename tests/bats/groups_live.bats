@@ -86,3 +86,21 @@ setup() {
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"--packing needs topology groups"* ]]
 }
+
+@test "--packing EAS context: a CPU kept busy shows high utilization, capacity from sysfs" {
+	[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
+	taskset -c 1 bash -c 'while :; do :; done' &
+	local spin=$!
+	sleep 0.5 # PELT needs ~100 ms to ramp up
+	run "$IDLESCOPE" record -d 1.5 --packing --topology custom:0,1 --format json -o "$OUT"
+	kill "$spin"
+	[ "$status" -eq 0 ]
+	jq -e '.eas | has("sched_energy_aware") and has("energy_model")' "$OUT"
+	if [ -e /sys/devices/system/cpu/cpu1/cpu_capacity ]; then
+		[ "$(jq '.eas.cpu_capacity[1]' "$OUT")" -eq "$(cat /sys/devices/system/cpu/cpu1/cpu_capacity)" ]
+	fi
+	if [ "$(jq '.eas.util' "$OUT")" != null ]; then
+		# a spinning task's PELT utilization tends to 1024
+		jq -e '.eas.util[] | select(.cpu == 1) | .avg > 700 and .max >= .avg' "$OUT"
+	fi
+}
