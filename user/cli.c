@@ -8,7 +8,7 @@
 
 #include "units.h"
 
-enum { OPT_FORMAT = 0x100 };
+enum { OPT_FORMAT = 0x100, OPT_FAIL_IF };
 
 static const struct argp_option options[] = {
 	{ "duration", 'd', "SECONDS", 0, "Measure for SECONDS (suffixes ms, s, m accepted)", 0 },
@@ -17,6 +17,8 @@ static const struct argp_option options[] = {
 	{ "output", 'o', "FILE", 0, "Write the report to FILE instead of stdout", 0 },
 	{ "format", OPT_FORMAT, "FMT", 0, "table (default), json or csv", 0 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf's log", 0 },
+	{ "fail-if", OPT_FAIL_IF, "EXPR", 0,
+	  "Exit 3 when EXPR holds, e.g. 'total.above_ratio > 10%' (repeatable)", 0 },
 	{ 0 }
 };
 
@@ -57,6 +59,16 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case 'v':
 		o->verbose = true;
 		break;
+	case OPT_FAIL_IF: {
+		char err[256];
+
+		if (o->nr_asserts == (int)(sizeof(o->asserts) / sizeof(o->asserts[0])))
+			argp_error(state, "at most %d --fail-if", o->nr_asserts);
+		if (assertion_parse(arg, &o->asserts[o->nr_asserts], err, sizeof(err)))
+			argp_error(state, "%s", err);
+		o->nr_asserts++;
+		break;
+	}
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "assert.h"
 #include "cpulist.h"
 #include "render.h"
 
@@ -22,6 +23,8 @@ struct common_opts {
 	enum out_format format;
 	bool verbose;
 	char **command; /* NULL-terminated argv after `--`, or NULL */
+	int nr_asserts; /* --fail-if */
+	struct assertion asserts[16];
 };
 
 extern const struct argp common_argp;

@@ -252,6 +252,21 @@ int cmd_compare(int argc, char **argv)
 		unmatched_text(&c);
 	}
 	ret = EXIT_OK;
+	fflush(c.out);
+	for (int f = 0; f < c.nr_files && c.o.nr_asserts; f++) {
+		int r;
+
+		/* delta() between BASE and each other file; plain metrics on every file */
+		if (f == 0)
+			continue;
+		r = assertions_check(c.o.asserts, c.o.nr_asserts, &c.m[f], &c.m[0], c.files[f]);
+		if (r == EXIT_USAGE) {
+			ret = r;
+			break;
+		}
+		if (r > ret)
+			ret = r;
+	}
 out:
 	if (c.out != stdout)
 		fclose(c.out);

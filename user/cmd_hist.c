@@ -7,7 +7,10 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include <jansson.h>
+
 #include "cli.h"
+#include "flatten.h"
 #include "commands.h"
 #include "cpuidle_sysfs.h"
 #include "idle_loader.h"
@@ -52,6 +55,7 @@ struct hist_cmd {
 	struct window win;
 	struct hist_slot *slots;
 	uint64_t last_ns;
+	int assert_ret;
 	FILE *out;
 };
 
@@ -254,6 +258,20 @@ static void print(struct hist_cmd *h, uint64_t now)
 	if (h->o.format == FMT_TABLE && r.seq)
 		fprintf(h->out, "\n[interval %d, %.2fs]\n", r.seq, (double)r.duration_ns / 1e9);
 	render_hist(h->out, h->o.format == FMT_JSON ? FMT_JSON : FMT_TABLE, &r);
+	if (h->o.nr_asserts) {
+		json_t *doc = hist_report_json(&r);
+		struct metric_set m = { 0 };
+		int ret;
+
+		if (doc && !flatten_hist(doc, &m)) {
+			fflush(h->out);
+			ret = assertions_check(h->o.asserts, h->o.nr_asserts, &m, NULL, NULL);
+			if (ret > h->assert_ret)
+				h->assert_ret = ret;
+		}
+		metric_set_free(&m);
+		json_decref(doc);
+	}
 	free(r.views);
 }
 
@@ -356,6 +374,8 @@ int cmd_hist(int argc, char **argv)
 	if (!h.o.interval_ns || (!h.win.done && idle_now_ns() - h.last_ns > 1000000))
 		print(&h, idle_now_ns());
 	ret = window_finish(&h.win, sig);
+	if (h.assert_ret)
+		ret = h.assert_ret;
 
 cleanup:
 	window_cleanup(&h.win);

@@ -7,7 +7,10 @@
 #include <string.h>
 #include <time.h>
 
+#include <jansson.h>
+
 #include "cli.h"
+#include "flatten.h"
 #include "commands.h"
 #include "cpuidle_sysfs.h"
 #include "idle_loader.h"
@@ -28,6 +31,7 @@ struct record {
 	const char *topology; /* --topology, NULL = sysfs */
 	bool packing;
 	bool freq;         /* cpufreq present: frequency residency */
+	int assert_ret;    /* --fail-if: EXIT_OK, EXIT_ASSERT or EXIT_USAGE */
 	struct groups groups;
 	struct topology topo;
 	struct cpuidle_system sys;
@@ -257,6 +261,17 @@ static int emit_summary(struct record *r, uint64_t start, uint64_t stop)
 	default:
 		render_table(r->out, &s);
 	}
+	if (!err && r->o.nr_asserts) {
+		json_t *doc = summary_json(&s);
+		struct metric_set m = { 0 };
+
+		if (doc && !flatten_summary(doc, &m)) {
+			fflush(r->out);
+			r->assert_ret = assertions_check(r->o.asserts, r->o.nr_asserts, &m, NULL, NULL);
+		}
+		metric_set_free(&m);
+		json_decref(doc);
+	}
 	summary_free(&s);
 	idle_raw_free(&raw);
 	if (fflush(r->out) || ferror(r->out)) {
@@ -384,6 +399,10 @@ int cmd_record(int argc, char **argv)
 	if (emit_summary(&r, start, stop))
 		goto cleanup;
 	ret = window_finish(&r.win, sig);
+	/* a failed assertion (3) or an unknown metric (2) outranks the
+	 * command's own status */
+	if (r.assert_ret)
+		ret = r.assert_ret;
 
 cleanup:
 	window_cleanup(&r.win);

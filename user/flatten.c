@@ -144,7 +144,8 @@ int flatten_summary(const json_t *doc, struct metric_set *out)
 		json_t *st;
 
 		snprintf(p, sizeof(p), "group[%s]", name_of(g));
-		if (add_numbers(out, p, g, (const char *const[]){ "id", NULL }))
+		if (add_numbers(out, p, g, (const char *const[]){ "id", NULL }) ||
+		    add(out, json_number_value(json_object_get(g, "share")), "%s.idle_share", p))
 			return -1;
 		json_array_foreach(json_object_get(g, "states"), j, st) {
 			char q[96 + 48];
@@ -224,4 +225,46 @@ json_t *load_summary_file(const char *path, char *err, size_t errlen)
 		return NULL;
 	}
 	return check_schema(last, path, err, errlen);
+}
+
+int flatten_hist(const json_t *doc, struct metric_set *out)
+{
+	static const char *const parts[] = { "total", "wakeup", "runq" };
+	json_t *h;
+	size_t i;
+
+	json_array_foreach(json_object_get(doc, "histograms"), i, h) {
+		char p[128] = "";
+		size_t n = 0;
+		json_t *cpu = json_object_get(h, "cpu"), *st = json_object_get(h, "state");
+		const char *part = json_string_value(json_object_get(h, "part"));
+
+		if (json_is_integer(cpu))
+			n += (size_t)snprintf(p + n, sizeof(p) - n, "cpu[%lld].",
+					      (long long)json_integer_value(cpu));
+		if (json_is_object(st))
+			n += (size_t)snprintf(p + n, sizeof(p) - n, "state[%s].", name_of(st));
+		if (part) {
+			/* "waking -> running", "waking -> wakeup (...)", "wakeup -> running (...)" */
+			const char *short_name = !strncmp(part, "wakeup", 6)        ? parts[2]
+						 : strstr(part, "-> wakeup") != NULL ? parts[1]
+										     : parts[0];
+
+			n += (size_t)snprintf(p + n, sizeof(p) - n, "part[%s].", short_name);
+		}
+		if (n)
+			p[n - 1] = '\0';
+		if (add_numbers(out, n ? p : "hist", h, (const char *const[]){ NULL }))
+			return -1;
+		if (!n) {
+			/* the plain names too: p99_ns, count, ... */
+			const char *k;
+			json_t *v;
+
+			json_object_foreach(h, k, v)
+				if (json_is_number(v) && add(out, json_number_value(v), "%s", k))
+					return -1;
+		}
+	}
+	return 0;
 }

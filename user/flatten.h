@@ -20,6 +20,10 @@ struct metric_set {
 /* Adds every metric of an "idlescope/1" document. Returns 0 or -1 (out of
  * memory). */
 int flatten_summary(const json_t *doc, struct metric_set *out);
+/* The metrics of an "idlescope-hist/1" report: p99_ns, count, ... for a
+ * single histogram; cpu[N].*, state[NAME].*, part[total|wakeup|runq].* per
+ * view. Returns 0 or -1. */
+int flatten_hist(const json_t *doc, struct metric_set *out);
 /* The value of key, or NULL. */
 const struct metric_kv *metric_find(const struct metric_set *m, const char *key);
 void metric_set_free(struct metric_set *m);

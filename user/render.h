@@ -14,6 +14,9 @@ int parse_format(const char *name, enum out_format *out);
 
 void render_table(FILE *f, const struct summary *s);
 void render_csv(FILE *f, const struct summary *s);
+/* The summary as an "idlescope/1" JSON document (caller json_decref's). */
+struct json_t;
+struct json_t *summary_json(const struct summary *s);
 /* compact: one line (JSON Lines, used with -i). Returns 0 or -1. */
 int render_json(FILE *f, const struct summary *s, bool compact);
 

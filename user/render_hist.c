@@ -111,21 +111,28 @@ static json_t *json_view(const struct hist_report *r, const struct hist_view *v)
 			 "buckets", buckets);
 }
 
+json_t *hist_report_json(const struct hist_report *r)
+{
+	json_t *o = json_object(), *views = json_array();
+
+	json_object_set_new(o, "schema", json_string("idlescope-hist/1"));
+	json_object_set_new(o, "metric", json_string(r->metric));
+	json_object_set_new(o, "unit", json_string(r->unit));
+	json_object_set_new(o, "linear_ns",
+			    r->linear_ns ? json_integer((json_int_t)r->linear_ns) : json_null());
+	json_object_set_new(o, "interval", json_integer(r->seq));
+	json_object_set_new(o, "duration_ns", json_integer((json_int_t)r->duration_ns));
+	for (int i = 0; i < r->nr_views; i++)
+		json_array_append_new(views, json_view(r, &r->views[i]));
+	json_object_set_new(o, "histograms", views);
+	return o;
+}
+
 void render_hist(FILE *f, enum out_format fmt, const struct hist_report *r)
 {
 	if (fmt == FMT_JSON) {
-		json_t *o = json_object(), *views = json_array();
+		json_t *o = hist_report_json(r);
 
-		json_object_set_new(o, "schema", json_string("idlescope-hist/1"));
-		json_object_set_new(o, "metric", json_string(r->metric));
-		json_object_set_new(o, "unit", json_string(r->unit));
-		json_object_set_new(o, "linear_ns",
-				    r->linear_ns ? json_integer((json_int_t)r->linear_ns) : json_null());
-		json_object_set_new(o, "interval", json_integer(r->seq));
-		json_object_set_new(o, "duration_ns", json_integer((json_int_t)r->duration_ns));
-		for (int i = 0; i < r->nr_views; i++)
-			json_array_append_new(views, json_view(r, &r->views[i]));
-		json_object_set_new(o, "histograms", views);
 		json_dumpf(o, f, JSON_COMPACT);
 		fputc('\n', f);
 		json_decref(o);

@@ -38,5 +38,8 @@ struct hist_report {
 };
 
 void render_hist(FILE *f, enum out_format fmt, const struct hist_report *r);
+/* The report as an "idlescope-hist/1" document (caller json_decref's). */
+struct json_t;
+struct json_t *hist_report_json(const struct hist_report *r);
 
 #endif

@@ -204,10 +204,9 @@ static json_t *groups_json(const struct summary *s)
 	return json_pack("{s:s,s:o}", "level", s->group_level, "groups", arr);
 }
 
-int render_json(FILE *f, const struct summary *s, bool compact)
+json_t *summary_json(const struct summary *s)
 {
 	json_t *root = json_object(), *cpus = json_array(), *warnings = json_array();
-	int err;
 
 	json_object_set_new(root, "schema", json_string(IS_SCHEMA));
 	json_object_set_new(root, "tool", json_pack("{s:s}", "version", IDLESCOPE_VERSION));
@@ -239,7 +238,16 @@ int render_json(FILE *f, const struct summary *s, bool compact)
 	for (int i = 0; i < s->nr_warnings; i++)
 		json_array_append_new(warnings, json_string(s->warnings[i]));
 	json_object_set_new(root, "warnings", warnings);
+	return root;
+}
 
+int render_json(FILE *f, const struct summary *s, bool compact)
+{
+	json_t *root = summary_json(s);
+	int err;
+
+	if (!root)
+		return -1;
 	err = json_dumpf(root, f, compact ? JSON_COMPACT : JSON_INDENT(2));
 	fputc('\n', f);
 	json_decref(root);
