@@ -9,6 +9,17 @@ BPF_ARCH := x86
 else ifeq ($(ARCH),arm64)
 BPF_ARCH := arm64
 CROSS_COMPILE ?= $(if $(filter aarch64,$(shell uname -m)),,aarch64-linux-gnu-)
+ifneq ($(CROSS_COMPILE),)
+# Cross build (see vmlinux/README.md): own output dir, and the arm64 -dev
+# libraries from a sysroot that tests/arm64-sysroot.sh downloads.
+ARM64_CROSS := 1
+OUT      ?= build/arm64
+ARM64_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/idlescope/arm64-sysroot
+SYSROOT  ?= $(ARM64_CACHE)/root
+ifneq ($(filter test unit replay bats run bench,$(MAKECMDGOALS)),)
+$(error ARCH=arm64 here is a cross build: the unit, replay and BATS tests and the bench need an arm64 machine (run 'make test' there); 'make ARCH=arm64' only builds $(OUT)/idlescope)
+endif
+endif
 else
 $(error unsupported ARCH=$(ARCH) (x86_64 or arm64))
 endif
@@ -58,7 +69,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
 REPLAY_SRCS := $(wildcard tests/replay/*_test.c)
 REPLAY_BINS := $(patsubst tests/replay/%_test.c,$(OUT)/tests/replay_%,$(REPLAY_SRCS))
 
-.PHONY: all run test deps install uninstall clean vmlinux help unit replay bats check-root
+.PHONY: all run test deps install uninstall clean vmlinux help unit replay bats check-root bench
 all: $(OUT)/idlescope
 
 help:
@@ -68,7 +79,9 @@ help:
 	@echo 'make unit|replay|bats   one test layer'
 	@echo 'make deps       install build and test dependencies from Debian (root)'
 	@echo 'make install    install to $$(DESTDIR)$$(PREFIX)/bin (PREFIX, DESTDIR)'
+	@echo 'make bench      overhead vs a minimal BPF floor, side by side; writes docs/performance.md'
 	@echo 'make vmlinux    regenerate vmlinux/$$(ARCH)/vmlinux.h from BTF'
+	@echo 'make ARCH=arm64 cross-build build/arm64/idlescope (after sudo make deps ARCH=arm64)'
 
 $(OUT) $(OUT)/user $(OUT)/tests:
 	$(Q)mkdir -p $@
@@ -99,7 +112,7 @@ $(OUT)/tests/replay_%: tests/replay/%_test.c $(LIB_OBJS) | $(OUT)/tests
 	$(Q)$(CC) $(CFLAGS) -Iuser -Itests/unit $< $(LIB_OBJS) $(LDLIBS) -lcmocka -o $@
 
 deps:
-	$(Q)./tests/deps.sh
+	$(Q)./tests/deps.sh $(ARCH)
 
 run: deps all
 	./$(OUT)/idlescope record -d 10
@@ -119,6 +132,19 @@ bats: check-root all
 test: deps all check-root $(UNIT_BINS) $(REPLAY_BINS)
 	$(Q)OUT=$(OUT) ./tests/run.sh
 
+# The bench's floor observer: a minimal BPF counter (tests/bench/floor.bpf.c).
+$(OUT)/floor.bpf.o: tests/bench/floor.bpf.c vmlinux/$(ARCH)/vmlinux.h | $(OUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(Q)$(LLVM_STRIP) -g $@
+
+$(OUT)/tests/floor: tests/bench/floor.c $(OUT)/floor.skel.h | $(OUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $< -lbpf -lelf -lz -o $@
+
+bench: deps all check-root $(OUT)/tests/floor
+	$(Q)OUT=$(OUT) ./tests/bench/run.sh
+
 install: $(OUT)/idlescope
 	install -D -m 0755 $(OUT)/idlescope $(DESTDIR)$(PREFIX)/bin/idlescope
 	install -D -m 0644 docs/idlescope.8 $(DESTDIR)$(PREFIX)/share/man/man8/idlescope.8
@@ -131,3 +157,25 @@ vmlinux:
 
 clean:
 	rm -rf $(OUT)
+
+# arm64 cross build: headers and static libraries from $(SYSROOT), libc from
+# Debian's aarch64-linux-gnu toolchain.
+ifdef ARM64_CROSS
+SYSROOT_STAMP := $(SYSROOT)/.idlescope-sysroot
+CFLAGS   += -isystem $(SYSROOT)/usr/include -isystem $(SYSROOT)/usr/include/aarch64-linux-gnu
+LDFLAGS  += -L$(SYSROOT)/usr/lib/aarch64-linux-gnu
+# Recipe-time check: -lzstd only when the sysroot script found libelf.a needs it.
+LDLIBS    = -lbpf -lelf -lz -ljansson -lm \
+	    $(shell test -f $(SYSROOT)/usr/lib/aarch64-linux-gnu/libzstd.a && echo -lzstd)
+
+.PHONY: cross-toolchain
+cross-toolchain:
+	@command -v $(CC) >/dev/null || { echo '$(CC) not found: run sudo make deps ARCH=$(ARCH)' >&2; exit 1; }
+
+$(SYSROOT_STAMP): tests/arm64-sysroot.sh | cross-toolchain
+	$(call msg,SYSROOT,$(SYSROOT))
+	$(Q)SYSROOT='$(SYSROOT)' CACHE='$(ARM64_CACHE)' ./tests/arm64-sysroot.sh
+	$(Q)touch $@
+
+$(USER_OBJS) $(OUT)/idlescope: | cross-toolchain $(SYSROOT_STAMP)
+endif

@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""Turns tests/bench/run.sh's measurements into docs/performance.md:
+median ratios to the un-observed runs of the same workload, with spread."""
+import csv
+import datetime
+import os
+import statistics
+import sys
+
+rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
+reps = sys.argv[2]
+workloads = list(dict.fromkeys(r["workload"] for r in rows))
+observers = [o for o in dict.fromkeys(r["observer"] for r in rows) if o != "none"]
+
+def vals(w, o, key="value"):
+    return [float(r[key]) for r in rows
+            if r["workload"] == w and r["observer"] == o and r["prog"] == "-" and r[key] not in ("", "-")]
+
+def fmt_ratio(w, o):
+    base, obs = vals(w, "none"), vals(w, o)
+    if not base or not obs:
+        return "n/a"
+    b = statistics.median(base)
+    if w.endswith("latency-us"):  # lower is better: report the added latency
+        return "%+.1f us (%.0f -> %.0f)" % (statistics.median(obs) - b, b, statistics.median(obs))
+    ratios = sorted(v / b for v in obs)
+    return "%.3f [%.3f-%.3f]" % (statistics.median(ratios), ratios[0], ratios[-1])
+
+out = []
+out.append("# idlescope performance\n")
+out.append("Measured by `make bench` (tests/bench/run.sh) on %s, %s, kernel %s, %d CPUs; "
+           "%s interleaved repetitions per workload and observer.\n"
+           % (datetime.date.today().isoformat(), os.uname().nodename, os.uname().release,
+              os.cpu_count(), reps))
+out.append("Throughput is the observed run's ops/s divided by the median of the un-observed "
+           "runs of the same workload, interleaved with it (median [min-max]). The timer row "
+           "is cyclictest's average latency with and without the observer.\n")
+out.append("| workload | " + " | ".join(observers) + " |")
+out.append("|---|" + "---|" * len(observers))
+for w in workloads:
+    out.append("| %s | %s |" % (w, " | ".join(fmt_ratio(w, o) for o in observers)))
+out.append("")
+out.append("BPF CPU time per event (`kernel.bpf_stats_enabled`, median over all runs; the "
+           "stats' own clock reads are included, which is why even the floor costs ~100 ns here):\n")
+out.append("| observer | program | ns/event |")
+out.append("|---|---|---|")
+for o in observers:
+    progs = sorted({r["prog"] for r in rows if r["observer"] == o and r["prog"] != "-"})
+    for p in progs:
+        ns = [float(r["ns_per_event"]) for r in rows if r["observer"] == o and r["prog"] == p]
+        out.append("| %s | %s | %.0f |" % (o, p, statistics.median(ns)))
+out.append("")
+out.append("| observer | RSS (MB, median) | BPF map memory (KB) | start-up to attached (ms) |")
+out.append("|---|---|---|---|")
+for o in observers:
+    rss = [v for w in workloads for v in vals(w, o, "rss_kb") if v > 0]
+    mem = [v for w in workloads for v in vals(w, o, "map_bytes") if v > 0]
+    st = [v for w in workloads for v in vals(w, o, "startup_ms") if v > 0]
+    out.append("| %s | %s | %s | %s |" % (
+        o, "%.1f" % (statistics.median(rss) / 1024) if rss else "n/a",
+        "%.0f" % (statistics.median(mem) / 1024) if mem else "n/a",
+        "%.0f" % statistics.median(st) if st else "n/a"))
+out.append("")
+print("\n".join(out))
