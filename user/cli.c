@@ -1,12 +1,15 @@
 /* The shared option vocabulary (argp child) and its validation. */
 #include "cli.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "topology.h"
 #include "units.h"
+#include "workload.h"
 
 enum { OPT_FORMAT = 0x100, OPT_FAIL_IF };
 
@@ -100,5 +103,29 @@ int cli_resolve_cpus(const struct common_opts *o, const struct cpulist *possible
 			cli_error("CPU %d does not exist (this machine has CPUs %s)", c, have);
 			return -1;
 		}
+	return 0;
+}
+
+int cli_prepare(const struct common_opts *o, struct topology *t, struct cpulist *sel, FILE **out)
+{
+	int e;
+
+	*out = stdout;
+	if (topology_read(t)) {
+		cli_error("cannot read /sys/devices/system/cpu/possible (is sysfs mounted?)");
+		return EXIT_RUNTIME;
+	}
+	if (cli_resolve_cpus(o, &t->possible, sel))
+		return EXIT_USAGE;
+	if (o->command && (e = workload_resolve(o->command[0]))) {
+		cli_error("cannot run '%s': %s", o->command[0],
+			  e == -ENOENT ? "command not found" : strerror(-e));
+		return 127;
+	}
+	if (o->output && !(*out = fopen(o->output, "we"))) {
+		cli_error("cannot write '%s': %s", o->output, strerror(errno));
+		*out = stdout;
+		return EXIT_RUNTIME;
+	}
 	return 0;
 }

@@ -6,6 +6,7 @@
 
 #include <argp.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "assert.h"
@@ -33,6 +34,12 @@ extern const struct argp common_argp;
  * Returns 0, or -1 after printing a usage error. */
 int cli_resolve_cpus(const struct common_opts *o, const struct cpulist *possible,
 		     struct cpulist *sel);
+struct topology;
+/* What every live command does first: read the topology, resolve -C, check
+ * the command can run, open -o. Returns 0 or an exit code after printing
+ * the error; *out is stdout or the opened file. */
+int cli_prepare(const struct common_opts *o, struct topology *t, struct cpulist *sel,
+		FILE **out);
 /* Prints "idlescope: <msg>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

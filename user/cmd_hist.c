@@ -295,7 +295,7 @@ int cmd_hist(int argc, char **argv)
 	struct session_opts so = { 0 };
 	uint64_t start, qos;
 	char err[256];
-	int ret = EXIT_RUNTIME, sig, e;
+	int ret = EXIT_RUNTIME, sig;
 
 	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &h);
 	idle_set_verbose(h.o.verbose);
@@ -303,25 +303,9 @@ int cmd_hist(int argc, char **argv)
 		cli_error("hist prints table or json");
 		return EXIT_USAGE;
 	}
-	if (topology_read(&h.topo)) {
-		cli_error("cannot read /sys/devices/system/cpu/possible (is sysfs mounted?)");
-		return EXIT_RUNTIME;
-	}
-	if (cli_resolve_cpus(&h.o, &h.topo.possible, &h.sel)) {
-		ret = EXIT_USAGE;
+	if ((ret = cli_prepare(&h.o, &h.topo, &h.sel, &h.out)))
 		goto cleanup;
-	}
-	if (h.o.command && (e = workload_resolve(h.o.command[0]))) {
-		cli_error("cannot run '%s': %s", h.o.command[0],
-			  e == -ENOENT ? "command not found" : strerror(-e));
-		ret = 127;
-		goto cleanup;
-	}
-	if (h.o.output && !(h.out = fopen(h.o.output, "we"))) {
-		cli_error("cannot write '%s': %s", h.o.output, strerror(errno));
-		h.out = stdout;
-		goto cleanup;
-	}
+	ret = EXIT_RUNTIME;
 	h.info = calloc((size_t)h.topo.nr_possible, sizeof(*h.info));
 	h.slots = calloc((size_t)h.topo.nr_possible * IS_MAX_STATES, sizeof(*h.slots));
 	if (!h.info || !h.slots) {

@@ -298,30 +298,14 @@ int cmd_record(int argc, char **argv)
 	struct window_ticks ticks = { on_interval, on_refresh, &r };
 	uint64_t start, stop, qos;
 	char err[256];
-	int ret = EXIT_RUNTIME, sig = 0, e;
+	int ret = EXIT_RUNTIME, sig = 0;
 
 	argp_parse(&record_argp, argc, argv, ARGP_IN_ORDER, NULL, &r);
 	idle_set_verbose(r.o.verbose);
 
-	if (topology_read(&r.topo)) {
-		cli_error("cannot read /sys/devices/system/cpu/possible (is sysfs mounted?)");
-		return EXIT_RUNTIME;
-	}
-	if (cli_resolve_cpus(&r.o, &r.topo.possible, &r.sel)) {
-		ret = EXIT_USAGE;
+	if ((ret = cli_prepare(&r.o, &r.topo, &r.sel, &r.out)))
 		goto cleanup;
-	}
-	if (r.o.command && (e = workload_resolve(r.o.command[0]))) {
-		cli_error("cannot run '%s': %s", r.o.command[0],
-			  e == -ENOENT ? "command not found" : strerror(-e));
-		ret = 127;
-		goto cleanup;
-	}
-	if (r.o.output && !(r.out = fopen(r.o.output, "we"))) {
-		cli_error("cannot write '%s': %s", r.o.output, strerror(errno));
-		r.out = stdout;
-		goto cleanup;
-	}
+	ret = EXIT_RUNTIME;
 	if (alloc_tables(&r)) {
 		cli_error("out of memory");
 		goto cleanup;
