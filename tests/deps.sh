@@ -1,10 +1,29 @@
 #!/usr/bin/env bash
 # Installs idlescope's build and test dependencies from Debian's archive.
 # Idempotent and quiet when everything is present (`make deps` runs it).
+#
+# Usage: tests/deps.sh [ARCH]   (`make deps ARCH=...` passes it)
+#   no ARCH, or the host's own arch: build and test packages for a native build.
+#   arm64 on a non-arm64 host: what `make ARCH=arm64` needs for a cross build
+#   (clang/bpftool for the BPF side, Debian's aarch64 cross gcc and libc); the
+#   arm64 -dev libraries come from tests/arm64-sysroot.sh, not from dpkg.
 set -euo pipefail
 
-pkgs=(make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libjansson-dev
-      pkg-config bats rt-tests stress-ng libcmocka-dev jq util-linux)
+arch=${1:-}
+case $arch in aarch64) arch=arm64 ;; esac
+host=$(uname -m | sed -e 's/aarch64/arm64/')
+
+hint=
+if [ -n "$arch" ] && [ "$arch" != "$host" ]; then
+	hint=" ARCH=$arch"
+	case $arch in
+	arm64) pkgs=(make clang llvm bpftool gcc-aarch64-linux-gnu libc6-dev-arm64-cross) ;;
+	*) echo "idlescope: no cross-build dependencies known for ARCH=$arch" >&2; exit 1 ;;
+	esac
+else
+	pkgs=(make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libjansson-dev
+	      pkg-config bats rt-tests stress-ng libcmocka-dev jq util-linux)
+fi
 
 missing=()
 for p in "${pkgs[@]}"; do
@@ -13,7 +32,7 @@ done
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 if [ "$(id -u)" != 0 ]; then
-	echo "idlescope: missing packages: ${missing[*]} (run 'sudo make deps')" >&2
+	echo "idlescope: missing packages: ${missing[*]} (run 'sudo make deps$hint')" >&2
 	exit 1
 fi
 echo "installing: ${missing[*]}"

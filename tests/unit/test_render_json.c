@@ -210,7 +210,10 @@ static int check_ns_ints(json_t *v, bool allow_null)
 			size_t l = strlen(key);
 
 			if (l > 3 && !strcmp(key + l - 3, "_ns")) {
-				if (!(json_is_integer(x) || (allow_null && json_is_null(x))))
+				/* eas.overutilized_ns is null without sched_overutilized_tp */
+				bool nullable = allow_null || !strcmp(key, "overutilized_ns");
+
+				if (!(json_is_integer(x) || (nullable && json_is_null(x))))
 					fail_msg("'%s' is not an integer", key);
 				n++;
 			}

@@ -1,0 +1,271 @@
+#!/usr/bin/env bash
+# Build the arm64 sysroot that `make ARCH=arm64` links against: the Debian
+# arm64 -dev packages of idlescope's libraries (headers and static .a files),
+# downloaded with a private apt state and unpacked with `dpkg-deb -x`. The
+# host's dpkg (architecture list, status, sources) is never changed, so no
+# root is needed. libc comes from the cross toolchain (make deps ARCH=arm64).
+#
+# Usage: tests/arm64-sysroot.sh [--force]
+#
+# Idempotent: when $SYSROOT already holds every package and file it needs,
+# it says so and exits without network access. --force (or FORCE=1) rebuilds
+# it from the current archive. A new sysroot is unpacked next to the old one
+# and only replaces it once complete.
+#
+# Environment:
+#   CACHE=dir     private apt state and downloaded .debs
+#                 (default ${XDG_CACHE_HOME:-$HOME/.cache}/idlescope/arm64-sysroot)
+#   SYSROOT=dir   the sysroot (default $CACHE/root)
+#   SUITE=name    Debian suite (default bookworm)
+#   MIRROR=url    Debian mirror when none can be taken from the host's apt
+#                 sources (default http://deb.debian.org/debian)
+#
+# Layout of the result: $SYSROOT/usr/include/... and
+# $SYSROOT/usr/lib/aarch64-linux-gnu/lib{bpf,elf,z,jansson}.a, plus
+# $SYSROOT/.idlescope-sysroot listing the suite and "package version" lines.
+set -euo pipefail
+
+CACHE=${CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/idlescope/arm64-sysroot}
+SYSROOT=${SYSROOT:-$CACHE/root}
+SUITE=${SUITE:-bookworm}
+MIRROR=${MIRROR:-http://deb.debian.org/debian}
+FORCE=${FORCE:-0}
+APTDIR=$CACHE/apt
+DEBS=$CACHE/debs
+STAMP=$SYSROOT/.idlescope-sysroot
+LIBDIR=usr/lib/aarch64-linux-gnu
+
+# -dev packages unpacked into the sysroot (their runtime packages are not
+# needed for a static link). libzstd-dev is added when libelf.a calls zstd
+# (not the case for bookworm's elfutils 0.188; checked below).
+PKGS=(libbpf-dev libelf-dev zlib1g-dev libjansson-dev)
+FILES=(usr/include/bpf/libbpf.h usr/include/bpf/bpf.h usr/include/libelf.h
+       usr/include/gelf.h usr/include/zlib.h usr/include/jansson.h
+       "$LIBDIR/libbpf.a" "$LIBDIR/libelf.a" "$LIBDIR/libz.a" "$LIBDIR/libjansson.a")
+
+die() { echo "arm64-sysroot: $*" >&2; exit 1; }
+log() { echo "arm64-sysroot: $*"; }
+
+case ${1:-} in
+--force) FORCE=1 ;;
+"") ;;
+-h | --help) sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+*) die "unknown argument '$1' (--force or --help)" ;;
+esac
+
+# libelf.a with compressed-section support needs libzstd.a too.
+needs_zstd() { # sysroot
+	grep -q 'ZSTD_' "$1/$LIBDIR/libelf.a"
+}
+
+# complete SYSROOT: the stamp is for $SUITE and lists every package, and the
+# files the build uses are there. Otherwise $MISSING says what is not.
+complete() {
+	local root=$1 p f
+	MISSING=
+	[[ -f $root/.idlescope-sysroot ]] || { MISSING=".idlescope-sysroot"; return 1; }
+	grep -qx "suite $SUITE" "$root/.idlescope-sysroot" || { MISSING="suite $SUITE"; return 1; }
+	for p in "${PKGS[@]}"; do
+		grep -q "^$p " "$root/.idlescope-sysroot" || { MISSING="package $p"; return 1; }
+	done
+	for f in "${FILES[@]}"; do
+		[[ -e $root/$f ]] || { MISSING=$f; return 1; }
+	done
+	if needs_zstd "$root" && [[ ! -f $root/$LIBDIR/libzstd.a ]]; then
+		MISSING="$LIBDIR/libzstd.a"
+		return 1
+	fi
+	return 0
+}
+
+if [[ $FORCE != 1 ]] && complete "$SYSROOT"; then
+	log "$SYSROOT is complete ($(grep -v '^suite ' "$STAMP" | tr '\n' ' ' | sed 's/ $//')), nothing to do"
+	exit 0
+fi
+
+command -v apt-get >/dev/null || die "apt-get not found (a Debian host is needed)"
+command -v dpkg-deb >/dev/null || die "dpkg-deb not found"
+
+# The host's $SUITE, $SUITE-updates and $SUITE-security sources as one-line
+# entries restricted to arm64 and main (same logic as vmlinux/gen.sh).
+host_sources() {
+	local files=() f
+	[[ -f /etc/apt/sources.list ]] && files+=(/etc/apt/sources.list)
+	for f in /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
+		[[ -f $f ]] && files+=("$f")
+	done
+	((${#files[@]})) || return 0
+	awk -v suite="$SUITE" '
+	function want(s) {
+		return s == suite || s == suite "-updates" || s == suite "-security"
+	}
+	function emit(uri, s, sb,   opt) {
+		opt = "arch=arm64"
+		if (sb != "") opt = opt " signed-by=" sb
+		print "deb [" opt "] " uri " " s " main"
+	}
+	function flush(   n, i, j, u, s) {
+		if (deb822 && enabled && types ~ /(^|[ \t])deb([ \t]|$)/) {
+			n = split(uris, u, /[ \t]+/)
+			split(suites, s, /[ \t]+/)
+			for (i = 1; i <= n; i++)
+				for (j in s)
+					if (u[i] != "" && want(s[j])) emit(u[i], s[j], signedby)
+		}
+		types = ""; uris = ""; suites = ""; signedby = ""; enabled = 1
+	}
+	FNR == 1 { flush(); deb822 = (FILENAME ~ /\.sources$/) }
+	deb822 {
+		if ($0 ~ /^[ \t]*$/) { flush(); next }
+		if ($0 ~ /^#/) next
+		key = tolower($1); sub(/:$/, "", key)
+		val = $0; sub(/^[^:]*:[ \t]*/, "", val)
+		if (key == "types") types = val
+		else if (key == "uris") uris = val
+		else if (key == "suites") suites = val
+		else if (key == "signed-by" && val !~ /^-----/) signedby = val
+		else if (key == "enabled" && tolower(val) == "no") enabled = 0
+		next
+	}
+	$1 == "deb" {
+		i = 2; sb = ""
+		if ($2 ~ /^\[/) {
+			for (; i <= NF; i++) {
+				if ($i ~ /^\[?signed-by=/) {
+					sb = $i; sub(/^\[?signed-by=/, "", sb); sub(/\]$/, "", sb)
+				}
+				if ($i ~ /\]$/) break
+			}
+			i++
+		}
+		if (want($(i + 1))) emit($i, $(i + 1), sb)
+	}
+	END { flush() }
+	' "${files[@]}" | sort -u
+}
+
+# Private apt: own lists, cache, sources and an empty dpkg status; the
+# architecture is set on the command line only.
+apt_private() {
+	local cmd=$1
+	shift
+	"$cmd" \
+		-o Dir::State::Lists="$APTDIR/lists" \
+		-o Dir::State::status=/dev/null \
+		-o Dir::Cache="$APTDIR/cache" \
+		-o Dir::Etc::SourceList="$APTDIR/sources.list" \
+		-o Dir::Etc::SourceParts="$APTDIR/empty.d" \
+		-o Dir::Etc::Preferences="$APTDIR/preferences" \
+		-o Dir::Etc::PreferencesParts="$APTDIR/empty.d" \
+		-o APT::Architecture=arm64 \
+		-o APT::Architectures::=arm64 \
+		-o APT::Sandbox::User="$(id -un)" \
+		-q "$@"
+}
+
+# fetch PKG...: set DEB[PKG] to the cached arm64 .deb of each package's
+# candidate version, downloading the missing ones (one apt-cache and one
+# apt-get call, as each reads the whole package lists).
+declare -A DEB
+fetch() {
+	local pkg ver f get=() names=()
+	declare -A want
+	while read -r pkg ver; do
+		want[$pkg]=$ver
+	done < <(apt_private apt-cache show --no-all-versions "$@" 2>/dev/null |
+		awk '/^Package: /{p=$2} /^Version: /{print p, $2}')
+	for pkg in "$@"; do
+		ver=${want[$pkg]:-}
+		[[ -n $ver ]] || die "package $pkg not found for arm64 in $SUITE"
+		DEB[$pkg]=
+		for f in "$DEBS/${pkg}"_*_arm64.deb; do
+			[[ -f $f && $(dpkg-deb -f "$f" Version) == "$ver" ]] && DEB[$pkg]=$f
+		done
+		if [[ -n ${DEB[$pkg]} ]]; then
+			log "cached $pkg $ver"
+		else
+			get+=("$pkg=$ver")
+			names+=("$pkg $ver")
+		fi
+	done
+	if ((${#get[@]})); then
+		log "downloading ${names[*]/%/,}" | sed 's/,$//'
+		(cd "$DEBS" && apt_private apt-get download "${get[@]}")
+	fi
+	for pkg in "$@"; do
+		[[ -n ${DEB[$pkg]} ]] && continue
+		for f in "$DEBS/${pkg}"_*_arm64.deb; do
+			[[ -f $f && $(dpkg-deb -f "$f" Version) == "${want[$pkg]}" ]] && DEB[$pkg]=$f
+		done
+		[[ -n ${DEB[$pkg]} ]] || die "download of $pkg ${want[$pkg]} failed"
+	done
+	return 0
+}
+
+# unpack DEB into the new sysroot and record it
+unpack() {
+	local deb=$1
+	[[ $(dpkg-deb -f "$deb" Architecture) == arm64 ]] || die "$deb is not an arm64 package"
+	log "unpacking $(basename "$deb")"
+	dpkg-deb -x "$deb" "$NEW"
+	echo "$(dpkg-deb -f "$deb" Package) $(dpkg-deb -f "$deb" Version)" >>"$NEW/.idlescope-sysroot.tmp"
+	USED+=("$deb")
+}
+
+if [[ $FORCE == 1 && -e $SYSROOT ]]; then
+	log "--force: rebuilding $SYSROOT"
+elif [[ -e $SYSROOT ]]; then
+	log "$SYSROOT lacks $MISSING: rebuilding it"
+else
+	log "creating $SYSROOT"
+fi
+mkdir -p "$APTDIR/lists/partial" "$APTDIR/cache/archives/partial" \
+	"$APTDIR/empty.d" "$DEBS" "$(dirname "$SYSROOT")"
+
+host_sources >"$APTDIR/sources.list.new"
+if [[ ! -s $APTDIR/sources.list.new ]]; then
+	log "no $SUITE sources found on the host, using $MIRROR"
+	{
+		echo "deb [arch=arm64] $MIRROR $SUITE main"
+		echo "deb [arch=arm64] $MIRROR $SUITE-updates main"
+		echo "deb [arch=arm64] ${MIRROR%/debian}/debian-security $SUITE-security main"
+	} >"$APTDIR/sources.list.new"
+fi
+mv -f "$APTDIR/sources.list.new" "$APTDIR/sources.list"
+log "private apt state in $APTDIR (APT::Architecture=arm64), sources:"
+sed 's/^/    /' "$APTDIR/sources.list"
+apt_private apt-get update
+
+NEW=$SYSROOT.new.$$
+rm -rf "$NEW"
+mkdir -p "$NEW"
+# shellcheck disable=SC2064 # expand $NEW now
+trap "rm -rf '$NEW'" EXIT
+USED=()
+fetch "${PKGS[@]}"
+for p in "${PKGS[@]}"; do
+	unpack "${DEB[$p]}"
+done
+if needs_zstd "$NEW"; then
+	log "libelf.a references zstd: adding libzstd-dev (the Makefile then links -lzstd)"
+	fetch libzstd-dev
+	unpack "${DEB[libzstd-dev]}"
+else
+	log "libelf.a does not reference zstd: libzstd-dev not needed"
+fi
+{ echo "suite $SUITE"; cat "$NEW/.idlescope-sysroot.tmp"; } >"$NEW/.idlescope-sysroot"
+rm -f "$NEW/.idlescope-sysroot.tmp"
+complete "$NEW" || die "the unpacked packages lack $MISSING"
+
+rm -rf "$SYSROOT"
+mv "$NEW" "$SYSROOT"
+trap - EXIT
+
+# keep only the .debs that went into this sysroot
+for f in "$DEBS"/*.deb; do
+	[[ -f $f ]] || continue
+	keep=0
+	for u in "${USED[@]}"; do [[ $f == "$u" ]] && keep=1; done
+	((keep)) || { log "removing stale $(basename "$f")"; rm -f "$f"; }
+done
+log "done: $SYSROOT ($(du -sh "$SYSROOT" | cut -f1); $(grep -v '^suite ' "$STAMP" | tr '\n' ' ' | sed 's/ $//'))"
