@@ -379,6 +379,11 @@ int cmd_ab(int argc, char **argv)
 			variant_name(&a, v, name, sizeof(name));
 			fprintf(stderr, "idlescope ab: run %d/%d, %s\n", r * a.nr_variants + v + 1,
 				a.repeat * a.nr_variants, name);
+			/* a run that writes no summary must not reuse the last one */
+			if (truncate(path, 0)) {
+				cli_error("cannot reset %s: %s", path, strerror(errno));
+				goto restore;
+			}
 			st = run_record(&a, path);
 			if (interrupted) {
 				cli_error("interrupted by signal %d", (int)interrupted);

@@ -73,23 +73,30 @@ static void fmt_val(char *buf, size_t len, double v)
 static void table(struct compare *c)
 {
 	const struct metric_set *base = &c->m[0];
+	int mw = 6, fw[MAX_FILES];
 
-	fprintf(c->out, "%-44s %16s", "metric", c->files[0]);
+	/* columns as wide as the longest metric name and file name */
+	for (int i = 0; i < base->n; i++)
+		if ((int)strlen(base->kv[i].key) > mw)
+			mw = (int)strlen(base->kv[i].key);
+	for (int f = 0; f < c->nr_files; f++)
+		fw[f] = strlen(c->files[f]) > 16 ? (int)strlen(c->files[f]) : 16;
+	fprintf(c->out, "%-*s %*s", mw, "metric", fw[0], c->files[0]);
 	for (int f = 1; f < c->nr_files; f++)
-		fprintf(c->out, " %16s %14s %9s", c->files[f], "delta", "delta%");
+		fprintf(c->out, " %*s %14s %9s", fw[f], c->files[f], "delta", "delta%");
 	fprintf(c->out, "\n");
 	for (int i = 0; i < base->n; i++) {
 		const struct metric_kv *b = &base->kv[i];
 		char v[32];
 
 		fmt_val(v, sizeof(v), b->value);
-		fprintf(c->out, "%-44s %16s", b->key, v);
+		fprintf(c->out, "%-*s %*s", mw, b->key, fw[0], v);
 		for (int f = 1; f < c->nr_files; f++) {
 			const struct metric_kv *o = metric_find(&c->m[f], b->key);
 			char d[32], p[16];
 
 			if (!o) {
-				fprintf(c->out, " %16s %14s %9s", "-", "-", "-");
+				fprintf(c->out, " %*s %14s %9s", fw[f], "-", "-", "-");
 				continue;
 			}
 			fmt_val(v, sizeof(v), o->value);
@@ -98,7 +105,7 @@ static void table(struct compare *c)
 				snprintf(p, sizeof(p), "%+.1f%%", 100.0 * (o->value - b->value) / fabs(b->value));
 			else
 				snprintf(p, sizeof(p), "%s", o->value == 0 ? "0%" : "n/a");
-			fprintf(c->out, " %16s %14s %9s", v, d, p);
+			fprintf(c->out, " %*s %14s %9s", fw[f], v, d, p);
 		}
 		fprintf(c->out, "\n");
 	}

@@ -450,7 +450,17 @@ static void build_pack(struct summary *s, const struct window_capture *w)
 				if (raw->pack_keys[m].pid == k->pid && raw->pack_keys[m].group < 8)
 					row->group_ns[raw->pack_keys[m].group] += raw->pack_vals[m].runtime_ns;
 		}
-		snprintf(row->comm, sizeof(row->comm), "%.15s", raw->pack_vals[i].comm);
+		/* the name of the entry with the most runtime (a task may exec) */
+		{
+			uint64_t best = 0;
+
+			for (int m = 0; m < raw->nr_pack_tasks; m++)
+				if (raw->pack_keys[m].pid == k->pid && raw->pack_vals[m].runtime_ns >= best) {
+					best = raw->pack_vals[m].runtime_ns;
+					snprintf(row->comm, sizeof(row->comm), "%.15s",
+						 raw->pack_vals[m].comm);
+				}
+		}
 	}
 	for (int a = 0; a < p->nr_tasks; a++) /* by runtime, descending */
 		for (int b = a + 1; b < p->nr_tasks; b++)

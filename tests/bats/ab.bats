@@ -74,3 +74,14 @@ teardown() {
 	[ "$(cat /sys/devices/system/cpu/cpu*/cpuidle/state1/disable | paste -sd' ')" = "$before" ]
 	jq -e '.metrics[0].variants | length == 2' "$OUT"
 }
+
+@test "ab: a run that writes no summary fails instead of reusing the last one" {
+	require_cpuidle_driver
+	local once="$BATS_TEST_TMPDIR/once.sh"
+	# the command removes itself: the second run cannot start it at all
+	printf '#!/bin/sh\nrm -f "$0"\n' > "$once"
+	chmod +x "$once"
+	run "$IDLESCOPE" ab --set governor="$SAVED_GOVERNOR" --repeat 2 -- "$once"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"run 2 ("*") failed"* ]]
+}
