@@ -25,12 +25,14 @@
 # $SYSROOT/.idlescope-sysroot listing the suite and "package version" lines.
 set -euo pipefail
 
+# shellcheck source-path=SCRIPTDIR source=lib/debian-apt.sh disable=SC1091 # followed with -x
+. "$(dirname "${BASH_SOURCE[0]}")/lib/debian-apt.sh"
+
 CACHE=${CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/idlescope/arm64-sysroot}
 SYSROOT=${SYSROOT:-$CACHE/root}
 SUITE=${SUITE:-bookworm}
 MIRROR=${MIRROR:-http://deb.debian.org/debian}
 FORCE=${FORCE:-0}
-APTDIR=$CACHE/apt
 DEBS=$CACHE/debs
 STAMP=$SYSROOT/.idlescope-sysroot
 LIBDIR=usr/lib/aarch64-linux-gnu
@@ -86,83 +88,6 @@ fi
 command -v apt-get >/dev/null || die "apt-get not found (a Debian host is needed)"
 command -v dpkg-deb >/dev/null || die "dpkg-deb not found"
 
-# The host's $SUITE, $SUITE-updates and $SUITE-security sources as one-line
-# entries restricted to arm64 and main (same logic as vmlinux/gen.sh).
-host_sources() {
-	local files=() f
-	[[ -f /etc/apt/sources.list ]] && files+=(/etc/apt/sources.list)
-	for f in /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
-		[[ -f $f ]] && files+=("$f")
-	done
-	((${#files[@]})) || return 0
-	awk -v suite="$SUITE" '
-	function want(s) {
-		return s == suite || s == suite "-updates" || s == suite "-security"
-	}
-	function emit(uri, s, sb,   opt) {
-		opt = "arch=arm64"
-		if (sb != "") opt = opt " signed-by=" sb
-		print "deb [" opt "] " uri " " s " main"
-	}
-	function flush(   n, i, j, u, s) {
-		if (deb822 && enabled && types ~ /(^|[ \t])deb([ \t]|$)/) {
-			n = split(uris, u, /[ \t]+/)
-			split(suites, s, /[ \t]+/)
-			for (i = 1; i <= n; i++)
-				for (j in s)
-					if (u[i] != "" && want(s[j])) emit(u[i], s[j], signedby)
-		}
-		types = ""; uris = ""; suites = ""; signedby = ""; enabled = 1
-	}
-	FNR == 1 { flush(); deb822 = (FILENAME ~ /\.sources$/) }
-	deb822 {
-		if ($0 ~ /^[ \t]*$/) { flush(); next }
-		if ($0 ~ /^#/) next
-		key = tolower($1); sub(/:$/, "", key)
-		val = $0; sub(/^[^:]*:[ \t]*/, "", val)
-		if (key == "types") types = val
-		else if (key == "uris") uris = val
-		else if (key == "suites") suites = val
-		else if (key == "signed-by" && val !~ /^-----/) signedby = val
-		else if (key == "enabled" && tolower(val) == "no") enabled = 0
-		next
-	}
-	$1 == "deb" {
-		i = 2; sb = ""
-		if ($2 ~ /^\[/) {
-			for (; i <= NF; i++) {
-				if ($i ~ /^\[?signed-by=/) {
-					sb = $i; sub(/^\[?signed-by=/, "", sb); sub(/\]$/, "", sb)
-				}
-				if ($i ~ /\]$/) break
-			}
-			i++
-		}
-		if (want($(i + 1))) emit($i, $(i + 1), sb)
-	}
-	END { flush() }
-	' "${files[@]}" | sort -u
-}
-
-# Private apt: own lists, cache, sources and an empty dpkg status; the
-# architecture is set on the command line only.
-apt_private() {
-	local cmd=$1
-	shift
-	"$cmd" \
-		-o Dir::State::Lists="$APTDIR/lists" \
-		-o Dir::State::status=/dev/null \
-		-o Dir::Cache="$APTDIR/cache" \
-		-o Dir::Etc::SourceList="$APTDIR/sources.list" \
-		-o Dir::Etc::SourceParts="$APTDIR/empty.d" \
-		-o Dir::Etc::Preferences="$APTDIR/preferences" \
-		-o Dir::Etc::PreferencesParts="$APTDIR/empty.d" \
-		-o APT::Architecture=arm64 \
-		-o APT::Architectures::=arm64 \
-		-o APT::Sandbox::User="$(id -un)" \
-		-q "$@"
-}
-
 # fetch PKG...: set DEB[PKG] to the cached arm64 .deb of each package's
 # candidate version, downloading the missing ones (one apt-cache and one
 # apt-get call, as each reads the whole package lists).
@@ -172,15 +97,12 @@ fetch() {
 	declare -A want
 	while read -r pkg ver; do
 		want[$pkg]=$ver
-	done < <(apt_private apt-cache show --no-all-versions "$@" 2>/dev/null |
+	done < <(private_apt apt-cache show --no-all-versions "$@" 2>/dev/null |
 		awk '/^Package: /{p=$2} /^Version: /{print p, $2}')
 	for pkg in "$@"; do
 		ver=${want[$pkg]:-}
 		[[ -n $ver ]] || die "package $pkg not found for arm64 in $SUITE"
-		DEB[$pkg]=
-		for f in "$DEBS/${pkg}"_*_arm64.deb; do
-			[[ -f $f && $(dpkg-deb -f "$f" Version) == "$ver" ]] && DEB[$pkg]=$f
-		done
+		DEB[$pkg]=$(private_apt_deb "$DEBS" "$pkg" "$ver")
 		if [[ -n ${DEB[$pkg]} ]]; then
 			log "cached $pkg $ver"
 		else
@@ -190,13 +112,11 @@ fetch() {
 	done
 	if ((${#get[@]})); then
 		log "downloading ${names[*]/%/,}" | sed 's/,$//'
-		(cd "$DEBS" && apt_private apt-get download "${get[@]}")
+		(cd "$DEBS" && private_apt apt-get download "${get[@]}")
 	fi
 	for pkg in "$@"; do
 		[[ -n ${DEB[$pkg]} ]] && continue
-		for f in "$DEBS/${pkg}"_*_arm64.deb; do
-			[[ -f $f && $(dpkg-deb -f "$f" Version) == "${want[$pkg]}" ]] && DEB[$pkg]=$f
-		done
+		DEB[$pkg]=$(private_apt_deb "$DEBS" "$pkg" "${want[$pkg]}")
 		[[ -n ${DEB[$pkg]} ]] || die "download of $pkg ${want[$pkg]} failed"
 	done
 	return 0
@@ -219,22 +139,13 @@ elif [[ -e $SYSROOT ]]; then
 else
 	log "creating $SYSROOT"
 fi
-mkdir -p "$APTDIR/lists/partial" "$APTDIR/cache/archives/partial" \
-	"$APTDIR/empty.d" "$DEBS" "$(dirname "$SYSROOT")"
+private_apt_init "$CACHE/apt" arm64
+mkdir -p "$DEBS" "$(dirname "$SYSROOT")"
 
-host_sources >"$APTDIR/sources.list.new"
-if [[ ! -s $APTDIR/sources.list.new ]]; then
-	log "no $SUITE sources found on the host, using $MIRROR"
-	{
-		echo "deb [arch=arm64] $MIRROR $SUITE main"
-		echo "deb [arch=arm64] $MIRROR $SUITE-updates main"
-		echo "deb [arch=arm64] ${MIRROR%/debian}/debian-security $SUITE-security main"
-	} >"$APTDIR/sources.list.new"
-fi
-mv -f "$APTDIR/sources.list.new" "$APTDIR/sources.list"
-log "private apt state in $APTDIR (APT::Architecture=arm64), sources:"
-sed 's/^/    /' "$APTDIR/sources.list"
-apt_private apt-get update
+private_apt_sources "$SUITE" "$MIRROR"
+log "private apt state in $PRIVATE_APT_DIR (APT::Architecture=arm64), sources:"
+sed 's/^/    /' "$PRIVATE_APT_DIR/sources.list"
+private_apt apt-get update
 
 NEW=$SYSROOT.new.$$
 rm -rf "$NEW"

@@ -26,6 +26,9 @@
 # so running the script twice is harmless.
 set -euo pipefail
 
+# shellcheck source-path=SCRIPTDIR source=../tests/lib/debian-apt.sh disable=SC1091 # followed with -x
+. "$(dirname "${BASH_SOURCE[0]}")/../tests/lib/debian-apt.sh"
+
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 CACHE=${CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/idlescope/vmlinux}
 SUITE=${SUITE:-bookworm}
@@ -87,145 +90,45 @@ gen_x86_64() {
 	dump_btf "$btf" "$HERE/x86_64/vmlinux.h" pt_regs desc_struct cpuidle_driver
 }
 
-# Print one-line apt sources for $SUITE, $SUITE-updates and $SUITE-security,
-# taken from the host's configuration (one-line *.list and deb822 *.sources
-# files), restricted to arm64 and the main component.
-host_sources() {
-	local files=() f
-	[[ -f /etc/apt/sources.list ]] && files+=(/etc/apt/sources.list)
-	for f in /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
-		[[ -f $f ]] && files+=("$f")
-	done
-	((${#files[@]})) || return 0
-	awk -v suite="$SUITE" '
-	function want(s) {
-		return s == suite || s == suite "-updates" || s == suite "-security"
-	}
-	function emit(uri, s, sb,   opt) {
-		opt = "arch=arm64"
-		if (sb != "") opt = opt " signed-by=" sb
-		print "deb [" opt "] " uri " " s " main"
-	}
-	function flush(   n, i, j, u, s) {
-		if (deb822 && enabled && types ~ /(^|[ \t])deb([ \t]|$)/) {
-			n = split(uris, u, /[ \t]+/)
-			split(suites, s, /[ \t]+/)
-			for (i = 1; i <= n; i++)
-				for (j in s)
-					if (u[i] != "" && want(s[j])) emit(u[i], s[j], signedby)
-		}
-		types = ""; uris = ""; suites = ""; signedby = ""; enabled = 1
-	}
-	FNR == 1 { flush(); deb822 = (FILENAME ~ /\.sources$/) }
-	deb822 {
-		if ($0 ~ /^[ \t]*$/) { flush(); next }
-		if ($0 ~ /^#/) next
-		key = tolower($1); sub(/:$/, "", key)
-		val = $0; sub(/^[^:]*:[ \t]*/, "", val)
-		if (key == "types") types = val
-		else if (key == "uris") uris = val
-		else if (key == "suites") suites = val
-		else if (key == "signed-by" && val !~ /^-----/) signedby = val
-		else if (key == "enabled" && tolower(val) == "no") enabled = 0
-		next
-	}
-	$1 == "deb" {
-		i = 2; sb = ""
-		if ($2 ~ /^\[/) {
-			for (; i <= NF; i++) {
-				if ($i ~ /^\[?signed-by=/) {
-					sb = $i; sub(/^\[?signed-by=/, "", sb); sub(/\]$/, "", sb)
-				}
-				if ($i ~ /\]$/) break
-			}
-			i++
-		}
-		if (want($(i + 1))) emit($i, $(i + 1), sb)
-	}
-	END { flush() }
-	' "${files[@]}" | sort -u
-}
-
-# Private apt: own lists, cache, sources and an empty dpkg status; the
-# architecture is set on the command line only.
-apt_private() {
-	local cmd=$1
-	shift
-	"$cmd" \
-		-o Dir::State::Lists="$APTDIR/lists" \
-		-o Dir::State::status=/dev/null \
-		-o Dir::Cache="$APTDIR/cache" \
-		-o Dir::Etc::SourceList="$APTDIR/sources.list" \
-		-o Dir::Etc::SourceParts="$APTDIR/empty.d" \
-		-o Dir::Etc::Preferences="$APTDIR/preferences" \
-		-o Dir::Etc::PreferencesParts="$APTDIR/empty.d" \
-		-o APT::Architecture=arm64 \
-		-o APT::Architectures::=arm64 \
-		-o APT::Sandbox::User="$(id -un)" \
-		-q "$@"
-}
-
 # First linux-image-* dependency of a meta-package (empty if none).
 meta_dep() {
-	apt_private apt-cache show --no-all-versions "$1" 2>/dev/null |
+	private_apt apt-cache show --no-all-versions "$1" 2>/dev/null |
 		sed -n 's/^Depends: //p' | tr ',' '\n' |
 		sed -n 's/^ *\(linux-image-[^ ]*\).*/\1/p' | head -n1
 }
 
 gen_arm64() {
-	APTDIR=$CACHE/apt
 	local debs=$CACHE/debs pkg=${PKG:-} deb="" ver work f kimg
-	mkdir -p "$APTDIR/lists/partial" "$APTDIR/cache/archives/partial" \
-		"$APTDIR/empty.d" "$debs"
+	private_apt_init "$CACHE/apt" arm64
+	mkdir -p "$debs"
 
 	# A pinned package that is already cached needs no network at all.
-	if [[ -n $pkg ]]; then
-		for f in "$debs/${pkg}"_*_arm64.deb; do
-			[[ -f $f ]] && deb=$f
-		done
-	fi
+	[[ -z $pkg ]] || deb=$(private_apt_deb "$debs" "$pkg")
 
 	if [[ -z $deb ]]; then
-		host_sources >"$APTDIR/sources.list.new"
-		if [[ ! -s $APTDIR/sources.list.new ]]; then
-			log "no $SUITE sources found on the host, using $MIRROR"
-			{
-				echo "deb [arch=arm64] $MIRROR $SUITE main"
-				echo "deb [arch=arm64] $MIRROR $SUITE-updates main"
-				echo "deb [arch=arm64] ${MIRROR%/debian}/debian-security $SUITE-security main"
-			} >"$APTDIR/sources.list.new"
-		fi
-		mv -f "$APTDIR/sources.list.new" "$APTDIR/sources.list"
+		private_apt_sources "$SUITE" "$MIRROR"
 		log "arm64: private apt sources:"
-		sed 's/^/    /' "$APTDIR/sources.list" >&2
-		apt_private apt-get update >&2
+		sed 's/^/    /' "$PRIVATE_APT_DIR/sources.list" >&2
+		private_apt apt-get update >&2
 
 		if [[ -z $pkg ]]; then
 			pkg=$(meta_dep linux-image-6.12-arm64)
 			if [[ -z $pkg ]]; then
-				pkg=$(apt_private apt-cache pkgnames linux-image-6.12. |
+				pkg=$(private_apt apt-cache pkgnames linux-image-6.12. |
 					grep -E '^linux-image-6\.12\.[0-9]+\+deb[0-9]+-arm64$' |
 					sort -V | tail -n1 || true)
 			fi
 			[[ -n $pkg ]] || pkg=$(meta_dep linux-image-arm64)
 			[[ -n $pkg ]] || die "no arm64 kernel image package found in $SUITE"
 		fi
-		ver=$(apt_private apt-cache show --no-all-versions "$pkg" |
+		ver=$(private_apt apt-cache show --no-all-versions "$pkg" |
 			sed -n 's/^Version: //p' | head -n1)
 		[[ -n $ver ]] || die "package $pkg not found"
-		for f in "$debs/${pkg}"_*_arm64.deb; do
-			if [[ -f $f && $(dpkg-deb -f "$f" Version) == "$ver" ]]; then
-				deb=$f
-			fi
-		done
+		deb=$(private_apt_deb "$debs" "$pkg" "$ver")
 		if [[ -z $deb ]]; then
 			log "arm64: downloading $pkg $ver"
-			(cd "$debs" && apt_private apt-get download "$pkg=$ver" >&2)
-			for f in "$debs/${pkg}"_*_arm64.deb; do
-				if [[ -f $f && $(dpkg-deb -f "$f" Version) == "$ver" ]]; then
-					deb=$f
-				fi
-			done
+			(cd "$debs" && private_apt apt-get download "$pkg=$ver" >&2)
+			deb=$(private_apt_deb "$debs" "$pkg" "$ver")
 			[[ -n $deb ]] || die "download of $pkg $ver failed"
 		fi
 	fi
