@@ -104,8 +104,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "need -d SECONDS or -- COMMAND for each run");
 		if (a->o.format == FMT_CSV)
 			argp_error(state, "ab prints table or json");
-		if (a->o.interval_ns || a->o.cpus_arg)
-			argp_error(state, "-i and -C do not apply to ab");
+		if (a->o.interval_ns || a->o.cpus_arg || a->o.nr_asserts)
+			argp_error(state, "-i, -C and --fail-if do not apply to ab");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
