@@ -179,3 +179,6 @@ $(SYSROOT_STAMP): tests/arm64-sysroot.sh | cross-toolchain
 
 $(USER_OBJS) $(OUT)/idlescope: | cross-toolchain $(SYSROOT_STAMP)
 endif
+.PHONY: vmtest
+vmtest: $(OUT)/idlescope
+	$(Q)IDLESCOPE=$(abspath $(OUT)/idlescope) VMTEST_ARCH=$(ARCH) ./tests/vm/run.sh

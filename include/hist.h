@@ -14,17 +14,19 @@
 #define IS_HIST_BUCKETS 160
 
 /* Index of the most significant set bit of v (v > 0); branch-free enough for
- * the verifier and without __builtin_clzll, which BPF lacks. */
+ * the verifier and without __builtin_clzll, which BPF lacks. The parts are
+ * disjoint bits, summed rather than OR-ed: the 6.1 verifier keeps bounds
+ * through ADD but loses them through OR with a register. */
 static inline __u32 is_msb64(__u64 v)
 {
 	__u32 r = 0, s;
 
-	s = (v > 0xffffffffULL) << 5; v >>= s; r |= s;
-	s = (v > 0xffffULL) << 4; v >>= s; r |= s;
-	s = (v > 0xffULL) << 3; v >>= s; r |= s;
-	s = (v > 0xfULL) << 2; v >>= s; r |= s;
-	s = (v > 0x3ULL) << 1; v >>= s; r |= s;
-	r |= (__u32)(v >> 1);
+	s = (v > 0xffffffffULL) << 5; v >>= s; r += s;
+	s = (v > 0xffffULL) << 4; v >>= s; r += s;
+	s = (v > 0xffULL) << 3; v >>= s; r += s;
+	s = (v > 0xfULL) << 2; v >>= s; r += s;
+	s = (v > 0x3ULL) << 1; v >>= s; r += s;
+	r += (__u32)(v >> 1);
 	return r;
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every test layer (unit, replay, live BATS), keeps going after a
+# Runs every test layer (unit, replay, live BATS, kernel VMs), keeps going after a
 # failure, and ends with one "N passed, N failed" line; exits non-zero when
 # anything failed. `make test` calls it with the built binaries' paths.
 set -uo pipefail
@@ -33,6 +33,16 @@ total=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$log" | head -1)
 ran=$(grep -cE '^(not )?ok ' "$log")
 if [ -n "$total" ] && [ "$ran" -lt "$total" ]; then
 	fail=$((fail + total - ran)) # bats stopped early
+fi
+
+# Kernel test VMs (other kernels under QEMU TCG); IDLESCOPE_VMTEST=0 skips.
+if [ "${IDLESCOPE_VMTEST:-1}" != 0 ]; then
+	IDLESCOPE=$(realpath "$out/idlescope") ./tests/vm/run.sh 2>&1 | tee "$log" || true
+	pass=$((pass + $(grep -cE '^PASS ' "$log")))
+	vfail=$(grep -cE '^FAIL ' "$log")
+	# no summary line at all (it could not run) counts as a failure too
+	grep -q '^vmtest summary' "$log" || vfail=$((vfail + 1))
+	fail=$((fail + vfail))
 fi
 
 echo "$pass passed, $fail failed"

@@ -1,0 +1,174 @@
+#!/bin/sh
+# Runs as /test.sh in the vmtest guest (busybox only, no jq): records with idlescope
+# under a periodic workload and compares its numbers with the guest's sysfs counters.
+# Prints "INFO ..." and "CHECK ok|FAIL ..." lines; exits 1 if any check failed.
+fails=0
+ok() { echo "CHECK ok $*"; }
+fail() {
+	echo "CHECK FAIL $*"
+	fails=$((fails + 1))
+}
+indent() { sed 's/^/  | /' "$@"; }
+up() { cut -d' ' -f1 /proc/uptime; }
+since() { awk -v a="$1" '{ printf "%.1fs", $1 - a }' /proc/uptime; }
+
+kver=$(uname -r)
+echo "INFO kernel $kver, $(idlescope --version 2>&1 | head -1)"
+cpuidle=/sys/devices/system/cpu/cpuidle
+driver=$(cat $cpuidle/current_driver 2>/dev/null)
+gov=$(cat $cpuidle/current_governor_ro 2>/dev/null || cat $cpuidle/current_governor 2>/dev/null)
+echo "INFO cpuidle driver ${driver:-?}, governor ${gov:-?}, cpus online $(cat /sys/devices/system/cpu/online)"
+states=""
+for s in /sys/devices/system/cpu/cpu0/cpuidle/state*; do
+	[ -d "$s" ] || continue
+	states="$states${states:+, }$(cat "$s/name") $(cat "$s/latency")/$(cat "$s/residency")us"
+done
+echo "INFO idle states ${states:-none} (name latency/residency)"
+if [ -n "$driver" ] && [ "$driver" != none ] && [ -n "$states" ]; then
+	ok "cpuidle driver $driver with states"
+else
+	fail "no cpuidle driver or states (was the _CST SSDT installed?)"
+fi
+
+# The workload: CPUs 1 and 2 each sleep 2 ms at a time, N rounds (600 are
+# about 3.5 s under TCG, a little more than the -d 3 window).
+cat >/tmp/wl.sh <<'EOF'
+#!/bin/sh
+for c in 1 2; do
+	taskset -c "$c" sh -c 'i=0; while [ $i -lt "$1" ]; do usleep 2000; i=$((i + 1)); done' sh "$1" &
+done
+wait
+EOF
+
+t0=$(up)
+sh /tmp/wl.sh 100
+echo "INFO workload: 100 rounds in $(since "$t0") without idlescope"
+
+# Kernel version as a number, 6.1 -> 601, for the events each kernel has.
+kmaj=${kver%%.*}
+kmin=${kver#*.}
+kmin=${kmin%%[!0-9]*}
+kv=$((kmaj * 100 + kmin))
+
+# 1. record, JSON: exit status, events used and missing.
+t0=$(up)
+idlescope record -d 3 --format json -o /tmp/r.json -- sh /tmp/wl.sh 600 2>/tmp/r.err
+rc=$?
+echo "INFO record json: exit $rc in $(since "$t0"), stderr:"
+indent /tmp/r.err
+if [ "$rc" = 0 ]; then
+	ok "record --format json exit 0"
+else
+	fail "record --format json exit $rc"
+	# Show why: libbpf's log ends with the verifier's verdict on the failing program.
+	idlescope record -v -d 1 --format json -o /dev/null 2>/tmp/v.err
+	echo "INFO record -v -d 1: exit $?, $(wc -l </tmp/v.err) lines of libbpf log; the lines naming errors and the last 40:"
+	grep -n -E '^(libbpf: .*(fail|error|-[0-9]+$)|idlescope:)' /tmp/v.err | head -40 | indent
+	echo "  ..."
+	tail -n 40 /tmp/v.err | indent
+fi
+if grep -q '"schema": "idlescope/1"' /tmp/r.json 2>/dev/null; then
+	ok "record JSON written"
+else
+	fail "record JSON missing or without schema"
+	echo '{}' >/tmp/r.json
+	# Without a report there is nothing to say about the events.
+	skip_events=1
+fi
+events=$(sed -n '/^  "events": {/,/^  }/p' /tmp/r.json | sed -n 's/^ *"\([a-z_]*\)": "\(.*\)",*$/\1 via \2/p' |
+	paste -sd, - | sed 's/,/, /g')
+missing=$(sed -n 's/^ *"missing_events": "\(.*\)",*$/\1/p' /tmp/r.json)
+verdict=$(sed -n '/"kernel_check": {/,/"verdict"/s/^ *"verdict": "\(.*\)",*$/\1/p' /tmp/r.json)
+echo "INFO events: $events"
+if [ -n "${skip_events:-}" ]; then
+	echo "INFO missing_events unknown (no report)"
+else
+	echo "INFO missing_events \"$missing\""
+fi
+echo "INFO kernel_check verdict: $verdict"
+echo "INFO warnings:"
+sed -n '/^  "warnings": \[/,/^  \]/s/^    "\(.*\)",*$/\1/p' /tmp/r.json | indent
+# cpu_idle_miss is in Debian's 6.1 and 6.12; ipi_send_cpu came in 6.4, and
+# before that a warning and the fallback are expected, not an error.
+check_events() {
+	case ", $missing, " in
+	*", cpu_idle_miss, "*) fail "cpu_idle_miss missing" ;;
+	*) ok "cpu_idle_miss attached" ;;
+	esac
+	case ", $missing, " in
+	*", ipi_send_cpu, "*) have_ipi=0 ;;
+	*) have_ipi=1 ;;
+	esac
+	if [ "$kv" -ge 604 ]; then
+		if [ "$have_ipi" = 1 ]; then ok "ipi_send_cpu attached"; else fail "ipi_send_cpu missing"; fi
+	elif [ "$have_ipi" = 0 ] && grep -q 'not on this kernel (skipped):.*ipi_send_cpu' /tmp/r.json; then
+		ok "ipi_send_cpu reported missing on $kver, with a warning"
+	else
+		fail "ipi_send_cpu not reported missing on $kver"
+	fi
+}
+[ -n "${skip_events:-}" ] || check_events
+
+# 2. record, CSV: per CPU and state, BPF entries and time against the kernel's
+# usage+rejected and time deltas of the same window. Entries within 4 (periods
+# in flight at the edges). Time within 2% + BIAS per period (BPF reads its clock
+# around the kernel's reads) + 2 us (sysfs counts us) + the row's longest period
+# for each unmatched entry and each edge, as in idlescope's own cross-check; no
+# lower bound when the kernel counted more periods (one that began before the
+# window has an unknown length). Under TCG (vmtest_accel, from the kernel command
+# line) the time of POLL rows is shown, not judged: the single QEMU thread runs
+# the other vCPUs whenever a host timer fires, and POLL is chosen just before a
+# timer, so BPF's enter stamp, taken before its handler runs, is often a whole
+# round of the other vCPUs earlier than the kernel's (measured: +0.1 to +0.6 ms per
+# POLL period with wakeups and groups on, +3 us with --no-wakeups --topology none).
+case ${vmtest_accel:-} in
+tcg*) bias_ns=$((${vmtest_bias_us:-50} * 1000)) poll_time=0 ;;
+*) bias_ns=$((${vmtest_bias_us:-2} * 1000)) poll_time=1 ;;
+esac
+t0=$(up)
+idlescope record -d 3 --format csv -o /tmp/r.csv -- sh /tmp/wl.sh 600 2>/tmp/c.err
+rc=$?
+echo "INFO record csv: exit $rc in $(since "$t0")"
+if [ "$rc" = 0 ]; then ok "record --format csv exit 0"; else fail "record --format csv exit $rc"; indent /tmp/c.err; fi
+awk -F, -v bias="$bias_ns" -v poll_time="$poll_time" '
+NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+$1 !~ /^[0-9]+$/ || $col["k_usage"] == "" { next }
+{
+	e = $col["entries"]; k = $col["k_usage"] + $col["k_rejected"]
+	t = $col["time_ns"]; kt = $col["k_time_ns"]
+	de = e - k; if (de < 0) de = -de
+	dt = t - kt
+	tol = 0.02 * kt + bias * (e > k ? e : k) + 2000 + (de + 2) * $col["max_ns"]
+	judged = poll_time || $3 != "\"POLL\""
+	bad = de > 4 || (judged && (dt > tol || (e >= k && -dt > tol)))
+	rows++; if ($2 > 0) deep += e; nbad += bad
+	printf "%s cpu %s state %s %s: entries %d usage+rej %d, time %.3fms k.time %.3fms diff/period %.1fus max %.3fms (tol %s)\n",
+		bad ? "CSVFAIL" : "CSV", $1, $2, $3, e, k, t / 1e6, kt / 1e6, e ? dt / e / 1e3 : 0,
+		$col["max_ns"] / 1e6, judged ? sprintf("%.3fms", tol / 1e6) : "entries only"
+}
+END { printf "CSVSUM %d %d %d\n", rows, deep, nbad }' /tmp/r.csv >/tmp/c.out
+grep '^CSV' /tmp/c.out | grep -v '^CSVSUM' | indent
+# shellcheck disable=SC2046 # split into rows, deep, nbad
+set -- $(sed -n 's/^CSVSUM //p' /tmp/c.out)
+rows=${1:-0} deep=${2:-0} nbad=${3:-0}
+if [ "$rows" -gt 0 ] && [ "$nbad" = 0 ]; then
+	ok "csv cross-check: $rows cpu/state rows within 4 entries and 2% + ${bias_ns}ns/period + edges"
+else
+	fail "csv cross-check: $nbad of $rows rows out of tolerance"
+fi
+if [ "$deep" -gt 0 ]; then ok "$deep idle periods in states above POLL"; else fail "no idle periods in states above POLL"; fi
+
+# 3. hist residency, JSON.
+t0=$(up)
+idlescope hist residency -d 1 --format json >/tmp/h.json 2>/tmp/h.err
+rc=$?
+echo "INFO hist: exit $rc in $(since "$t0")"
+if [ "$rc" = 0 ] && grep -q '"schema":"idlescope-hist/1"' /tmp/h.json && grep -q '"count":[1-9]' /tmp/h.json; then
+	ok "hist residency --format json: $(grep -o '"count":[0-9]*' /tmp/h.json | head -1)"
+else
+	fail "hist residency --format json (exit $rc)"
+	indent /tmp/h.err
+fi
+
+echo "INFO $fails failed checks"
+[ "$fails" = 0 ]
