@@ -61,4 +61,44 @@ for o in observers:
         "%.0f" % (statistics.median(mem) / 1024) if mem else "n/a",
         "%.0f" % statistics.median(st) if st else "n/a"))
 out.append("")
+# Targets (issue "make bench"): with every feature on, which here is
+# idlescope-default (wakeups and groups; --packing is opt-in and costs more).
+def med_ratio(w, o):
+    base, obs = vals(w, "none"), vals(w, o)
+    return statistics.median(v / statistics.median(base) for v in obs) if base and obs else None
+
+def med_ns(o, prog):
+    ns = [float(r["ns_per_event"]) for r in rows if r["observer"] == o and r["prog"] == prog]
+    return statistics.median(ns) if ns else None
+
+checks = []
+full = "idlescope-default"
+r = med_ratio("pipe-pinned", full)
+if r is not None:
+    checks.append(("throughput, pinned pipe >= 0.95 of none", "%.3f" % r, r >= 0.95))
+r = med_ratio("pipe-free", full)
+if r is not None:
+    checks.append(("throughput, free pipe >= 0.98 of none (bimodal here: see below)", "%.3f" % r, r >= 0.98))
+a, b = med_ns(full, "tp_btf_cpu_idle"), med_ns("floor", "floor_cpu_idle")
+if a and b:
+    checks.append(("idle handler <= 1.2x the floor's ns/event", "%.0f vs %.0f ns (%.1fx)" % (a, b, a / b), a <= 1.2 * b))
+rss = [v for w in workloads for v in vals(w, full, "rss_kb") if v > 0]
+if rss:
+    m = statistics.median(rss) / 1024
+    checks.append(("RSS <= 3 MB", "%.1f MB" % m, m <= 3))
+st = [v for w in workloads for v in vals(w, full, "startup_ms") if v > 0]
+if st:
+    m = statistics.median(st)
+    checks.append(("start-up <= 300 ms", "%.0f ms" % m, m <= 300))
+out.append("Targets for `%s` (every default feature on):\n" % full)
+out.append("| target | measured | |")
+out.append("|---|---|---|")
+for name, got, ok in checks:
+    out.append("| %s | %s | %s |" % (name, got, "met" if ok else "**MISSED**"))
+out.append("")
+out.append("Notes: `perf bench sched pipe` left free on two CPUs is bimodal on this guest (about "
+           "2.5 us per round trip when the scheduler keeps both tasks on one CPU, 30-70 us when "
+           "they sit on two), so its ratios swing far past 1 either way; the pinned pipe and the "
+           "timer rows are the stable ones. The BPF ns/event figures include the cost of "
+           "`kernel.bpf_stats_enabled`'s own clock reads.\n")
 print("\n".join(out))

@@ -111,4 +111,5 @@ done
 
 python3 tests/bench/report.py "$RESULTS" "$REPS" | tee "$TMP/report.md"
 cp "$TMP/report.md" docs/performance.md
+cp "$RESULTS" "$OUT/bench-results.tsv" # raw rows, for re-reporting
 echo "bench: wrote docs/performance.md" >&2
