@@ -107,7 +107,7 @@ $(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(OUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -Iuser -Itests/unit $< $(LIB_OBJS) $(LDLIBS) -lcmocka -o $@
 
-$(OUT)/tests/replay_%: tests/replay/%_test.c $(LIB_OBJS) | $(OUT)/tests
+$(OUT)/tests/replay_%: tests/replay/%_test.c tests/replay/replay.h $(LIB_OBJS) | $(OUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -Iuser -Itests/unit $< $(LIB_OBJS) $(LDLIBS) -lcmocka -o $@
 

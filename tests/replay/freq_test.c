@@ -8,9 +8,7 @@
 
 #include <cmocka.h>
 
-#include "idle_loader.h"
-
-#define US 1000ULL
+#include "replay.h"
 
 static void test_freq_residency(void **state)
 {

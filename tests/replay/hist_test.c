@@ -11,26 +11,18 @@
 
 #include <cmocka.h>
 
-#include "idle_loader.h"
+#include "replay.h"
 
-#define US 1000ULL
 #define NR_CPUS 2
-#define EXIT IS_PWR_EVENT_EXIT
 
-static void send(struct idle_session *s, struct replay_event e)
-{
-	assert_int_equal(idle_session_replay(s, &e), 0);
-}
+#define send replay_send
 
 static void ready(struct idle_session *s, uint64_t now, uint64_t pid, const char *comm)
 {
 	struct replay_event e = { .kind = REPLAY_TASK_READY, .now_ns = now, .state = pid,
 				  .arg = pid };
-	char buf[16] = { 0 };
 
-	strncpy(buf, comm, sizeof(buf) - 1);
-	memcpy(&e.arg2, buf, 8);
-	memcpy(&e.arg3, buf + 8, 8);
+	replay_comm(comm, &e.arg2, &e.arg3);
 	send(s, e);
 }
 

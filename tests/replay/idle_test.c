@@ -11,11 +11,8 @@
 
 #include <cmocka.h>
 
-#include "idle_loader.h"
+#include "replay.h"
 
-#define US 1000ULL
-#define MS 1000000ULL
-#define EXIT IS_PWR_EVENT_EXIT
 #define NR_CPUS 6
 
 struct fixture {
@@ -50,9 +47,7 @@ static struct idle_params poll_table(void)
 
 static void ev(struct idle_session *s, uint64_t cpu, uint64_t now, uint64_t state)
 {
-	struct replay_event e = { .kind = REPLAY_IDLE, .cpu = cpu, .now_ns = now, .state = state };
-
-	assert_int_equal(idle_session_replay(s, &e), 0);
+	replay_idle(s, cpu, now, state);
 }
 
 static void period(struct idle_session *s, uint64_t cpu, uint64_t enter, uint64_t exit,

@@ -9,19 +9,14 @@
 
 #include <cmocka.h>
 
-#include "idle_loader.h"
+#include "replay.h"
 
-#define US 1000ULL
-#define EXIT IS_PWR_EVENT_EXIT
 
 static struct idle_session s;
 
 static void ev(uint64_t cpu, uint64_t now_us, uint64_t state)
 {
-	struct replay_event e = { .kind = REPLAY_IDLE, .cpu = cpu, .now_ns = now_us * US,
-				  .state = state };
-
-	assert_int_equal(idle_session_replay(&s, &e), 0);
+	replay_idle(&s, cpu, now_us * US, state);
 }
 
 static void test_busy_groups_and_spread(void **state)

@@ -10,11 +10,8 @@
 
 #include <cmocka.h>
 
-#include "idle_loader.h"
+#include "replay.h"
 
-#define US 1000ULL
-#define MS 1000000ULL
-#define EXIT IS_PWR_EVENT_EXIT
 #define NR_CPUS 6
 #define FN_TICK 0xffffffff81000100ULL
 #define FN_WAKEUP 0xffffffff81000200ULL
@@ -31,15 +28,8 @@ static const struct idle_params arm = {
 	.target_residency_ns = { 1 * US, 1000 * US, 10000 * US },
 };
 
-static void send(struct idle_session *s, struct replay_event e)
-{
-	assert_int_equal(idle_session_replay(s, &e), 0);
-}
-
-static void idle(struct idle_session *s, uint64_t cpu, uint64_t now, uint64_t state)
-{
-	send(s, (struct replay_event){ .kind = REPLAY_IDLE, .cpu = cpu, .now_ns = now, .state = state });
-}
+#define send replay_send
+#define idle replay_idle
 
 static void wake(struct idle_session *s, uint64_t cpu, uint64_t now, uint64_t code, uint64_t arg)
 {
@@ -59,11 +49,8 @@ static void wakeup(struct idle_session *s, uint64_t this_cpu, uint64_t target, u
 {
 	struct replay_event e = { .kind = REPLAY_SCHED_WAKEUP, .cpu = target, .now_ns = this_cpu,
 				  .state = pid };
-	char buf[16] = { 0 };
 
-	strncpy(buf, comm, sizeof(buf) - 1);
-	memcpy(&e.arg, buf, 8);
-	memcpy(&e.arg2, buf + 8, 8);
+	replay_comm(comm, &e.arg, &e.arg2);
 	send(s, e);
 }
 
