@@ -16,7 +16,7 @@ STATS_OLD=$(sysctl -n kernel.bpf_stats_enabled)
 trap 'sysctl -qw kernel.bpf_stats_enabled="$STATS_OLD"; pkill -INT -f "$TMP/marker" 2>/dev/null || true; rm -rf "$TMP"' EXIT
 
 [ "$(id -u)" = 0 ] || { echo "bench: run as root" >&2; exit 1; }
-for t in perf cyclictest bpftool jq; do
+for t in perf cyclictest bpftool jq python3; do
 	command -v "$t" >/dev/null || { echo "bench: needs $t (make deps)" >&2; exit 1; }
 done
 sysctl -qw kernel.bpf_stats_enabled=1
