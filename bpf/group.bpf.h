@@ -8,13 +8,6 @@
 #include "maps.bpf.h"
 #include "pack.bpf.h"
 
-static __always_inline __u32 group_of_cpu(__u32 cpu)
-{
-	__u32 *g = bpf_map_lookup_elem(&group_of, &cpu);
-
-	return g ? *g : IS_NO_GROUP;
-}
-
 /* The shallowest state among the members (all idle now, so stable). */
 static __always_inline __u32 group_min_state(__u32 g, __u32 fallback)
 {
@@ -37,48 +30,49 @@ static __always_inline __u32 group_min_state(__u32 g, __u32 fallback)
 	return min;
 }
 
-/* cpu entered an idle state (its slot already holds the state). */
-static __always_inline void group_on_enter(__u32 cpu, __u64 now_ns, __u32 state)
+/* cpu entered an idle state (its slot already holds the state). The group
+ * id and size come from the CPU's own slot and the group slot: no lookups
+ * beyond the shared counter on the hot path. */
+static __always_inline void group_on_enter(__u32 cpu, struct idle_cpu_slot *slot, __u64 now_ns,
+					   __u32 state)
 {
-	struct group_members *m;
 	struct group_slot *gs;
-	__u32 g = group_of_cpu(cpu), old;
+	__u32 g, old;
 
-	if (g == IS_NO_GROUP)
+	if (!slot->group_id1)
 		return;
+	g = slot->group_id1 - 1;
 	gs = bpf_map_lookup_elem(&group_slots, &g);
-	m = bpf_map_lookup_elem(&group_members, &g);
-	if (!gs || !m)
+	if (!gs)
 		return;
 	old = __sync_fetch_and_add(&gs->idle_count, 1);
-	if (old + 1 == m->nr_cpus) {
+	if (old + 1 == gs->nr_cpus) {
 		gs->state = group_min_state(g, state);
 		gs->idle_since = now_ns;
 	}
 	if (packing_enabled)
-		pack_update(now_ns, old + 1 == m->nr_cpus ? -1 : 0, -1);
+		pack_update(now_ns, old + 1 == gs->nr_cpus ? -1 : 0, -1);
 }
 
 /* cpu left idle after a period that began at enter_ns. */
 static __always_inline void group_on_exit(__u32 cpu, struct idle_cpu_slot *slot, __u64 now_ns,
 					  __u64 enter_ns)
 {
-	struct group_members *m;
 	struct group_stats *st;
 	struct group_slot *gs;
-	__u32 g = group_of_cpu(cpu), old, s, b;
+	__u32 g, old, s, b;
 	__u64 since, d;
 
-	if (g == IS_NO_GROUP)
+	if (!slot->group_id1)
 		return;
+	g = slot->group_id1 - 1;
 	gs = bpf_map_lookup_elem(&group_slots, &g);
-	m = bpf_map_lookup_elem(&group_members, &g);
-	if (!gs || !m)
+	if (!gs)
 		return;
 	old = __sync_fetch_and_add(&gs->idle_count, -1);
 	if (packing_enabled)
-		pack_update(now_ns, old == m->nr_cpus ? 1 : 0, 1);
-	if (old != m->nr_cpus)
+		pack_update(now_ns, old == gs->nr_cpus ? 1 : 0, 1);
+	if (old != gs->nr_cpus)
 		return;
 	/* first to leave: the all-idle interval ends */
 	slot->ended_group = 1;

@@ -123,7 +123,7 @@ static __always_inline void handle_idle(__u32 cpu, __u64 now_ns, __u32 state)
 		slot->state = state;
 		slot->enter_ns = now_ns;
 		if (groups_enabled && !enter)
-			group_on_enter(cpu, now_ns, state);
+			group_on_enter(cpu, slot, now_ns, state);
 		return;
 	}
 	enter = slot->enter_ns;

@@ -23,6 +23,8 @@ struct group_slot {
 	__u32 idle_count;
 	__u32 state;      /* the group state of the current all-idle interval */
 	__u64 idle_since; /* 0 = not all idle (or the start was lost in a race) */
+	__u32 nr_cpus;    /* members (loader-written): the count that means all idle */
+	__u32 pad;
 } __attribute__((aligned(64)));
 
 struct group_stats {

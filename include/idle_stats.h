@@ -73,7 +73,9 @@ struct idle_cpu_slot {
 	__u64 util_ts;
 	__u64 util_acc;     /* sum of util x ns since the start */
 	__u64 util_max;
-	__u64 pad3[2];
+	__u32 group_id1;    /* 1 + this CPU's topology group, 0 = none (loader-written) */
+	__u32 pad4;
+	__u64 pad3;
 } __attribute__((aligned(64)));
 
 /* Per CPU and state: everything summed over completed idle periods. */

@@ -191,6 +191,7 @@ static int load_groups(struct idle_session *s, const struct session_opts *o)
 	}
 	for (uint32_t g = 0; g < (uint32_t)o->nr_groups; g++) {
 		struct group_members m = { 0 };
+		struct group_slot gs = { 0 };
 
 		for (int c = 0; c < s->nr_cpus; c++) {
 			if (!cpulist_has(&o->group_cpus[g], c))
@@ -199,7 +200,17 @@ static int load_groups(struct idle_session *s, const struct session_opts *o)
 				m.cpus[m.nr_cpus] = (uint32_t)c;
 			m.nr_cpus++; /* all members count; the first 64 give the state */
 		}
-		if (bpf_map_update_elem(mem_fd, &g, &m, BPF_ANY))
+		gs.nr_cpus = m.nr_cpus;
+		if (bpf_map_update_elem(mem_fd, &g, &m, BPF_ANY) ||
+		    bpf_map_update_elem(bpf_map__fd(s->skel->maps.group_slots), &g, &gs, BPF_ANY))
+			return -1;
+	}
+	/* each CPU's slot carries its group, read on every idle event */
+	for (uint32_t c = 0; c < (uint32_t)s->nr_cpus; c++) {
+		struct idle_cpu_slot slot = { 0 };
+
+		slot.group_id1 = o->group_of[c] < 0 ? 0 : (uint32_t)o->group_of[c] + 1;
+		if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.idle_slots), &c, &slot, BPF_ANY))
 			return -1;
 	}
 	if (o->packing) {

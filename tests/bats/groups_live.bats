@@ -71,9 +71,11 @@ setup() {
 	jq -e '.packing.cross_group_wakeups < 20000 * 0.05 and
 		([.packing.top_tasks[] | select(.comm == "sched-pipe") | .group_runtime_ns[1]] | add) <
 		([.packing.top_tasks[] | select(.comm == "sched-pipe") | .runtime_ns] | add) * 0.1' "$one"
-	# on two CPUs the scheduler spreads them: each round trip crosses twice
-	# (unless it packs them after all, then this workload cannot show it)
-	jq -e '.packing.cross_group_wakeups > 20000 * 0.5' "$two"
+	# on two CPUs the scheduler spreads them for much of the run (how much
+	# varies run to run: 8.9k to 39.8k of the 40k wakeups were seen to cross)
+	jq -e --argjson one "$(jq .packing.cross_group_wakeups "$one")" \
+		'.packing.cross_group_wakeups > 2 * 20000 * 0.1 and
+		 .packing.cross_group_wakeups > 20 * ([$one, 50] | max)' "$two"
 	# the timeline covers the window
 	for f in "$one" "$two"; do
 		jq -e '(([.packing.busy_groups_ns[]] | add) - .duration_ns | fabs) < .duration_ns * 0.01 and
