@@ -30,6 +30,15 @@ static __always_inline __u32 group_min_state(__u32 g, __u32 fallback)
 	return min;
 }
 
+/* The CPU's group slot (group id from the CPU's own slot), or NULL. */
+static __always_inline struct group_slot *group_slot_of(const struct idle_cpu_slot *slot, __u32 *g)
+{
+	if (!slot->group_id1)
+		return NULL;
+	*g = slot->group_id1 - 1;
+	return bpf_map_lookup_elem(&group_slots, g);
+}
+
 /* cpu entered an idle state (its slot already holds the state). The group
  * id and size come from the CPU's own slot and the group slot: no lookups
  * beyond the shared counter on the hot path. */
@@ -39,10 +48,7 @@ static __always_inline void group_on_enter(__u32 cpu, struct idle_cpu_slot *slot
 	struct group_slot *gs;
 	__u32 g, old;
 
-	if (!slot->group_id1)
-		return;
-	g = slot->group_id1 - 1;
-	gs = bpf_map_lookup_elem(&group_slots, &g);
+	gs = group_slot_of(slot, &g);
 	if (!gs)
 		return;
 	old = __sync_fetch_and_add(&gs->idle_count, 1);
@@ -63,10 +69,7 @@ static __always_inline void group_on_exit(__u32 cpu, struct idle_cpu_slot *slot,
 	__u32 g, old, s, b;
 	__u64 since, d;
 
-	if (!slot->group_id1)
-		return;
-	g = slot->group_id1 - 1;
-	gs = bpf_map_lookup_elem(&group_slots, &g);
+	gs = group_slot_of(slot, &g);
 	if (!gs)
 		return;
 	old = __sync_fetch_and_add(&gs->idle_count, -1);

@@ -25,22 +25,14 @@ static void ev(uint64_t cpu, uint64_t now_us, uint64_t state)
 
 static int setup(void **state)
 {
-	static const int group_of[NR_CPUS] = { 0, 0, 1, 1 };
-	struct cpulist cpus[2] = { 0 };
-	struct session_opts o = { .replay = true, .nr_groups = 2, .group_of = group_of,
-				  .group_cpus = cpus };
-	const struct idle_params arm = {
-		.nr_states = 3, .flags = IS_PARAMS_VALID, .qos_limit_ns = UINT64_MAX,
-		.exit_latency_ns = { 1 * US, 100 * US, 1000 * US },
-		.target_residency_ns = { 1 * US, 1000 * US, 10000 * US },
-	};
+	struct cpulist cpus[2];
+	struct session_opts o = { .replay = true, .nr_groups = 2,
+				  .group_of = replay_2x2_group_of, .group_cpus = cpus };
+	const struct idle_params arm = replay_arm_table(0);
 	char err[256];
 
 	(void)state;
-	cpulist_set(&cpus[0], 0);
-	cpulist_set(&cpus[0], 1);
-	cpulist_set(&cpus[1], 2);
-	cpulist_set(&cpus[1], 3);
+	replay_2x2_groups(cpus);
 	if (idle_session_open(&s, NR_CPUS, &o, err, sizeof(err))) {
 		fprintf(stderr, "replay: %s\n", err);
 		return -1;

@@ -15,23 +15,6 @@
 
 #define NR_CPUS 6
 
-struct fixture {
-	struct idle_session s;
-	struct idle_raw raw;
-};
-
-/* 3-state ARM-like table: WFI 1/1 us, CPU_PD 100/1000 us, CLS_PD 1000/10000 us. */
-static struct idle_params arm_table(uint32_t disabled_mask)
-{
-	struct idle_params p = {
-		.nr_states = 3, .flags = IS_PARAMS_VALID, .disabled_mask = disabled_mask,
-		.qos_limit_ns = UINT64_MAX,
-		.exit_latency_ns = { 1 * US, 100 * US, 1000 * US },
-		.target_residency_ns = { 1 * US, 1000 * US, 10000 * US },
-	};
-	return p;
-}
-
 /* x86-like table with a poll state: POLL 0/0, C1 2/4 us, C2 50/150 us; poll
  * limit 4 us, PM QoS limit 10 us (C2 barred). */
 static struct idle_params poll_table(void)
@@ -57,16 +40,17 @@ static void period(struct idle_session *s, uint64_t cpu, uint64_t enter, uint64_
 	ev(s, cpu, exit, EXIT);
 }
 
-static const struct idle_state_stats *st(const struct fixture *f, int cpu, int state)
+static const struct idle_state_stats *st(const struct replay_fixture *f, int cpu, int state)
 {
 	return &f->raw.stats[cpu * IS_MAX_STATES + state];
 }
 
 static int setup(void **state)
 {
-	static struct fixture f;
+	static struct replay_fixture f;
 	char err[256];
-	struct idle_params a = arm_table(0), mid = arm_table(1u << 1), two = arm_table(3),
+	struct idle_params a = replay_arm_table(0), mid = replay_arm_table(1u << 1),
+			   two = replay_arm_table(3),
 			   poll = poll_table();
 
 	memset(&f, 0, sizeof(f));
@@ -143,18 +127,10 @@ static int setup(void **state)
 	return 0;
 }
 
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-
-	idle_raw_free(&f->raw);
-	idle_session_close(&f->s);
-	return 0;
-}
 
 static void test_arm_table(void **state)
 {
-	const struct fixture *f = *state;
+	const struct replay_fixture *f = *state;
 	const struct idle_state_stats *wfi = st(f, 0, 0), *pd = st(f, 0, 1), *cls = st(f, 0, 2);
 
 	assert_int_equal(wfi->entries, 2);
@@ -185,7 +161,7 @@ static void test_arm_table(void **state)
 
 static void test_histogram_buckets(void **state)
 {
-	const struct fixture *f = *state;
+	const struct replay_fixture *f = *state;
 	const struct idle_state_stats *wfi = st(f, 0, 0);
 	uint64_t total = 0;
 
@@ -200,7 +176,7 @@ static void test_histogram_buckets(void **state)
 
 static void test_disabled_states(void **state)
 {
-	const struct fixture *f = *state;
+	const struct replay_fixture *f = *state;
 
 	assert_int_equal(st(f, 1, 0)->entries, 2);
 	assert_int_equal(st(f, 1, 0)->below, 1);
@@ -215,7 +191,7 @@ static void test_disabled_states(void **state)
 
 static void test_poll_and_qos(void **state)
 {
-	const struct fixture *f = *state;
+	const struct replay_fixture *f = *state;
 
 	assert_int_equal(st(f, 3, 0)->entries, 2);
 	assert_int_equal(st(f, 3, 0)->time_ns, 5200);
@@ -231,7 +207,7 @@ static void test_poll_and_qos(void **state)
 
 static void test_exact_thresholds(void **state)
 {
-	const struct fixture *f = *state;
+	const struct replay_fixture *f = *state;
 
 	assert_int_equal(st(f, 4, 1)->entries, 1);
 	assert_int_equal(st(f, 4, 1)->above, 0);
@@ -241,7 +217,7 @@ static void test_exact_thresholds(void **state)
 
 static void test_edges_and_bounds(void **state)
 {
-	const struct fixture *f = *state;
+	const struct replay_fixture *f = *state;
 
 	assert_int_equal(f->raw.slots[0].unmatched_exits, 1);
 	assert_int_equal(f->raw.slots[0].first_exit_ns, 500 * US);
@@ -271,5 +247,5 @@ int main(void)
 		cmocka_unit_test(test_edges_and_bounds),
 	};
 
-	return cmocka_run_group_tests_name("replay", tests, setup, teardown);
+	return cmocka_run_group_tests_name("replay", tests, setup, replay_fixture_teardown);
 }

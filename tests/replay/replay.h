@@ -35,4 +35,44 @@ static inline void replay_comm(const char *comm, __u64 *lo, __u64 *hi)
 	memcpy(hi, buf + 8, 8);
 }
 
+/* The 3-state ARM-like table: WFI 1/1 us, CPU_PD 100/1000 us, CLS_PD
+ * 1000/10000 us (exit latency / target residency), no PM QoS limit. */
+static inline struct idle_params replay_arm_table(uint32_t disabled_mask)
+{
+	struct idle_params p = {
+		.nr_states = 3, .flags = IS_PARAMS_VALID, .disabled_mask = disabled_mask,
+		.qos_limit_ns = UINT64_MAX,
+		.exit_latency_ns = { 1 * US, 100 * US, 1000 * US },
+		.target_residency_ns = { 1 * US, 1000 * US, 10000 * US },
+	};
+	return p;
+}
+
+/* 2 clusters x 2 CPUs: {0,1} and {2,3}, as session_opts wants them. */
+static const int replay_2x2_group_of[4] = { 0, 0, 1, 1 };
+
+static inline void replay_2x2_groups(struct cpulist cpus[2])
+{
+	memset(cpus, 0, 2 * sizeof(*cpus));
+	cpulist_set(&cpus[0], 0);
+	cpulist_set(&cpus[0], 1);
+	cpulist_set(&cpus[1], 2);
+	cpulist_set(&cpus[1], 3);
+}
+
+/* A session plus what it read, for cmocka group fixtures. */
+struct replay_fixture {
+	struct idle_session s;
+	struct idle_raw raw;
+};
+
+static inline int replay_fixture_teardown(void **state)
+{
+	struct replay_fixture *f = *state;
+
+	idle_raw_free(&f->raw);
+	idle_session_close(&f->s);
+	return 0;
+}
+
 #endif

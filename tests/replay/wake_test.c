@@ -16,17 +16,7 @@
 #define FN_TICK 0xffffffff81000100ULL
 #define FN_WAKEUP 0xffffffff81000200ULL
 
-struct fixture {
-	struct idle_session s;
-	struct idle_raw raw;
-};
 
-/* WFI 1/1 us, CPU_PD 100/1000 us, CLS_PD 1000/10000 us (exit/target). */
-static const struct idle_params arm = {
-	.nr_states = 3, .flags = IS_PARAMS_VALID, .qos_limit_ns = UINT64_MAX,
-	.exit_latency_ns = { 1 * US, 100 * US, 1000 * US },
-	.target_residency_ns = { 1 * US, 1000 * US, 10000 * US },
-};
 
 #define send replay_send
 #define idle replay_idle
@@ -54,7 +44,7 @@ static void wakeup(struct idle_session *s, uint64_t this_cpu, uint64_t target, u
 	send(s, e);
 }
 
-static const struct wake_detail *detail(const struct fixture *f, uint32_t cpu, uint32_t kind,
+static const struct wake_detail *detail(const struct replay_fixture *f, uint32_t cpu, uint32_t kind,
 					uint32_t aux, uint64_t d)
 {
 	for (int i = 0; i < f->raw.nr_details; i++) {
@@ -68,7 +58,7 @@ static const struct wake_detail *detail(const struct fixture *f, uint32_t cpu, u
 
 static int setup(void **state)
 {
-	static struct fixture f;
+	static struct replay_fixture f;
 	struct idle_session *s = &f.s;
 	char err[256];
 
@@ -78,6 +68,8 @@ static int setup(void **state)
 		fprintf(stderr, "replay: %s\n", err);
 		return -1;
 	}
+	const struct idle_params arm = replay_arm_table(0);
+
 	for (int c = 0; c < NR_CPUS; c++)
 		idle_session_set_params(s, c, &arm);
 
@@ -140,18 +132,10 @@ static int setup(void **state)
 	return 0;
 }
 
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-
-	idle_raw_free(&f->raw);
-	idle_session_close(&f->s);
-	return 0;
-}
 
 static void test_hlt_timer_lateness(void **state)
 {
-	const struct fixture *f = *state;
+	const struct replay_fixture *f = *state;
 	const struct wake_lat_stats *l = &f->raw.lat[0 * IS_MAX_STATES + 2];
 	const struct wake_detail *d = detail(f, 0, WDETAIL_TIMER_FN, 0, FN_TICK);
 
@@ -167,7 +151,7 @@ static void test_hlt_timer_lateness(void **state)
 
 static void test_after_exit_window_and_unknown(void **state)
 {
-	const struct fixture *f = *state;
+	const struct replay_fixture *f = *state;
 	const struct wake_cpu_stats *w = &f->raw.wake[1];
 	const struct wake_detail *d = detail(f, 1, WDETAIL_IRQ, 0, 24);
 
@@ -185,7 +169,7 @@ static void test_after_exit_window_and_unknown(void **state)
 
 static void test_ipi_and_wakee(void **state)
 {
-	const struct fixture *f = *state;
+	const struct replay_fixture *f = *state;
 	const struct wake_detail *d = detail(f, 2, WDETAIL_WAKEE, 0, 4242);
 	const struct wake_detail *k = detail(f, 3, WDETAIL_WAKEE, 1, 77);
 
@@ -202,7 +186,7 @@ static void test_ipi_and_wakee(void **state)
 
 static void test_poll_softirq_and_irq_timer(void **state)
 {
-	const struct fixture *f = *state;
+	const struct replay_fixture *f = *state;
 	const struct wake_lat_stats *l = &f->raw.lat[5 * IS_MAX_STATES + 2];
 
 	assert_int_equal(f->raw.wake[4].count[WAKE_NO_IPI], 1);
@@ -217,7 +201,7 @@ static void test_poll_softirq_and_irq_timer(void **state)
 
 static void test_causes_sum_to_exits(void **state)
 {
-	const struct fixture *f = *state;
+	const struct replay_fixture *f = *state;
 
 	for (int c = 0; c < NR_CPUS; c++) {
 		uint64_t causes = f->raw.slots[c].wake_pending, exits = 0;
@@ -240,5 +224,5 @@ int main(void)
 		cmocka_unit_test(test_causes_sum_to_exits),
 	};
 
-	return cmocka_run_group_tests_name("replay-wake", tests, setup, teardown);
+	return cmocka_run_group_tests_name("replay-wake", tests, setup, replay_fixture_teardown);
 }
