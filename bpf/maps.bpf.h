@@ -18,7 +18,7 @@ struct {
 	__type(value, struct idle_params);
 } idle_params SEC(".maps");
 
-/* Indexed by cpu * IS_MAX_STATES + state. */
+/* Indexed by cpu * state_slots + state. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, IS_MAX_STATES);
@@ -33,7 +33,7 @@ struct {
 	__type(value, struct wake_cpu_stats);
 } wake_stats SEC(".maps");
 
-/* Indexed by cpu * IS_MAX_STATES + state. */
+/* Indexed by cpu * state_slots + state. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, IS_MAX_STATES);
@@ -112,7 +112,7 @@ struct {
 	__type(value, struct freq_cpu);
 } freq_cpus SEC(".maps");
 
-/* `idlescope hist` histograms, indexed by cpu * IS_MAX_STATES + state. */
+/* `idlescope hist` histograms, indexed by cpu * state_slots + state. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, IS_MAX_STATES);
@@ -150,6 +150,8 @@ const volatile bool packing_enabled = false;
 const volatile __u32 pack_max_group_cpus = 0; /* CPUs of the largest group */
 /* `idlescope hist`: the metric (enum hist_metric, HM_NONE for record), its
  * display unit or linear step, and the task filter (-p tgid, -c comm). */
+/* states per CPU in the per-state maps (their stride): the most any CPU has */
+const volatile __u32 state_slots = IS_MAX_STATES;
 const volatile __u32 hist_metric = HM_NONE;
 const volatile __u64 hist_unit_ns = 1000;
 const volatile __u64 hist_linear_ns = 0;

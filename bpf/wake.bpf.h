@@ -52,9 +52,9 @@ static __always_inline void wake_account_timer(__u32 cpu, struct idle_cpu_slot *
 	__u64 lat = slot->timer_lat_ns;
 	__u32 key, b;
 
-	if (slot->wake_state >= IS_MAX_STATES)
+	if (slot->wake_state >= state_slots)
 		return;
-	key = cpu * IS_MAX_STATES + slot->wake_state;
+	key = cpu * state_slots + slot->wake_state;
 	ls = bpf_map_lookup_elem(&wake_lat, &key);
 	if (ls) {
 		ls->count++;

@@ -30,7 +30,10 @@ enum wake_detail_kind {
 				* all-idle time of group aux */
 };
 
-#define IS_WAKE_DETAILS 8192 /* entries of the detail table */
+#define IS_WAKE_DETAILS 8192 /* entries of the detail table in the object */
+/* entries the loader gives it per CPU: top lists need a few dozen, and
+ * anything beyond is counted in detail_drops */
+#define IS_WAKE_DETAILS_PER_CPU 192
 
 /* Per CPU: causes of the idle periods counted in idle_stats. */
 struct wake_cpu_stats {
