@@ -50,6 +50,17 @@ struct {
 	__type(value, struct wake_detail_val);
 } wake_details SEC(".maps");
 
+/* The last detail of each kind per CPU (cpu * WDETAIL_NR + kind), counted in
+ * place until a different key of that kind comes, then added to
+ * wake_details: a steady timer or wakee costs no hash lookup. Userspace
+ * adds these to what it reads from the table. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, WDETAIL_NR);
+	__type(key, __u32);
+	__type(value, struct wake_detail);
+} wake_detail_last SEC(".maps");
+
 /* Topology groups: membership (loader-written), the shared all-idle state,
  * and the statistics. Sized by the loader; 1 entry when groups are off. */
 struct {

@@ -257,6 +257,7 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 	/* bounded per CPU: memory linear in CPUs, not in run length */
 	bpf_map__set_max_entries(s->skel->maps.wake_details,
 				 (uint32_t)nr_cpus * IS_WAKE_DETAILS_PER_CPU);
+	bpf_map__set_max_entries(s->skel->maps.wake_detail_last, (uint32_t)nr_cpus * WDETAIL_NR);
 	/* maps of features not asked for shrink to one entry: memory stays
 	 * what this run needs */
 	bpf_map__set_max_entries(s->skel->maps.hist_data,
@@ -265,6 +266,7 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 		bpf_map__set_max_entries(s->skel->maps.task_ts, 1);
 	if (!(o->wake || o->replay || o->hist_metric == HM_EXIT_LATENCY)) {
 		bpf_map__set_max_entries(s->skel->maps.wake_details, 1);
+		bpf_map__set_max_entries(s->skel->maps.wake_detail_last, 1);
 		bpf_map__set_max_entries(s->skel->maps.wake_lat, 1);
 		bpf_map__set_max_entries(s->skel->maps.wake_stats, 1);
 	}
@@ -417,28 +419,69 @@ static int read_state_array(const struct idle_session *s, int fd, void *out, siz
 	return 0;
 }
 
+static struct wake_detail *detail_append(struct idle_raw *out, int *cap)
+{
+	struct wake_detail *d;
+
+	if (out->nr_details == *cap) {
+		*cap = *cap ? 2 * *cap : 64;
+		d = realloc(out->details, (size_t)*cap * sizeof(*d));
+		if (!d)
+			return NULL;
+		out->details = d;
+	}
+	return &out->details[out->nr_details];
+}
+
+/* Adds a CPU's last detail of one kind, not in the table yet, to what was
+ * read from the table. */
+static int detail_merge_last(struct idle_raw *out, int *cap, const struct wake_detail *last)
+{
+	struct wake_detail *d;
+
+	for (int i = 0; i < out->nr_details; i++) {
+		d = &out->details[i];
+		if (!memcmp(&d->key, &last->key, sizeof(d->key))) {
+			d->val.count += last->val.count;
+			d->val.early += last->val.early;
+			memcpy(d->val.comm, last->val.comm, sizeof(d->val.comm)); /* the newer */
+			return 0;
+		}
+	}
+	if (!(d = detail_append(out, cap)))
+		return -ENOMEM;
+	*d = *last;
+	out->nr_details++;
+	return 0;
+}
+
+/* Exact once the handlers stopped; while they run, a key moving from the
+ * per-CPU last slot to the table between the two reads may be seen in both
+ * or neither. */
 static int read_details(struct idle_session *s, struct idle_raw *out)
 {
 	int fd = bpf_map__fd(s->skel->maps.wake_details);
+	int last_fd = bpf_map__fd(s->skel->maps.wake_detail_last);
 	struct wake_detail_key key, next, *prev = NULL;
-	int cap = 0;
+	struct wake_detail last;
+	int cap = 0, err;
 
 	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		struct wake_detail *d;
+		struct wake_detail *d = detail_append(out, &cap);
 
-		if (out->nr_details == cap) {
-			cap = cap ? 2 * cap : 64;
-			d = realloc(out->details, (size_t)cap * sizeof(*d));
-			if (!d)
-				return -ENOMEM;
-			out->details = d;
-		}
-		d = &out->details[out->nr_details];
+		if (!d)
+			return -ENOMEM;
 		d->key = next;
 		if (bpf_map_lookup_elem(fd, &next, &d->val) == 0)
 			out->nr_details++;
 		key = next;
 		prev = &key;
+	}
+	for (uint32_t k = 0; k < (uint32_t)s->nr_cpus * WDETAIL_NR; k++) {
+		if (bpf_map_lookup_elem(last_fd, &k, &last))
+			return -errno;
+		if (last.val.count && (err = detail_merge_last(out, &cap, &last)))
+			return err;
 	}
 	return 0;
 }

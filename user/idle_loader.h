@@ -39,11 +39,6 @@ struct idle_session {
 	struct bpf_link *links[IS_MAX_LINKS];
 };
 
-struct wake_detail {
-	struct wake_detail_key key;
-	struct wake_detail_val val;
-};
-
 /* Raw per-CPU counters at one instant. */
 struct idle_raw {
 	int nr_cpus;
