@@ -23,8 +23,8 @@ teardown() {
 
 # A TCP port nothing listens on now (random, so parallel runs do not collide).
 free_port() {
-	local p try
-	for try in $(seq 50); do
+	local p
+	for _ in $(seq 50); do
 		p=$((20000 + RANDOM % 40000))
 		[ -z "$(ss -Htln "sport = :$p")" ] && { echo "$p"; return 0; }
 	done
@@ -34,10 +34,10 @@ free_port() {
 # Starts serve in the background (port 0 unless args say otherwise); waits
 # for its "http://HOST:PORT/metrics" line and sets URL and SERVE_PID.
 start_serve() {
-	local out=$BATS_TEST_TMPDIR/serve.out i
+	local out=$BATS_TEST_TMPDIR/serve.out
 	"$IDLESCOPE" serve "$@" >"$out" 2>"$out.err" 3>&- &
 	SERVE_PID=$!
-	for i in $(seq 100); do
+	for _ in $(seq 100); do
 		URL=$(sed -n 's/^idlescope serve: \(http:.*\)$/\1/p' "$out")
 		[ -n "$URL" ] && return 0
 		kill -0 "$SERVE_PID" 2>/dev/null || break
@@ -164,7 +164,7 @@ scrape_entries() {
 @test "a Prometheus server scrapes it: rate() over idlescope counters returns data" {
 	command -v prometheus >/dev/null || skip "prometheus not installed (make deps)"
 	start_serve --listen 127.0.0.1:0
-	local d=$BATS_TEST_TMPDIR pport target i n=0 q
+	local d=$BATS_TEST_TMPDIR pport target n=0 q
 	target=${URL#http://}
 	target=${target%/metrics}
 	pport=$(free_port)
@@ -181,7 +181,7 @@ scrape_entries() {
 		--web.listen-address="127.0.0.1:$pport" --log.level=warn >"$d/prom.log" 2>&1 3>&- &
 	PROM_PID=$!
 	q='sum(rate(idlescope_idle_state_entries_total[10s]))'
-	for i in $(seq 60); do
+	for _ in $(seq 60); do
 		run curl -sS --get "http://127.0.0.1:$pport/api/v1/query" --data-urlencode "query=$q"
 		if [ "$status" -eq 0 ] && [ "$(jq -r '.data.result | length' <<<"$output")" -gt 0 ]; then
 			n=1
@@ -236,8 +236,8 @@ progs_of() {
 
 # How many of the programs $@ are still loaded, after up to 3 s (RCU).
 still_loaded() {
-	local id n try
-	for try in $(seq 30); do
+	local id n
+	for _ in $(seq 30); do
 		n=0
 		for id in "$@"; do
 			bpftool prog show id "$id" >/dev/null 2>&1 && n=$((n + 1))
