@@ -158,7 +158,7 @@ scrape_entries() {
 	[ -z "$output" ]
 	# with the CPUs saturated by other work there is little to compare
 	n=$(awk -F'|' '{ n += $4 - $3 } END { print n }' "$d/all")
-	[ "$n" -ge 50 ] || skip "only $n idle periods in 2.5 s (CPUs busy with other work)"
+	[ "$n" -ge 20 ] || skip "only $n idle periods in 2.5 s (CPUs busy with other work)"
 }
 
 @test "a Prometheus server scrapes it: rate() over idlescope counters returns data" {
