@@ -30,7 +30,6 @@ struct serve {
 	struct listen_addr addr;
 	bool wake;
 	const char *topology; /* --topology, NULL = sysfs */
-	bool verbose_http;
 	struct groups groups;
 	struct topology topo;
 	struct cpuidle_system sys;
