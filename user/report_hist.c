@@ -73,7 +73,7 @@ void report_hist_section(FILE *f, int fi, const struct report_input *in)
 			snprintf(id, sizeof(id), "f%d-r%zu-h%zu", fi, r, j);
 			report_hist_block(f, fi, json_object_get(h, "buckets"),
 					  report_path(p, sizeof(p), "%zu.histograms.%zu.buckets", r, j), id,
-					  "samples", json_is_number(lin));
+					  "samples", json_number_value(lin));
 		}
 	}
 	fputs("</section>\n", f);

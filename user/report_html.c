@@ -28,7 +28,7 @@ const char *report_path(char *buf, size_t len, const char *fmt, ...)
 
 /* One histogram: chart, then its buckets as a table under <details>. */
 void report_hist_block(FILE *f, int fi, const json_t *hist, const char *path, const char *id,
-		       const char *what, bool linear)
+		       const char *what, double linear_ns)
 {
 	size_t n = json_array_size(hist), i;
 	struct hist_bucket *b = calloc(n ? n : 1, sizeof(*b));
@@ -39,11 +39,12 @@ void report_hist_block(FILE *f, int fi, const json_t *hist, const char *path, co
 		return;
 	json_array_foreach(hist, i, k) {
 		b[i].lo = json_number_value(json_object_get(k, "lo_ns"));
-		b[i].hi = json_is_number(json_object_get(k, "hi_ns")) ? json_number_value(json_object_get(k, "hi_ns")) : 2 * b[i].lo;
+		b[i].hi = json_is_number(json_object_get(k, "hi_ns")) ? json_number_value(json_object_get(k, "hi_ns"))
+			   : linear_ns > 0 ? b[i].lo + linear_ns : 2 * b[i].lo;
 		b[i].open = !json_is_number(json_object_get(k, "hi_ns"));
 		b[i].count = json_number_value(json_object_get(k, "count"));
 	}
-	svg_hist(f, &(struct hist_chart){ id, (int)n, b, linear, what });
+	svg_hist(f, &(struct hist_chart){ id, (int)n, b, linear_ns > 0, what });
 	fputs("<details><summary>buckets</summary><table class=\"data\"><tr><th>lo_ns</th>"
 	      "<th>hi_ns</th><th>count</th></tr>\n", f);
 	json_array_foreach(hist, i, k) {

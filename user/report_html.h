@@ -27,9 +27,10 @@ void report_hist_section(FILE *f, int fi, const struct report_input *in);
 void report_compare_section(FILE *f, const struct report_input *in, int n);
 
 /* A histogram (a JSON array of {lo_ns, hi_ns, count}) at path: its chart,
- * then its buckets as a table under <details>. */
+ * then its buckets as a table under <details>. linear_ns: the bucket width
+ * of a linear histogram (an open last bucket is drawn that wide), 0 for log2. */
 void report_hist_block(FILE *f, int fi, const json_t *hist, const char *path, const char *id,
-		       const char *what, bool linear);
+		       const char *what, double linear_ns);
 
 /* A dotted JSON path from a printf format, for html_*_cell. */
 const char *report_path(char *buf, size_t len, const char *fmt, ...)

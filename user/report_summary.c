@@ -118,7 +118,7 @@ static void meta(FILE *f, int fi, const struct report_input *in)
 	html_escape(f, jstr(json_object_get(d, "tool"), "version"));
 	fputs("</dd><dt>kernel</dt><dd>", f);
 	html_escape(f, jstr(d, "kernel"));
-	fprintf(f, "</dd><dt>window</dt><dd><span data-f=\"%d\" data-p=\"duration_ns\" data-v=\"%s\">%s ns</span> (%s), %zu CPU%s</dd>",
+	fprintf(f, "</dd><dt>window</dt><dd><span data-f=\"%d\" data-p=\"duration_ns\" data-v=\"%s\">%s</span> ns (%s), %zu CPU%s</dd>",
 		fi, fmt_json_number(buf, sizeof(buf), json_object_get(d, "duration_ns")), buf,
 		fmt_ns(hum, sizeof(hum), (uint64_t)jnum(d, "duration_ns")),
 		json_array_size(json_object_get(d, "cpus")),
@@ -451,7 +451,7 @@ static void histograms(FILE *f, int fi, const json_t *d, const struct cpu_row *r
 			snprintf(id, sizeof(id), "f%d-hist-%s-s%zu", fi, r[c].prefix, j);
 			report_hist_block(f, fi, json_object_get(st, "hist"),
 				   report_path(p, sizeof(p), "%s.states.%zu.hist", r[c].prefix, j), id,
-				   "periods", false);
+				   "periods", 0);
 		}
 	json_array_foreach(gs, i, g) {
 		if (!json_array_size(json_object_get(g, "hist")))
@@ -461,7 +461,7 @@ static void histograms(FILE *f, int fi, const json_t *d, const struct cpu_row *r
 		fprintf(f, " all idle: %.0f periods</h4>\n", jnum(g, "periods"));
 		snprintf(id, sizeof(id), "f%d-hist-group%zu", fi, i);
 		report_hist_block(f, fi, json_object_get(g, "hist"),
-			   report_path(p, sizeof(p), "groups.groups.%zu.hist", i), id, "periods", false);
+			   report_path(p, sizeof(p), "groups.groups.%zu.hist", i), id, "periods", 0);
 	}
 }
 
@@ -507,7 +507,7 @@ static void lateness(FILE *f, int fi, const struct cpu_row *r, int nr)
 			snprintf(id, sizeof(id), "f%d-lateness-%s-%zu", fi, r[c].prefix, j);
 			report_hist_block(f, fi, json_object_get(t, "hist"),
 				   report_path(p, sizeof(p), "%s.wakeups.timer_lateness.%zu.hist", r[c].prefix, j),
-				   id, "wakeups", false);
+				   id, "wakeups", 0);
 		}
 }
 
