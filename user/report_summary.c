@@ -568,7 +568,7 @@ static void packing(FILE *f, int fi, const json_t *d)
 	static const char *const scalars[] = { "spread_ns", "max_group_cpus", "cross_group_wakeups",
 					       "cross_group_migrations", "lost_updates", NULL };
 	const json_t *pk = json_object_get(d, "packing"), *busy, *t, *x;
-	int nb;
+	int nb, ncols = 0;
 	const char **names;
 	char (*labels)[40];
 	double *val, dur = jnum(d, "duration_ns");
@@ -606,22 +606,30 @@ static void packing(FILE *f, int fi, const json_t *d)
 		fputs("</tr>\n", f);
 	}
 	fputs("</table>\n<h4>Top tasks by runtime</h4>\n<table class=\"data\"><tr><th>pid</th>"
-	      "<th>comm</th><th>runtime_ns</th><th>per group (group_runtime_ns)</th></tr>\n", f);
+	      "<th>comm</th><th>runtime_ns</th>", f);
+	/* group_runtime_ns: one column per group (the first 8) */
+	json_array_foreach(json_object_get(pk, "top_tasks"), i, t)
+		if ((int)json_array_size(json_object_get(t, "group_runtime_ns")) > ncols)
+			ncols = (int)json_array_size(json_object_get(t, "group_runtime_ns"));
+	for (int g = 0; g < ncols; g++)
+		fprintf(f, "<th>group %d</th>", g);
+	fputs("</tr>\n", f);
 	json_array_foreach(json_object_get(pk, "top_tasks"), i, t) {
 		report_path(p, sizeof(p), "packing.top_tasks.%zu", i);
 		fputs("<tr>", f);
 		cell(f, fi, t, "pid", p);
 		html_text_cell(f, jstr(t, "comm"));
 		cell(f, fi, t, "runtime_ns", p);
-		fputs("<td><table>", f);
-		json_array_foreach(json_object_get(t, "group_runtime_ns"), k, x) {
+		for (int g = 0; g < ncols; g++) {
 			char q[300];
 
-			fprintf(f, "<tr><td>%zu</td>", k);
-			html_num_cell(f, fi, x, report_path(q, sizeof(q), "%s.group_runtime_ns.%zu", p, k));
-			fputs("</tr>", f);
+			x = json_array_get(json_object_get(t, "group_runtime_ns"), (size_t)g);
+			if (x)
+				html_num_cell(f, fi, x, report_path(q, sizeof(q), "%s.group_runtime_ns.%d", p, g));
+			else
+				fputs("<td></td>", f);
 		}
-		fputs("</table></td></tr>\n", f);
+		fputs("</tr>\n", f);
 	}
 	fputs("</table>\n", f);
 out:

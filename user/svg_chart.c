@@ -173,7 +173,9 @@ void svg_hist(FILE *f, const struct hist_chart *h)
 		fprintf(f, "<line class=\"grid\" x1=\"%d\" y1=\"%.2f\" x2=\"%d\" y2=\"%.2f\"/>"
 			   "<text class=\"tick\" x=\"%d\" y=\"%.2f\" text-anchor=\"end\">%s</text>\n",
 			H_LEFT, y, H_W - H_RIGHT, y, H_LEFT - 6, y + 4,
-			fmt_exact(a, sizeof(a), t == 2 ? ymax : t == 1 ? ymax / 2 : 0));
+			/* the middle tick is a position, not a count: rounded */
+			t == 1 ? (snprintf(a, sizeof(a), "%.0f", ymax / 2), a)
+			       : fmt_exact(a, sizeof(a), t == 2 ? ymax : 0));
 	}
 	/* x: decades on a log axis, quarters on a linear one */
 	if (h->linear) {
