@@ -16,20 +16,31 @@
 /* wakeup_details rows shown per table; the JSON has them all */
 #define DETAIL_ROWS 20
 
+/* Series names of a chart: those from the JSON (deduplicated, at most
+ * MAX_NAMED; cpuidle has at most 10 states), then fixed ones pushed after. */
+#define MAX_NAMED 62
 struct names {
 	int n;
-	const char *v[64];
+	const char *v[MAX_NAMED + 2];
 };
 
-static int names_add(struct names *s, const char *name)
+static int names_find(const struct names *s, const char *name)
 {
 	for (int i = 0; i < s->n; i++)
 		if (!strcmp(s->v[i], name))
 			return i;
-	if (s->n == (int)(sizeof(s->v) / sizeof(s->v[0])))
-		return -1;
-	s->v[s->n] = name;
-	return s->n++;
+	return -1;
+}
+
+static void names_add(struct names *s, const char *name)
+{
+	if (names_find(s, name) < 0 && s->n < MAX_NAMED)
+		s->v[s->n++] = name;
+}
+
+static void names_push(struct names *s, const char *name)
+{
+	s->v[s->n++] = name;
 }
 
 static const char *jstr(const json_t *o, const char *key)
@@ -173,8 +184,8 @@ static void residency(FILE *f, int fi, const json_t *d, const struct cpu_row *r,
 	for (int c = 0; c < nr; c++)
 		json_array_foreach(json_object_get(r[c].c, "states"), j, st)
 			names_add(&s, jstr(st, "name"));
-	names_add(&s, "edge idle");
-	names_add(&s, "busy");
+	names_push(&s, "edge idle");
+	names_push(&s, "busy");
 	colors = calloc((size_t)s.n, sizeof(*colors));
 	val = calloc((size_t)nr * (size_t)s.n, sizeof(*val));
 	den = calloc((size_t)nr, sizeof(*den));
@@ -186,8 +197,12 @@ static void residency(FILE *f, int fi, const json_t *d, const struct cpu_row *r,
 		cats[c] = r[c].label;
 		/* the totals row spans every CPU's window */
 		den[c] = c == nr - 1 ? dur * (double)(nr - 1) : dur;
-		json_array_foreach(json_object_get(r[c].c, "states"), j, st)
-			val[c * s.n + names_add(&s, jstr(st, "name"))] += jnum(st, "time_ns");
+		json_array_foreach(json_object_get(r[c].c, "states"), j, st) {
+			int k = names_find(&s, jstr(st, "name"));
+
+			if (k >= 0 && k < s.n - 2)
+				val[c * s.n + k] += jnum(st, "time_ns");
+		}
 		val[c * s.n + s.n - 2] = jnum(r[c].c, "edge_idle_ns");
 		val[c * s.n + s.n - 1] = jnum(r[c].c, "busy_ns");
 	}
@@ -252,8 +267,8 @@ static void groups(FILE *f, int fi, const json_t *d)
 	json_array_foreach(gs, i, g)
 		json_array_foreach(json_object_get(g, "states"), j, st)
 			names_add(&s, jstr(st, "name"));
-	names_add(&s, "edge (all idle at the end)");
-	names_add(&s, "not all idle");
+	names_push(&s, "edge (all idle at the end)");
+	names_push(&s, "not all idle");
 	cats = calloc((size_t)ng, sizeof(*cats));
 	labels = calloc((size_t)ng, sizeof(*labels));
 	colors = calloc((size_t)s.n, sizeof(*colors));
@@ -269,8 +284,12 @@ static void groups(FILE *f, int fi, const json_t *d)
 		snprintf(labels[i], sizeof(labels[i]), "%s (%s)", jstr(g, "name"), jstr(g, "cpus"));
 		cats[i] = labels[i];
 		den[i] = dur;
-		json_array_foreach(json_object_get(g, "states"), j, st)
-			val[i * (size_t)s.n + (size_t)names_add(&s, jstr(st, "name"))] += jnum(st, "time_ns");
+		json_array_foreach(json_object_get(g, "states"), j, st) {
+			int k = names_find(&s, jstr(st, "name"));
+
+			if (k >= 0 && k < s.n - 2)
+				val[i * (size_t)s.n + (size_t)k] += jnum(st, "time_ns");
+		}
 		val[i * (size_t)s.n + (size_t)s.n - 2] = jnum(g, "edge_idle_ns");
 		val[i * (size_t)s.n + (size_t)s.n - 1] = rest > 0 ? rest : 0;
 	}
@@ -642,7 +661,7 @@ static void frequency(FILE *f, int fi, const json_t *d)
 {
 	const json_t *fr = json_object_get(d, "frequency"), *cpus = json_object_get(fr, "cpus"), *c, *x;
 	struct names s = { 0 };
-	char (*khz)[24] = calloc(64, sizeof(*khz)), (*labels)[32] = NULL;
+	char (*khz)[24] = calloc(MAX_NAMED, sizeof(*khz)), (*labels)[32] = NULL;
 	const char **cats = NULL;
 	double *val = NULL, *den = NULL, dur = jnum(d, "duration_ns");
 	int nc = (int)json_array_size(cpus);
@@ -660,12 +679,9 @@ static void frequency(FILE *f, int fi, const json_t *d)
 	json_array_foreach(cpus, i, c)
 		json_array_foreach(json_object_get(c, "residency"), k, x) {
 			char name[24];
-			int j;
 
 			snprintf(name, sizeof(name), "%.0f kHz", jnum(x, "khz"));
-			for (j = 0; j < s.n && strcmp(s.v[j], name); j++)
-				;
-			if (j == s.n && s.n < 64) {
+			if (names_find(&s, name) < 0 && s.n < MAX_NAMED) {
 				memcpy(khz[s.n], name, sizeof(name));
 				names_add(&s, khz[s.n]);
 			}
