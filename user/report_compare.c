@@ -44,7 +44,7 @@ static void residency_by_input(FILE *f, const struct report_input *in, int n, co
 			const json_t *d = in[idx[i]].summary, *t = json_object_get(d, "totals"), *st;
 			size_t j;
 
-			cats[i] = in[idx[i]].path;
+			cats[i] = in[idx[i]].label;
 			den[i] = json_number_value(json_object_get(d, "duration_ns")) *
 				 (double)json_array_size(json_object_get(d, "cpus"));
 			json_array_foreach(json_object_get(t, "states"), j, st) {
@@ -88,7 +88,7 @@ static void wakeups_by_input(FILE *f, const struct report_input *in, const int *
 		const json_t *cs = json_object_get(
 			json_object_get(json_object_get(in[idx[i]].summary, "totals"), "wakeups"), "causes");
 
-		cats[i] = in[idx[i]].path;
+		cats[i] = in[idx[i]].label;
 		for (k = 0; k < nc; k++)
 			val[i * nc + k] = json_number_value(json_object_get(json_object_get(cs, causes[k]), "count"));
 	}
@@ -146,8 +146,10 @@ static void metrics_table(FILE *f, const struct report_input *in, const int *idx
 	fprintf(f, "<div class=\"wide\"><table class=\"data compare %s\">\n<tr><th>metric</th>",
 		only_changed ? "changed" : "all");
 	for (int i = 0; i < ns; i++) {
-		fputs("<th>", f);
+		fputs("<th title=\"", f);
 		html_escape(f, in[idx[i]].path);
+		fputs("\">", f);
+		html_escape(f, in[idx[i]].label);
 		fputs(i ? "</th><th>delta</th><th>delta%</th>" : "</th>", f);
 	}
 	fputs("</tr>\n", f);

@@ -31,7 +31,7 @@ void report_hist_section(FILE *f, int fi, const struct report_input *in)
 	const json_t *rep, *h;
 	size_t r, j;
 
-	fprintf(f, "<section class=\"input\" id=\"f%d\">\n<h2>", fi);
+	fprintf(f, "<section class=\"input\" id=\"f%d\">\n<h2>%d: ", fi, fi + 1);
 	html_escape(f, in->path);
 	fprintf(f, "</h2>\n<p class=\"note\">idlescope-hist/1, %zu report%s.</p>\n",
 		json_array_size(in->hists), json_array_size(in->hists) == 1 ? "" : "s");

@@ -68,13 +68,16 @@ static int nr_summaries(const struct report_input *in, int n)
 	return k;
 }
 
+/* The base names: paths are in the table of contents and the sections. */
 static void title(FILE *f, const struct page_ctx *c)
 {
 	fputs("idlescope report: ", f);
 	for (int i = 0; i < c->n; i++) {
+		const char *slash = strrchr(c->in[i].path, '/');
+
 		if (i)
 			fputs(", ", f);
-		html_escape(f, c->in[i].path);
+		html_escape(f, slash && slash[1] ? slash + 1 : c->in[i].path);
 	}
 }
 
@@ -84,7 +87,7 @@ static void toc(FILE *f, const struct page_ctx *c)
 	if (nr_summaries(c->in, c->n) >= 2)
 		fputs("<li><a href=\"#compare\">Comparison</a></li>\n", f);
 	for (int i = 0; i < c->n; i++) {
-		fprintf(f, "<li><a href=\"#f%d\">", i);
+		fprintf(f, "<li>%d: <a href=\"#f%d\">", i + 1, i);
 		html_escape(f, c->in[i].path);
 		fprintf(f, "</a> (%s)</li>\n", c->in[i].summary ? "record summary" : "hist");
 	}
@@ -120,9 +123,15 @@ static int fill(FILE *f, const char *name, void *arg)
 	return 0;
 }
 
-int report_write_html(FILE *f, const struct report_input *in, int n)
+int report_write_html(FILE *f, struct report_input *in, int n)
 {
 	struct page_ctx c = { in, n };
 
+	for (int i = 0; i < n; i++) {
+		const char *slash = strrchr(in[i].path, '/');
+
+		snprintf(in[i].label, sizeof(in[i].label), "%d: %s", i + 1,
+			 slash && slash[1] ? slash + 1 : in[i].path);
+	}
 	return template_expand(f, report_page_html, fill, &c);
 }

@@ -11,13 +11,15 @@
 
 struct report_input {
 	const char *path;
+	char label[64];       /* "2: run.json": input number and base name */
 	json_t *summary;      /* an idlescope/1 document, or NULL */
 	json_t *hists;        /* array of idlescope-hist/1 reports, or NULL */
 	struct metric_set m;  /* summary's flat metrics (the comparison view) */
 };
 
-/* Writes the page for n inputs. Returns 0 or -1 (template error). */
-int report_write_html(FILE *f, const struct report_input *in, int n);
+/* Writes the page for n inputs (and sets their labels). Returns 0 or -1
+ * (template error). */
+int report_write_html(FILE *f, struct report_input *in, int n);
 
 /* Sections, one per concern (report_summary.c, report_hist.c,
  * report_compare.c); fi is the input's index, used in ids and data-f. */

@@ -733,7 +733,7 @@ void report_summary_section(FILE *f, int fi, const struct report_input *in)
 	struct cpu_row *r;
 	int nr = cpu_rows(d, &r);
 
-	fprintf(f, "<section class=\"input\" id=\"f%d\">\n<h2>", fi);
+	fprintf(f, "<section class=\"input\" id=\"f%d\">\n<h2>%d: ", fi, fi + 1);
 	html_escape(f, in->path);
 	fputs("</h2>\n", f);
 	meta(f, fi, in);

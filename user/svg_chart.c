@@ -50,7 +50,7 @@ static const char *human(char *buf, size_t len, double v, const char *unit)
 	return buf;
 }
 
-enum { SB_LABEL_CHARS = 20, SB_W = 760, SB_LABEL = 130, SB_RIGHT = 12, SB_TOP = 22, SB_BAR = 20, SB_GAP = 8 };
+enum { SB_LABEL_CHARS = 28, SB_W = 760, SB_LABEL = 180, SB_RIGHT = 12, SB_TOP = 22, SB_BAR = 20, SB_GAP = 8 };
 
 void svg_stacked_bars(FILE *f, const struct stacked_bars *b)
 {

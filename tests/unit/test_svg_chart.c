@@ -60,9 +60,9 @@ static char *stacked(const double *denom)
 
 static void test_stacked_geometry(void **state)
 {
-	/* plot width 760 - 130 - 12 = 618 px from x = 130 */
-	static const double want_x[] = { 130, 130, 284.5, 130, 439, 593.5 };
-	static const double want_w[] = { 154.5, 0, 154.5, 463.5, 309, 154.5 };
+	/* plot width 760 - 180 - 12 = 568 px from x = 180; cpu 0: 1/4 1/4 2/4, all: 0 3/4 1/4 */
+	static const double want_x[] = { 180, 180, 322, 180, 464, 606 };
+	static const double want_w[] = { 142, 0, 142, 426, 284, 142 };
 	double x[8], w[8];
 	char *s = stacked(NULL);
 
@@ -89,9 +89,9 @@ static void test_stacked_denominator(void **state)
 
 	(void)state;
 	assert_int_equal(rects(s, x, w, 8), 6);
-	assert_float_equal(w[0], 77.25, 0.006);  /* 1/8 of 618 */
-	assert_float_equal(w[4], 154.5, 0.006);  /* 2/8 */
-	assert_float_equal(w[3], 463.5, 0.006);  /* 3/4: the sum wins over a smaller denominator */
+	assert_float_equal(w[0], 71, 0.006);   /* 1/8 of 568 */
+	assert_float_equal(w[4], 142, 0.006);  /* 2/8 */
+	assert_float_equal(w[3], 426, 0.006);  /* 3/4: the sum wins over a smaller denominator */
 	assert_non_null(strstr(s, "cpu 0 \xc2\xb7 busy: 2 ns (2ns), 25.00%"));
 	free(s);
 }
