@@ -293,3 +293,16 @@ HIST_RE='^[0-9]+\.histograms\.[0-9]+\.(count|sum_ns|min_ns|max_ns|p50_ns|p90_ns|
 	[[ "$output" == "idlescope: cannot write '/nonexistent/dir/out.html': No such file or directory" ]]
 	[ ! -e "$o" ]
 }
+
+@test "report: reads the summary line of record -i JSON Lines" {
+	local l=$BATS_TEST_TMPDIR/lines.json o=$BATS_TEST_TMPDIR/lines.html
+	# an interval line (no schema) before the summary, as record -i writes them
+	{
+		echo '{"interval":1,"offset_ns":500000000,"duration_ns":500000000,"states":[],"above":0,"below":0}'
+		jq -c . "$EX/record-wakeups-cyclictest.json"
+	} >"$l"
+	run "$IDLESCOPE" report "$l" --html "$o"
+	[ "$status" -eq 0 ]
+	grep -qF "data-f=\"0\" data-p=\"duration_ns\" data-v=\"$(jq .duration_ns "$EX/record-wakeups-cyclictest.json")\"" "$o"
+	grep -qF "data-p=\"totals.entries\" data-v=\"$(jq .totals.entries "$EX/record-wakeups-cyclictest.json")\"" "$o"
+}
