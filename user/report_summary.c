@@ -115,6 +115,78 @@ static int cpu_rows(const json_t *doc, struct cpu_row **out)
 	return (int)n + 1;
 }
 
+static void span_num(FILE *f, int fi, const json_t *v, const char *path)
+{
+	char raw[48];
+
+	fprintf(f, "<span data-f=\"%d\" data-p=\"%s\" data-v=\"%s\">%s</span>", fi, path,
+		fmt_json_number(raw, sizeof(raw), v), json_is_number(v) ? raw : "n/a");
+}
+
+/* The EAS context line (eas: absent in summaries before it existed). */
+static void eas(FILE *f, int fi, const json_t *e)
+{
+	const json_t *cap = json_object_get(e, "cpu_capacity"), *x;
+	char p[64];
+	size_t i;
+
+	if (!json_is_object(e))
+		return;
+	fputs("</dd><dt>EAS</dt><dd>sched_energy_aware ", f);
+	span_num(f, fi, json_object_get(e, "sched_energy_aware"), "eas.sched_energy_aware");
+	fputs(", energy model ", f);
+	html_escape(f, jstr(e, "energy_model"));
+	fputs(", cpu_capacity ", f);
+	if (!json_is_array(cap))
+		fputs("n/a", f);
+	json_array_foreach(cap, i, x) {
+		if (i)
+			fputs(",", f);
+		span_num(f, fi, x, report_path(p, sizeof(p), "eas.cpu_capacity.%zu", i));
+	}
+}
+
+/* The rows of the cross-check against sysfs, folded. */
+static void kernel_check(FILE *f, int fi, const json_t *kc)
+{
+	const json_t *rows = json_object_get(kc, "rows"), *r;
+	char p[64], q[96];
+	size_t i;
+
+	if (!json_array_size(rows))
+		return;
+	fputs("<details><summary>kernel cross-check: BPF against the sysfs cpuidle counters</summary>"
+	      "<div class=\"wide\"><table class=\"data\"><tr><th>CPU</th><th>state</th><th>BPF entries</th>"
+	      "<th>usage</th><th>rejected</th><th>entries_diff</th><th>entries_allowed</th>"
+	      "<th>BPF time_ns</th><th>kernel time_ns</th><th>time_diff_ns</th>"
+	      "<th>bias_ns_per_period</th><th>ok</th></tr>\n", f);
+	json_array_foreach(rows, i, r) {
+		const json_t *cpu = json_object_get(r, "cpu");
+		char label[32];
+
+		report_path(p, sizeof(p), "kernel_check.rows.%zu", i);
+		if (json_is_integer(cpu))
+			snprintf(label, sizeof(label), "cpu %" JSON_INTEGER_FORMAT, json_integer_value(cpu));
+		else
+			snprintf(label, sizeof(label), "all");
+		fputs("<tr>", f);
+		html_text_cell(f, label);
+		html_text_cell(f, jstr(r, "name"));
+		cell(f, fi, json_object_get(r, "bpf"), "entries", report_path(q, sizeof(q), "%s.bpf", p));
+		cell(f, fi, json_object_get(r, "kernel"), "usage", report_path(q, sizeof(q), "%s.kernel", p));
+		cell(f, fi, json_object_get(r, "kernel"), "rejected", q);
+		cell(f, fi, r, "entries_diff", p);
+		cell(f, fi, r, "entries_allowed", p);
+		cell(f, fi, json_object_get(r, "bpf"), "time_ns", report_path(q, sizeof(q), "%s.bpf", p));
+		cell(f, fi, json_object_get(r, "kernel"), "time_ns", report_path(q, sizeof(q), "%s.kernel", p));
+		cell(f, fi, r, "time_diff_ns", p);
+		cell(f, fi, r, "bias_ns_per_period", p);
+		html_text_cell(f, json_is_true(json_object_get(r, "ok")) ? "yes" : "no");
+		fputs("</tr>\n", f);
+	}
+	fputs("</table></div></details>\n", f);
+}
+
 static void meta(FILE *f, int fi, const struct report_input *in)
 {
 	const json_t *d = in->summary, *w = json_object_get(d, "warnings"), *v;
@@ -147,9 +219,11 @@ static void meta(FILE *f, int fi, const struct report_input *in)
 		fputs("; missing: ", f);
 		html_escape(f, jstr(d, "missing_events"));
 	}
+	eas(f, fi, json_object_get(d, "eas"));
 	fprintf(f, "</dd><dt>kernel cross-check</dt><dd class=\"%s\">", strcmp(verdict, "ok") ? "bad" : "ok");
 	html_escape(f, verdict);
 	fputs("</dd></dl>\n", f);
+	kernel_check(f, fi, json_object_get(d, "kernel_check"));
 	if (json_array_size(w)) {
 		fputs("<ul class=\"warn\">", f);
 		json_array_foreach(w, i, v) {
