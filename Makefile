@@ -112,6 +112,18 @@ $(OUT)/user/%.o: user/%.c $(wildcard include/*.h user/*.h) $(SKELS) | $(OUT)/use
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
+# report's page template and stylesheet as C strings (report_page_html, _css);
+# '?' escaped against trigraphs.
+REPORT_ASSETS := user/report_page.html user/report_page.css
+$(OUT)/report_assets.h: $(REPORT_ASSETS) | $(OUT)
+	$(call msg,GEN,$@)
+	$(Q)for f in $(REPORT_ASSETS); do \
+		printf 'static const char %s[] =\n' "$$(basename $$f | tr .- __)"; \
+		sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/?/\\?/g' -e 's/^/"/' -e 's/$$/\\n"/' $$f; \
+		printf ';\n'; \
+	done > $@
+$(OUT)/user/report_html.o: $(OUT)/report_assets.h
+
 $(OUT)/idlescope: $(USER_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) $(HTTP_LIBS) -o $@
