@@ -339,8 +339,8 @@ static int feed(struct replay *r)
 
 	if (!batch)
 		return -ENOMEM;
-	r->first_ns = td->nr_ev ? td->ev[0].ts_ns : 0;
-	r->last_ns = td->nr_ev ? td->ev[td->nr_ev - 1].ts_ns : 0;
+	r->first_ns = td->min_ts;
+	r->last_ns = td->max_ts;
 	idle_session_start(&r->sess, REPLAY_BASE_NS);
 	t0 = idle_now_ns();
 	while (i < td->nr_ev) {

@@ -584,6 +584,11 @@ int trace_parse_buffer(const char *buf, size_t len, struct trace_data *d)
 			continue;
 		}
 		header = false;
+		if (!d->have_ts || ev.ts_ns < d->min_ts)
+			d->min_ts = ev.ts_ns;
+		if (!d->have_ts || ev.ts_ns > d->max_ts)
+			d->max_ts = ev.ts_ns;
+		d->have_ts = true;
 		if (r == 0) {
 			note_skipped(d, name);
 			continue;

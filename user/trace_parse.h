@@ -47,6 +47,9 @@ struct trace_data {
 	enum trace_format format;
 	int header_cpus;        /* cpus=N in the header, 0 = none */
 	int max_cpu;            /* highest CPU in an event, -1 = none */
+	/* the span of every well-formed event line, used or not: the window */
+	bool have_ts;
+	uint64_t min_ts, max_ts;
 	/* idlestat header */
 	bool have_states;
 	int nr_state_cpus;      /* entries of nr_states / states */
