@@ -593,6 +593,11 @@ int trace_parse_buffer(const char *buf, size_t len, struct trace_data *d)
 			note_skipped(d, name);
 			continue;
 		}
+		if (ev.kind == TK_FREQ && !ev.a) {
+			/* idlestat ends its files with frequency 0 on every CPU */
+			note_skipped(d, "cpu_frequency state=0");
+			continue;
+		}
 		ev.line = c.line;
 		if (ev.kind == TK_WAKE && ev.a == RW_IRQ)
 			note_irq_name(d, (uint32_t)ev.b, ev.comm);
