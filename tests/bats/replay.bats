@@ -240,12 +240,17 @@ idlestat_rows() { # csv file, section (cpu0, clusterA, ...): "hits total over un
 # ended while tracing ran for sure (inner window), minus one in flight at the
 # start, at most those of the outer window.
 INST=
+TC_INST=
 teardown() {
-	if [ -n "$INST" ] && [ -d "$INST" ]; then
-		echo 0 > "$INST/tracing_on" 2>/dev/null || true
-		echo 0 > "$INST/events/power/cpu_idle/enable" 2>/dev/null || true
-		rmdir "$INST"
-	fi
+	local i
+	# our instances only: the one made here, and the one trace-cmd -B leaves
+	for i in "$INST" "$TC_INST"; do
+		if [ -n "$i" ] && [ -d "$i" ]; then
+			echo 0 > "$i/tracing_on" 2>/dev/null || true
+			echo 0 > "$i/events/power/cpu_idle/enable" 2>/dev/null || true
+			rmdir "$i"
+		fi
+	done
 }
 
 usage_snapshot() { # out
@@ -311,4 +316,58 @@ usage_snapshot() { # out
 	done < "$d/u0"
 	[ "$bad" -eq 0 ]
 	[ "$checked" -gt 0 ]
+}
+
+# trace-cmd's own capture into its own instance (-B), converted with
+# trace-cmd report and replayed: per CPU and state, no more entries than the
+# sysfs usage counters counted around the whole trace-cmd run, and exactly
+# the periods whose enter and exit both are in the text (counted with awk,
+# independently of the parser).
+@test "replay of a real trace-cmd capture: entries within the sysfs counters and equal to the text's periods" {
+	require_cpuidle_driver
+	command -v trace-cmd >/dev/null || skip "trace-cmd not installed"
+	command -v gcc >/dev/null || skip "no gcc for the trace-cmd shim"
+	local d="$BATS_TEST_TMPDIR" C=/sys/devices/system/cpu
+	gcc -shared -fPIC -O2 -o "$d/shim.so" "$BATS_TEST_DIRNAME/trace_cmd_shim.c" -ldl
+	TC_INST=/sys/kernel/tracing/instances/idlescope_tc_$$
+	usage_snapshot "$d/u0"
+	LD_PRELOAD="$d/shim.so" trace-cmd record -q -B "idlescope_tc_$$" -e power:cpu_idle \
+		-o "$d/tc.dat" sleep 1 >/dev/null 2>&1 || skip "trace-cmd record cannot run here"
+	usage_snapshot "$d/u1"
+	trace-cmd report -i "$d/tc.dat" > "$d/tc.txt" 2>/dev/null
+	grep -q 'cpu_idle:.*state=' "$d/tc.txt" ||
+		skip "trace-cmd recorded no cpu_idle event in 1 s (busy machine, or the tracer's loss)"
+	{
+		printf '{"cpus":%d,"states":[' "$(ls -d $C/cpu[0-9]* | wc -l)"
+		local s sep=
+		for s in $C/cpu0/cpuidle/state[0-9]*; do
+			printf '%s{"name":"%s","exit_latency_us":%s,"target_residency_us":%s}' "$sep" \
+				"$(cat $s/name)" "$(cat $s/latency)" "$(cat $s/residency)"
+			sep=,
+		done
+		printf ']}\n'
+	} > "$d/host.json"
+	run "$IDLESCOPE" replay --profile "$d/host.json" "$d/tc.txt" --format json -o "$d/tc.json"
+	[ "$status" -eq 0 ]
+	jq -e '.replay.format == "trace-cmd report" and .replay.garbled_lines == 0' "$d/tc.json"
+	local cpu st u0 u1 got text
+	while read -r cpu st u0; do
+		u1=$(awk -v c="$cpu" -v s="$st" '$1 == c && $2 == s { print $3 }' "$d/u1")
+		got=$(jq --argjson c "${cpu#cpu}" --argjson i "${st#state}" \
+			'.cpus[] | select(.cpu == $c) | .states[] | select(.index == $i) | .entries' "$d/tc.json")
+		# enters of state i followed by an exit on the same CPU
+		text=$(awk -v c="${cpu#cpu}" -v i="${st#state}" '
+			/cpu_idle:/ { s = ""; n = ""
+				for (k = 1; k <= NF; k++) {
+					if ($k ~ /^state=/) s = substr($k, 7)
+					if ($k ~ /^cpu_id=/) n = substr($k, 8)
+				}
+				if (n != c) next
+				if (s == "4294967295") { if (open) cnt++; open = 0 }
+				else open = (s == i) }
+			END { print cnt + 0 }' "$d/tc.txt")
+		echo "$cpu $st: replay $got, text $text, sysfs around the run $((u1 - u0))"
+		[ "$got" -eq "$text" ]
+		[ "$got" -le $((u1 - u0)) ]
+	done < "$d/u0"
 }
