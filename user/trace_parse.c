@@ -528,9 +528,14 @@ int trace_parse_buffer(const char *buf, size_t len, struct trace_data *d)
 	/* the format from the first non-blank line */
 	{
 		struct cursor peek = c;
+		bool any;
 
-		while (next_line(&peek, &s, &n, &nl) && !n)
+		while ((any = next_line(&peek, &s, &n, &nl)) && !n)
 			;
+		if (!any) {
+			snprintf(d->error, sizeof(d->error), "empty file");
+			return -1;
+		}
 		if (starts(s, n, "idlestat version")) {
 			d->format = TF_IDLESTAT;
 			c = peek;

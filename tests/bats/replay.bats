@@ -126,6 +126,9 @@ check_two_cluster() { # json
 	run "$IDLESCOPE" replay --profile "$TR/arm-2x2.json" "$BATS_TEST_TMPDIR/nope"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"cannot read"* ]]
+	run "$IDLESCOPE" replay --profile "$TR/arm-2x2.json" - < /dev/null
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"empty file"* ]]
 	head -c 3000 /dev/urandom > "$BATS_TEST_TMPDIR/junk"
 	run "$IDLESCOPE" replay --profile "$TR/arm-2x2.json" "$BATS_TEST_TMPDIR/junk"
 	[ "$status" -ne 0 ]

@@ -240,6 +240,9 @@ static void test_formats_and_errors(void **state)
 	assert_non_null(strstr(d.error, "no trace events"));
 	trace_data_free(&d);
 	assert_int_equal(trace_parse_buffer("", 0, &d), -1);
+	assert_string_equal(d.error, "empty file");
+	trace_data_free(&d);
+	assert_int_equal(trace_parse_buffer("\n\n\r\n", 5, &d), -1);
 	trace_data_free(&d);
 	assert_int_equal(trace_parse_buffer("idlestat version = 0.8\ncpus=x\n", 30, &d), -1);
 	assert_non_null(strstr(d.error, "cpus=N"));
