@@ -387,14 +387,15 @@ static json_t *replay_json(const struct replay *r)
 	for (int i = 0; i < td->nr_skipped_names; i++)
 		json_object_set_new(sk, td->skipped_names[i].name,
 				    json_integer((json_int_t)td->skipped_names[i].count));
-	return json_pack("{s:s,s:s,s:s,s:b,s:I,s:I,s:I,s:o,s:I,s:o,s:b,s:I,s:I,s:I,s:I,s:f,s:I,s:f}",
+	return json_pack("{s:s,s:s,s:s,s:b,s:I,s:I,s:I,s:o,s:I,s:o,s:b,s:I,s:I,s:I,s:I,s:I,s:f,s:I,s:f}",
 			 "file", r->file, "format", trace_format_name(td->format), "tables",
 			 r->tables_from, "exit_latency_known", r->exit_latency_known, "lines",
 			 (json_int_t)td->lines, "events", (json_int_t)r->replayed, "skipped",
 			 (json_int_t)td->skipped, "skipped_events", sk, "garbled_lines",
 			 (json_int_t)td->garbled, "first_garbled_line",
 			 td->garbled ? json_integer(td->first_garbled_line) : json_null(), "truncated",
-			 td->truncated, "lost_events", (json_int_t)td->lost_events, "out_of_order",
+			 td->truncated, "lost_events", (json_int_t)td->lost_events, "drop_markers",
+			 (json_int_t)td->drop_markers, "out_of_order",
 			 (json_int_t)td->out_of_order, "rejected", (json_int_t)r->rejected, "replay_ns",
 			 (json_int_t)r->feed_ns, "events_per_s", events_per_s(r), "parse_ns",
 			 (json_int_t)r->parse_ns, "total_events_per_s", total_events_per_s(r));
@@ -413,6 +414,10 @@ static void warn_trace(const struct replay *r, struct summary *s)
 	if (td->lost_events)
 		summary_warn(s, "%s: the tracer lost %" PRIu64 " events: periods around them are "
 				"wrong or missing", r->file, td->lost_events);
+	if (td->drop_markers)
+		summary_warn(s, "%s: the tracer dropped events %" PRIu64 " time%s ([EVENTS DROPPED]): "
+				"periods around them are wrong or missing", r->file, td->drop_markers,
+			     td->drop_markers == 1 ? "" : "s");
 	if (td->out_of_order)
 		summary_warn(s, "%s: %" PRIu64 " events earlier than the previous one of their CPU; "
 				"replayed in timestamp order", r->file, td->out_of_order);

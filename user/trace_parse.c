@@ -156,6 +156,36 @@ static const struct {
 	{ "thermal_apic_entry", RW_OTHER_VECTOR },
 };
 
+/* trace-cmd's sched plugin prints sched_wakeup as "COMM:PID [PRIO] CPU:NNN"
+ * (the comm may hold spaces and colons: parse from the right). */
+static int wakeup_plugin_format(const char *args, struct trace_event *ev)
+{
+	const char *br = strrchr(args, '['), *colon, *cpu = strstr(args, "CPU:");
+	uint64_t v;
+	size_t n;
+
+	if (!br || br == args || br[-1] != ' ' || !cpu || cpu < br)
+		return -1;
+	cpu += 4;
+	if (parse_u64(&cpu, &v) || v > MAX_CPU)
+		return -1;
+	ev->cpu = (uint32_t)v;
+	for (colon = br - 1; colon > args && *colon != ':'; colon--)
+		;
+	if (*colon != ':' || colon == args)
+		return -1;
+	{
+		const char *p = colon + 1;
+
+		if (parse_u64(&p, &ev->a) || p != br - 1)
+			return -1;
+	}
+	n = (size_t)(colon - args);
+	memset(ev->comm, 0, sizeof(ev->comm));
+	memcpy(ev->comm, args, n < sizeof(ev->comm) - 1 ? n : sizeof(ev->comm) - 1);
+	return 1;
+}
+
 /* Fills ev from a known event's args. Returns 1 used, 0 not used, -1 bad. */
 static int decode(const char *name, const char *args, uint32_t on_cpu, struct trace_event *ev)
 {
@@ -224,7 +254,9 @@ static int decode(const char *name, const char *args, uint32_t on_cpu, struct tr
 
 		ev->kind = TK_SCHED_WAKEUP;
 		ev->b = on_cpu;
-		if (!c || !pid || pid < c || arg_u64(pid + 1, "pid", &ev->a) ||
+		if (!c)
+			return wakeup_plugin_format(args, ev);
+		if (!pid || pid < c || arg_u64(pid + 1, "pid", &ev->a) ||
 		    arg_cpu(args, "target_cpu", &ev->cpu))
 			return -1;
 		/* a comm may hold spaces: it runs to " pid=" */
@@ -571,7 +603,11 @@ int trace_parse_buffer(const char *buf, size_t len, struct trace_data *d)
 		}
 		if (starts(s, n, "CPU ") && n < 64 && memmem(s, n, " is empty", 9))
 			continue;
-		if (starts(s, n, "CPU:") && memmem(s, n, "[LOST ", 6)) {
+		if (memmem(s, n, "CPU:", 4) && memmem(s, n, "[EVENTS DROPPED]", 16)) {
+			d->drop_markers++;
+			continue;
+		}
+		if (memmem(s, n, "CPU:", 4) && memmem(s, n, "[LOST ", 6)) {
 			const char *p = memmem(s, n, "[LOST ", 6) + 6;
 			char num[24];
 			size_t k = 0;

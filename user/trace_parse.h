@@ -68,6 +68,7 @@ struct trace_data {
 	uint64_t garbled;       /* lines that are neither events, comments nor header */
 	uint32_t first_garbled_line;
 	uint64_t lost_events;   /* "[LOST n EVENTS]" markers */
+	uint64_t drop_markers;  /* "[EVENTS DROPPED]" markers (trace-cmd, no count) */
 	uint64_t out_of_order;  /* events earlier than the previous one of their CPU */
 	bool truncated;         /* the last line had no newline */
 	uint64_t dropped_states; /* idlestat states beyond IS_MAX_STATES */

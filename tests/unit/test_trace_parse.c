@@ -81,6 +81,12 @@ static void test_other_events(void **state)
 			      &ev, name), 1);
 	assert_true(ev.kind == TK_SCHED_WAKEUP && ev.cpu == 2 && ev.b == 1 && ev.a == 42);
 	assert_string_equal(ev.comm, "Web Content");
+	/* trace-cmd report's sched plugin format, with its buffer-name prefix */
+	assert_int_equal(line("inst:  stress-ng-29451 [001]  9558.245132: sched_wakeup:         stress-ng-t:x:29445 [120] CPU:000",
+			      &ev, name), 1);
+	assert_true(ev.kind == TK_SCHED_WAKEUP && ev.cpu == 0 && ev.b == 1 && ev.a == 29445);
+	assert_string_equal(ev.comm, "stress-ng-t:x");
+	assert_int_equal(line("a-1 [001] 1.0: sched_wakeup: foo [120] CPU:000", &ev, name), -1);
 	assert_int_equal(line("<idle>-0 [000] d..2. 1.0: cpu_frequency: state=1800000 cpu_id=0", &ev,
 			      name), 1);
 	assert_true(ev.kind == TK_FREQ && ev.a == 1800000);
@@ -118,6 +124,7 @@ static const char ftrace_buf[] =
 	"          <idle>-0     [000] d..2.   100.000200: cpu_idle: state=0 cpu_id=0\n"
 	"          <idle>-0     [000] d..2.   100.000100: cpu_idle: state=4294967295 cpu_id=0\n"
 	"CPU:1 [LOST 17 EVENTS]\n"
+	"inst: CPU:0 [EVENTS DROPPED]\n"
 	"this line is garbage\n"
 	"            bash-9     [001] d..2.   100.000400: sched_switch: prev_comm=bash\n"
 	"            bash-9     [001] d..2.   100.000400: foo_bar: x=1\n"
@@ -138,7 +145,8 @@ static void test_buffer_counts(void **state)
 	assert_string_equal(d.skipped_names[0].name, "sched_switch");
 	assert_int_equal(d.skipped_names[0].count, 2);
 	assert_int_equal(d.garbled, 2); /* the garbage and the cut last line */
-	assert_int_equal(d.first_garbled_line, 7);
+	assert_int_equal(d.first_garbled_line, 8);
+	assert_int_equal(d.drop_markers, 1);
 	assert_true(d.truncated);
 	assert_int_equal(d.lost_events, 17);
 	assert_int_equal(d.out_of_order, 1); /* CPU 0 went back from 200 to 100 us */
@@ -148,7 +156,7 @@ static void test_buffer_counts(void **state)
 	assert_int_equal(d.ev[0].line, 5);
 	assert_int_equal(d.ev[1].line, 4);
 	assert_int_equal(d.ev[2].line, 3);
-	assert_int_equal(d.ev[3].line, 11);
+	assert_int_equal(d.ev[3].line, 12);
 	trace_data_free(&d);
 }
 
