@@ -50,6 +50,8 @@ struct replay {
 	bool have_miss, have_freq;
 	uint64_t first_ns, last_ns;
 	uint64_t replayed, rejected, feed_ns;
+	uint64_t timer_starts;    /* hrtimer_start events read for their expiry */
+	uint64_t timer_unmatched; /* hrtimer_expire_entry without a start: not replayed */
 	uint64_t parse_ns; /* reading and parsing the file, sorting */
 	FILE *out;
 };
@@ -330,10 +332,72 @@ static void to_replay(const struct trace_event *t, uint64_t first, struct replay
 	}
 }
 
+/* Each hrtimer's expiry from its last hrtimer_start: hrtimer_expire_entry
+ * gives only "now", and lateness = now - expires. Open addressing on the
+ * (hashed) pointer, grown at half full. */
+struct expiry_map {
+	size_t cap, n;
+	uint64_t *key, *val; /* key 0 = empty (a pointer is never 0) */
+};
+
+static uint64_t *expiry_slot(struct expiry_map *m, uint64_t key)
+{
+	size_t i = (size_t)((key * 0x9e3779b97f4a7c15ULL) >> 20) & (m->cap - 1);
+
+	while (m->key[i] && m->key[i] != key)
+		i = (i + 1) & (m->cap - 1);
+	return &m->key[i];
+}
+
+static int expiry_set(struct expiry_map *m, uint64_t key, uint64_t val)
+{
+	uint64_t *k;
+
+	if (!key)
+		return 0;
+	if (2 * (m->n + 1) > m->cap) {
+		struct expiry_map g = { m->cap ? 2 * m->cap : 1024, 0, NULL, NULL };
+
+		g.key = calloc(g.cap, sizeof(*g.key));
+		g.val = calloc(g.cap, sizeof(*g.val));
+		if (!g.key || !g.val) {
+			free(g.key);
+			free(g.val);
+			return -1;
+		}
+		for (size_t i = 0; i < m->cap; i++)
+			if (m->key[i])
+				expiry_set(&g, m->key[i], m->val[i]);
+		free(m->key);
+		free(m->val);
+		*m = g;
+	}
+	k = expiry_slot(m, key);
+	if (!*k)
+		m->n++;
+	*k = key;
+	m->val[k - m->key] = val;
+	return 0;
+}
+
+static bool expiry_get(struct expiry_map *m, uint64_t key, uint64_t *val)
+{
+	uint64_t *k;
+
+	if (!m->cap || !key)
+		return false;
+	k = expiry_slot(m, key);
+	if (!*k)
+		return false;
+	*val = m->val[k - m->key];
+	return true;
+}
+
 static int feed(struct replay *r)
 {
 	const struct trace_data *td = &r->td;
 	struct replay_event *batch = malloc(sizeof(*batch) * IS_REPLAY_BATCH);
+	struct expiry_map em = { 0 };
 	uint64_t t0;
 	size_t i = 0;
 
@@ -347,14 +411,38 @@ static int feed(struct replay *r)
 		size_t n = 0;
 		long rej;
 
-		for (; i < td->nr_ev && n < IS_REPLAY_BATCH; i++, n++) {
-			r->have_miss |= td->ev[i].kind == TK_IDLE_MISS;
-			r->have_freq |= td->ev[i].kind == TK_FREQ;
-			to_replay(&td->ev[i], r->first_ns, &batch[n]);
+		for (; i < td->nr_ev && n < IS_REPLAY_BATCH; i++) {
+			const struct trace_event *t = &td->ev[i];
+			uint64_t expires;
+
+			r->have_miss |= t->kind == TK_IDLE_MISS;
+			r->have_freq |= t->kind == TK_FREQ;
+			if (t->kind == TK_HRTIMER_START) {
+				if (expiry_set(&em, t->a, t->b)) {
+					free(batch);
+					return -ENOMEM;
+				}
+				r->timer_starts++;
+				continue;
+			}
+			if (t->kind == TK_HRTIMER) {
+				if (!expiry_get(&em, t->a, &expires) || !t->fn) {
+					r->timer_unmatched++; /* its start is before the trace */
+					continue;
+				}
+				/* the hrtimer clock's own now and expires, not rebased */
+				batch[n++] = (struct replay_event){ .kind = REPLAY_HRTIMER,
+								    .cpu = t->cpu, .now_ns = t->b,
+								    .state = t->fn, .arg = expires };
+				continue;
+			}
+			to_replay(t, r->first_ns, &batch[n++]);
 		}
 		rej = idle_session_replay_batch(&r->sess, batch, n);
 		if (rej < 0) {
 			free(batch);
+			free(em.key);
+			free(em.val);
 			return (int)rej;
 		}
 		r->rejected += (uint64_t)rej;
@@ -363,6 +451,8 @@ static int feed(struct replay *r)
 	r->feed_ns = idle_now_ns() - t0;
 	idle_session_stop(&r->sess, r->last_ns - r->first_ns + REPLAY_BASE_NS);
 	free(batch);
+	free(em.key);
+	free(em.val);
 	return 0;
 }
 
@@ -387,7 +477,7 @@ static json_t *replay_json(const struct replay *r)
 	for (int i = 0; i < td->nr_skipped_names; i++)
 		json_object_set_new(sk, td->skipped_names[i].name,
 				    json_integer((json_int_t)td->skipped_names[i].count));
-	return json_pack("{s:s,s:s,s:s,s:b,s:I,s:I,s:I,s:o,s:I,s:o,s:b,s:I,s:I,s:I,s:I,s:I,s:f,s:I,s:f}",
+	return json_pack("{s:s,s:s,s:s,s:b,s:I,s:I,s:I,s:o,s:I,s:o,s:b,s:I,s:I,s:I,s:I,s:I,s:f,s:I,s:f,s:I,s:I}",
 			 "file", r->file, "format", trace_format_name(td->format), "tables",
 			 r->tables_from, "exit_latency_known", r->exit_latency_known, "lines",
 			 (json_int_t)td->lines, "events", (json_int_t)r->replayed, "skipped",
@@ -398,7 +488,9 @@ static json_t *replay_json(const struct replay *r)
 			 (json_int_t)td->drop_markers, "out_of_order",
 			 (json_int_t)td->out_of_order, "rejected", (json_int_t)r->rejected, "replay_ns",
 			 (json_int_t)r->feed_ns, "events_per_s", events_per_s(r), "parse_ns",
-			 (json_int_t)r->parse_ns, "total_events_per_s", total_events_per_s(r));
+			 (json_int_t)r->parse_ns, "total_events_per_s", total_events_per_s(r),
+			 "timer_starts", (json_int_t)r->timer_starts, "timers_unmatched",
+			 (json_int_t)r->timer_unmatched);
 }
 
 /* The parser's findings, as summary warnings (table, JSON, CSV alike). */
@@ -427,6 +519,10 @@ static void warn_trace(const struct replay *r, struct summary *s)
 	if (!r->exit_latency_known)
 		summary_warn(s, "idlestat traces carry no exit latencies: taken as 0 for below "
 				"(give --profile for the real table)");
+	if (r->timer_unmatched)
+		summary_warn(s, "%" PRIu64 " hrtimer_expire_entry events without an hrtimer_start of "
+				"their timer in the trace: their timer and lateness are not known",
+			     r->timer_unmatched);
 	if (r->rejected)
 		summary_warn(s, "%" PRIu64 " events were rejected by the replay program",
 			     r->rejected);
@@ -454,6 +550,12 @@ static void trace_view(struct replay *r, struct summary *s)
 	for (int i = 0; i < s->nr_wake_rows; i++) {
 		struct wake_row *w = &s->wake_rows[i];
 
+		if (w->kind == WDETAIL_TIMER_FN) {
+			snprintf(w->name, sizeof(w->name), "%s",
+				 w->detail >= 1 && w->detail <= (uint64_t)r->td.nr_fn_names
+					 ? r->td.fn_names[w->detail - 1] : "unknown");
+			continue;
+		}
 		if (w->kind != WDETAIL_IRQ)
 			continue;
 		snprintf(w->name, sizeof(w->name), "irq %" PRIu64, w->detail);
@@ -521,8 +623,16 @@ static int emit(struct replay *r)
 	warn_trace(r, &s);
 	if (r->o.format == FMT_JSON || r->o.nr_asserts) {
 		doc = summary_json(&s);
-		if (doc)
+		if (doc) {
+			json_t *timers = json_object_get(json_object_get(doc, "wakeup_details"),
+							 "timers"), *t;
+			size_t i;
+
+			/* a text trace names the function; there is no address */
+			json_array_foreach(timers, i, t)
+				json_object_set_new(t, "function", json_null());
 			json_object_set_new(doc, "replay", replay_json(r));
+		}
 	}
 	err = 0;
 	switch (r->o.format) {

@@ -50,6 +50,26 @@ static int parse_u64(const char **p, uint64_t *out)
 	return 0;
 }
 
+/* A pointer as ftrace prints it ("%p": hex, hashed, optional 0x). */
+static int parse_hex(const char *p, uint64_t *out)
+{
+	uint64_t v = 0;
+	int n = 0;
+
+	if (p[0] == '0' && p[1] == 'x')
+		p += 2;
+	for (; isxdigit((unsigned char)*p); p++, n++) {
+		if (n == 16)
+			return -1;
+		v = v * 16 + (uint64_t)(isdigit((unsigned char)*p) ? *p - '0'
+								 : tolower((unsigned char)*p) - 'a' + 10);
+	}
+	if (!n || (*p && *p != ' ' && *p != '\t'))
+		return -1;
+	*out = v;
+	return 0;
+}
+
 /* "SEC.FRAC" (1 to 9 fraction digits) to ns, exactly. */
 static int parse_ts(const char **p, uint64_t *ns)
 {
@@ -249,6 +269,16 @@ static int decode(const char *name, const char *args, uint32_t on_cpu, struct tr
 		ev->b = on_cpu;
 		return arg_cpu(args, "cpu", &ev->cpu) ? -1 : 1;
 	}
+	if (!strcmp(name, "hrtimer_start") || !strcmp(name, "hrtimer_expire_entry")) {
+		const char *h = arg_find(args, "hrtimer");
+		int start = !strcmp(name, "hrtimer_start");
+
+		ev->kind = start ? TK_HRTIMER_START : TK_HRTIMER;
+		if (!h || parse_hex(h, &ev->a) || !arg_find(args, "function") ||
+		    arg_u64(args, start ? "expires" : "now", &ev->b))
+			return -1;
+		return 1;
+	}
 	if (!strcmp(name, "sched_wakeup")) {
 		const char *c = arg_find(args, "comm"), *pid = strstr(args, " pid=");
 
@@ -320,6 +350,43 @@ int trace_parse_line(const char *line, size_t len, struct trace_event *ev, char 
 		}
 	}
 	return -1;
+}
+
+/* 1 + the index of the line's "function=" in d->fn_names (added if new),
+ * 0 when the table is full. */
+static uint32_t intern_fn(struct trace_data *d, const char *line, size_t len)
+{
+	char buf[LINE_MAX_LEN], fn[48];
+	const char *p;
+	size_t n = 0;
+
+	if (len >= sizeof(buf))
+		return 0;
+	memcpy(buf, line, len);
+	buf[len] = '\0';
+	p = strstr(buf, " function=");
+	if (!p)
+		return 0;
+	p += 10;
+	while (p[n] && p[n] != ' ' && p[n] != '\t' && n < sizeof(fn) - 1)
+		n++;
+	memcpy(fn, p, n);
+	fn[n] = '\0';
+	for (int i = 0; i < d->nr_fn_names; i++)
+		if (!strcmp(d->fn_names[i], fn))
+			return (uint32_t)i + 1;
+	if (d->nr_fn_names % 64 == 0) {
+		char (*t)[48];
+
+		if (d->nr_fn_names >= 65536)
+			return 0;
+		t = realloc(d->fn_names, sizeof(*t) * (size_t)(d->nr_fn_names + 64));
+		if (!t)
+			return 0;
+		d->fn_names = t;
+	}
+	memcpy(d->fn_names[d->nr_fn_names], fn, n + 1);
+	return (uint32_t)++d->nr_fn_names;
 }
 
 static int push_event(struct trace_data *d, const struct trace_event *ev)
@@ -640,6 +707,9 @@ int trace_parse_buffer(const char *buf, size_t len, struct trace_data *d)
 			continue;
 		}
 		ev.line = c.line;
+		ev.fn = 0;
+		if (ev.kind == TK_HRTIMER_START || ev.kind == TK_HRTIMER)
+			ev.fn = intern_fn(d, s, n);
 		if (ev.kind == TK_WAKE && ev.a == RW_IRQ)
 			note_irq_name(d, (uint32_t)ev.b, ev.comm);
 		if (ev.kind == TK_IDLE || ev.kind == TK_IDLE_MISS || ev.kind == TK_FREQ) {
@@ -695,6 +765,9 @@ void trace_data_free(struct trace_data *d)
 	free(d->nr_states);
 	free(d->states);
 	free(d->cluster_of);
+	free(d->fn_names);
+	d->fn_names = NULL;
+	d->nr_fn_names = 0;
 	d->ev = NULL;
 	d->nr_states = NULL;
 	d->states = NULL;

@@ -22,6 +22,8 @@ enum trace_kind {
 	TK_WAKE,          /* a = enum replay_wake_event, b = its detail */
 	TK_SCHED_WAKEUP,  /* cpu = target, b = waker CPU, a = pid, comm */
 	TK_FREQ,          /* a = kHz */
+	TK_HRTIMER_START, /* a = hrtimer (hashed pointer), b = expires; fn */
+	TK_HRTIMER,       /* hrtimer_expire_entry: a = hrtimer, b = its now; fn */
 };
 
 struct trace_event {
@@ -30,6 +32,7 @@ struct trace_event {
 	uint32_t cpu;
 	uint32_t kind;  /* enum trace_kind */
 	uint32_t line;  /* 1-based line in the input */
+	uint32_t fn;    /* TK_HRTIMER*: 1 + index in trace_data.fn_names, 0 = unknown */
 	char comm[16];  /* TK_SCHED_WAKEUP */
 };
 
@@ -75,6 +78,9 @@ struct trace_data {
 	/* IRQ names from irq_handler_entry */
 	int nr_irq_names;
 	struct { uint32_t irq; char name[32]; } irq_names[TP_MAX_IRQ_NAMES];
+	/* hrtimer function names (text traces name them, not their address) */
+	int nr_fn_names;
+	char (*fn_names)[48];
 	char error[160];        /* why parsing failed (return -1) */
 };
 

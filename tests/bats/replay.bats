@@ -270,6 +270,7 @@ usage_snapshot() { # out
 	INST="$T/instances/idlescope_replay_$$"
 	mkdir "$INST"
 	local d="$BATS_TEST_TMPDIR" C=/sys/devices/system/cpu
+	echo 0 > "$INST/tracing_on" # a new instance starts with tracing on
 	echo 1 > "$INST/events/power/cpu_idle/enable"
 	usage_snapshot "$d/u0"
 	echo 1 > "$INST/tracing_on"
@@ -373,4 +374,21 @@ usage_snapshot() { # out
 		[ "$got" -eq "$text" ]
 		[ "$got" -le $((u1 - u0)) ]
 	done < "$d/u0"
+}
+
+# timers.ftrace: CPU0's period (WFI, 100-1010 us) ended by the local timer,
+# tick_nohz_handler run 12 us after its expiry (7000012000 - 7000000000 from
+# hrtimer_start); CPU1's timer started before the trace: cause timer, no
+# function, no lateness, one warning.
+@test "replay: timer wakeups, the function and its lateness from hrtimer_start/expire_entry" {
+	run "$IDLESCOPE" replay --profile "$TR/arm-2x2.json" "$TR/timers.ftrace" --format json -o "$BATS_TEST_TMPDIR/t.json"
+	[ "$status" -eq 0 ]
+	local f="$BATS_TEST_TMPDIR/t.json"
+	jq -e '.cpus[0].wakeups.causes.timer.count == 1 and .cpus[1].wakeups.causes.timer.count == 1' "$f"
+	jq -e '.cpus[0].wakeups.timer_lateness == [.cpus[0].wakeups.timer_lateness[0]] and
+	       (.cpus[0].wakeups.timer_lateness[0] | .name == "WFI" and .count == 1 and .min_ns == 12000 and .max_ns == 12000)' "$f"
+	jq -e '.cpus[1].wakeups.timer_lateness == []' "$f"
+	jq -e '.wakeup_details.timers == [{"cpu": 0, "count": 1, "early": 0, "name": "tick_nohz_handler", "function": null}]' "$f"
+	jq -e '.replay | .timer_starts == 1 and .timers_unmatched == 1' "$f"
+	jq -e '[.warnings[] | select(test("without an hrtimer_start"))] | length == 1' "$f"
 }

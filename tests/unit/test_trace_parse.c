@@ -90,6 +90,14 @@ static void test_other_events(void **state)
 	assert_int_equal(line("<idle>-0 [000] d..2. 1.0: cpu_frequency: state=1800000 cpu_id=0", &ev,
 			      name), 1);
 	assert_true(ev.kind == TK_FREQ && ev.a == 1800000);
+	assert_int_equal(line("<idle>-0 [000] d.h2. 1.0: hrtimer_expire_entry: hrtimer=00000000deadbeef function=tick_nohz_handler now=7000012000",
+			      &ev, name), 1);
+	assert_true(ev.kind == TK_HRTIMER && ev.a == 0xdeadbeefULL && ev.b == 7000012000ULL);
+	assert_int_equal(line("x-1 [000] d..2. 1.0: hrtimer_start: hrtimer=0xffff8880abcd0000 function=hrtimer_wakeup expires=5 softexpires=5 mode=REL",
+			      &ev, name), 1);
+	assert_true(ev.kind == TK_HRTIMER_START && ev.a == 0xffff8880abcd0000ULL && ev.b == 5);
+	assert_int_equal(line("x-1 [000] d..2. 1.0: hrtimer_start: hrtimer=zz function=f expires=5", &ev,
+			      name), -1);
 	/* well-formed but unused: 0, with its name */
 	assert_int_equal(line("bash-9 [000] d..2. 1.0: sched_switch: prev_comm=bash prev_pid=9", &ev,
 			      name), 0);
