@@ -23,7 +23,8 @@ if [ -n "$arch" ] && [ "$arch" != "$host" ]; then
 else
 	pkgs=(make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libjansson-dev
 	      pkg-config bats rt-tests stress-ng libcmocka-dev jq util-linux linux-perf
-	      libmicrohttpd-dev dpkg-dev curl iproute2 prometheus chromium fonts-dejavu-core)
+	      libmicrohttpd-dev dpkg-dev curl iproute2 prometheus chromium fonts-dejavu-core
+	      idlestat)
 fi
 
 missing=()

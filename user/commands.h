@@ -9,5 +9,6 @@ int cmd_compare(int argc, char **argv);
 int cmd_ab(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
 
 #endif
