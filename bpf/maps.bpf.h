@@ -140,6 +140,16 @@ struct {
 	__type(value, struct task_ready);
 } task_ts SEC(".maps");
 
+/* Trace import: a batch of replay events, written by userspace through
+ * mmap and run by replay_idle_batch (1 entry outside replay sessions). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct replay_event);
+} replay_batch SEC(".maps");
+
 /* The window: exits before start_ns are not counted; from stop_ns on the
  * handlers do nothing, so map reads after it see a frozen picture, including
  * the period each CPU had in flight. 0 = unset. */

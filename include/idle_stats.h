@@ -113,6 +113,9 @@ enum replay_event_kind_wake {
 				  * arg2 = prev still runnable */
 };
 
+/* Events per replay_idle_batch run (entries of the replay_batch map). */
+#define IS_REPLAY_BATCH 4096
+
 struct replay_event {
 	__u64 kind;
 	__u64 cpu;

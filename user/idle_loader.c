@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -272,6 +273,7 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 	}
 	s->freq = o->freq || o->replay;
 	bpf_map__set_max_entries(s->skel->maps.freq_cpus, s->freq ? (uint32_t)nr_cpus : 1);
+	bpf_map__set_max_entries(s->skel->maps.replay_batch, o->replay ? IS_REPLAY_BATCH : 1);
 	if (!o->packing) {
 		bpf_map__set_max_entries(s->skel->maps.pack_tasks, 1);
 		bpf_map__set_max_entries(s->skel->maps.pack_wakers, 1);
@@ -307,6 +309,7 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 		bpf_program__set_autoload(p, false);
 	if (s->replay) {
 		bpf_program__set_autoload(s->skel->progs.replay_idle, true);
+		bpf_program__set_autoload(s->skel->progs.replay_idle_batch, true);
 	} else {
 		vmlinux = btf__load_vmlinux_btf();
 		if (libbpf_get_error(vmlinux))
@@ -327,6 +330,18 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 		idlescope_bpf__destroy(s->skel);
 		s->skel = NULL;
 		return -1;
+	}
+	if (s->replay) {
+		s->batch_len = IS_REPLAY_BATCH * sizeof(struct replay_event);
+		s->batch = mmap(NULL, s->batch_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+				bpf_map__fd(s->skel->maps.replay_batch), 0);
+		if (s->batch == MAP_FAILED) {
+			snprintf(err, errlen, "cannot map the replay batch: %s", strerror(errno));
+			s->batch = NULL;
+			idlescope_bpf__destroy(s->skel);
+			s->skel = NULL;
+			return -1;
+		}
 	}
 	if (o->nr_groups && load_groups(s, o)) {
 		snprintf(err, errlen, "cannot write the topology groups: %s", strerror(errno));
@@ -623,6 +638,9 @@ void idle_session_close(struct idle_session *s)
 	for (int i = 0; i < s->nr_links; i++)
 		bpf_link__destroy(s->links[i]);
 	s->nr_links = 0;
+	if (s->batch)
+		munmap(s->batch, s->batch_len);
+	s->batch = NULL;
 	if (s->skel)
 		idlescope_bpf__destroy(s->skel);
 	s->skel = NULL;
@@ -638,4 +656,24 @@ int idle_session_replay(struct idle_session *s, const struct replay_event *ev)
 	if (err)
 		return -errno;
 	return (int)opts.retval;
+}
+
+long idle_session_replay_batch(struct idle_session *s, const struct replay_event *ev, size_t n)
+{
+	int fd = bpf_program__fd(s->skel->progs.replay_idle_batch);
+	long rejected = 0;
+
+	while (n) {
+		size_t k = n < IS_REPLAY_BATCH ? n : IS_REPLAY_BATCH;
+		LIBBPF_OPTS(bpf_test_run_opts, opts);
+
+		memcpy(s->batch, ev, k * sizeof(*ev));
+		s->skel->bss->replay_batch_len = (uint32_t)k;
+		if (bpf_prog_test_run_opts(fd, &opts))
+			return -errno;
+		rejected += opts.retval;
+		ev += k;
+		n -= k;
+	}
+	return rejected;
 }

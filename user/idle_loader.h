@@ -37,6 +37,8 @@ struct idle_session {
 	char missing[256];       /* optional events this kernel lacks, ", "-separated */
 	int nr_links;
 	struct bpf_link *links[IS_MAX_LINKS];
+	struct replay_event *batch; /* replay: the mmapped replay_batch map */
+	size_t batch_len;
 };
 
 /* Raw per-CPU counters at one instant. */
@@ -104,6 +106,10 @@ int idle_session_read_hist(struct idle_session *s, struct hist_slot *out, bool r
 /* Feeds one replay event through BPF_PROG_TEST_RUN. Returns the program's
  * return value (0 = handled) or -errno. */
 int idle_session_replay(struct idle_session *s, const struct replay_event *ev);
+
+/* Feeds n events through replay_idle_batch, IS_REPLAY_BATCH per test run.
+ * Returns how many the program did not handle (unknown kinds), or -errno. */
+long idle_session_replay_batch(struct idle_session *s, const struct replay_event *ev, size_t n);
 
 /* CLOCK_MONOTONIC in ns: the clock bpf_ktime_get_ns() reads. */
 uint64_t idle_now_ns(void);
