@@ -9,8 +9,10 @@ import sys
 
 rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
 reps = sys.argv[2]
-workloads = list(dict.fromkeys(r["workload"] for r in rows))
-observers = [o for o in dict.fromkeys(r["observer"] for r in rows) if o != "none"]
+REPLAY = ("replay-handlers", "replay-end-to-end")
+workloads = [w for w in dict.fromkeys(r["workload"] for r in rows) if w not in REPLAY]
+observers = [o for o in dict.fromkeys(r["observer"] for r in rows
+                                      if r["workload"] not in REPLAY) if o != "none"]
 
 def vals(w, o, key="value"):
     return [float(r[key]) for r in rows
@@ -110,6 +112,16 @@ st = [v for w in workloads for v in vals(w, full, "startup_ms") if v > 0]
 if st:
     m = statistics.median(st)
     checks.append(("start-up <= 300 ms", "%.0f ms" % m, m <= 300))
+rates = {w: vals(w, "idlescope") for w in REPLAY}
+if rates["replay-end-to-end"]:
+    out.append("Replay speed (tests/bench/replay_rate.sh: a generated 3-million-event ftrace "
+               "text trace of 8 CPUs in 2 clusters through `idlescope replay`; median [min-max] "
+               "events/s): through the BPF handlers alone %s; with reading and parsing the file %s.\n"
+               % tuple("%.2f M [%.2f-%.2f M]" % (statistics.median(rates[w]) / 1e6,
+                                                 min(rates[w]) / 1e6, max(rates[w]) / 1e6)
+                       for w in REPLAY))
+    m = statistics.median(rates["replay-end-to-end"])
+    checks.append(("replay >= 1 M events/s (end to end)", "%.2f M events/s" % (m / 1e6), m >= 1e6))
 out.append("Targets for `%s` (every default feature on):\n" % full)
 out.append("| target | measured | |")
 out.append("|---|---|---|")

@@ -221,6 +221,17 @@ for rep in $(seq "$REPS"); do
 	done
 done
 
+# Replay speed: a generated trace through `idlescope replay`, REPS times.
+for rep in $(seq "$REPS"); do
+	tests/bench/replay_rate.sh "$IS" 3000000 |
+		sed -n 's/^replay: \([0-9]*\) events, \([0-9]*\) events\/s through the BPF handlers, \([0-9]*\) events\/s with.*/\1 \2 \3/p' |
+		while read -r n handlers total; do
+			row replay-handlers idlescope "$rep" "$handlers" 0 0 0 - - - - -
+			row replay-end-to-end idlescope "$rep" "$total" 0 0 0 - - - - -
+			echo "bench: rep $rep replay of $n events: $handlers events/s in the handlers, $total end to end" >&2
+		done
+done
+
 python3 tests/bench/report.py "$RESULTS" "$REPS" > "$TMP/report.md"
 if [ -t 1 ]; then # missed targets in red on a terminal
 	sed -e $'s/\*\*MISSED\*\*/\e[1;31mMISSED\e[0m/' "$TMP/report.md"
