@@ -176,7 +176,12 @@ $(OUT)/tests/floor: tests/bench/floor.c $(OUT)/floor.skel.h | $(OUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $< -lbpf -lelf -lz -o $@
 
-bench: deps all check-root $(OUT)/tests/floor
+# Lets trace-cmd record events where the function tracer is locked down.
+$(OUT)/tests/trace_cmd_shim.so: tests/lib/trace_cmd_shim.c | $(OUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -Wall -Wextra -Werror -shared -fPIC $< -ldl -o $@
+
+bench: deps all check-root $(OUT)/tests/floor $(OUT)/tests/trace_cmd_shim.so
 	$(Q)OUT=$(OUT) ./tests/bench/run.sh
 
 install: $(OUT)/idlescope

@@ -83,20 +83,32 @@ static __always_inline void on_hrtimer(struct hrtimer *t, ktime_t *nowp)
 TP_PAIR(hrtimer_expire_entry, on_hrtimer(hrtimer, now), struct hrtimer *hrtimer, ktime_t *now)
 
 /* hm: which hist metric this wakeup event feeds (HM_NONE: attribution only) */
+/* Reads of the task cost more than the rest: each is made only when needed. */
 static __always_inline void on_sched_wakeup(struct task_struct *p, __u32 hm)
 {
-	__u32 pid = (__u32)BPF_CORE_READ(p, pid);
+	__u32 pid;
 	char comm[16];
 
-	BPF_CORE_READ_STR_INTO(&comm, p, comm);
-	if (wake_enabled && hm != HM_WAKEUP_LATENCY)
-		handle_sched_wakeup(this_cpu(), task_cpu_of(p), pid, comm);
+	if (wake_enabled && hm != HM_WAKEUP_LATENCY) {
+		__u32 target = task_cpu_of(p);
+		struct idle_cpu_slot *slot = wakee_wanted(target);
+
+		if (slot) {
+			BPF_CORE_READ_STR_INTO(&comm, p, comm);
+			set_wakee(slot, this_cpu(), target, (__u32)BPF_CORE_READ(p, pid), comm);
+		}
+	}
+	if (!packing_enabled && hist_metric == HM_NONE)
+		return;
+	pid = (__u32)BPF_CORE_READ(p, pid);
 	if (packing_enabled && hm == HM_WAKEUP_LATENCY)
 		pack_on_waking(this_cpu(), pid);
 	else if (packing_enabled && hm == HM_RUNQ_LATENCY)
 		pack_on_wakeup(task_cpu_of(p), pid);
-	if (hist_metric != HM_NONE && hist_metric == hm)
+	if (hist_metric != HM_NONE && hist_metric == hm) {
+		BPF_CORE_READ_STR_INTO(&comm, p, comm);
 		handle_task_ready(bpf_ktime_get_ns(), pid, (__u32)BPF_CORE_READ(p, tgid), comm);
+	}
 	else if (hist_metric == HM_WAKEUP_LATENCY && hm == HM_RUNQ_LATENCY)
 		handle_task_wakeup(bpf_ktime_get_ns(), pid); /* sched_wakeup: the split */
 }

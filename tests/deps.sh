@@ -24,7 +24,7 @@ else
 	pkgs=(make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libjansson-dev
 	      pkg-config bats rt-tests stress-ng libcmocka-dev jq util-linux linux-perf
 	      libmicrohttpd-dev dpkg-dev curl iproute2 prometheus chromium fonts-dejavu-core
-	      idlestat)
+	      idlestat trace-cmd rt-app python3)
 fi
 
 missing=()

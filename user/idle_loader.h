@@ -24,6 +24,7 @@ struct bpf_link;
 struct idle_session {
 	struct idlescope_bpf *skel;
 	int nr_cpus;
+	uint32_t state_slots;    /* states per CPU in the per-state maps */
 	bool replay;
 	bool wake;               /* wakeup attribution loaded */
 	uint32_t hist_metric;    /* enum hist_metric loaded, HM_NONE for record */
@@ -38,11 +39,6 @@ struct idle_session {
 	struct bpf_link *links[IS_MAX_LINKS];
 	struct replay_event *batch; /* replay: the mmapped replay_batch map */
 	size_t batch_len;
-};
-
-struct wake_detail {
-	struct wake_detail_key key;
-	struct wake_detail_val val;
 };
 
 /* Raw per-CPU counters at one instant. */
@@ -68,6 +64,9 @@ struct idle_raw {
 
 struct session_opts {
 	bool replay; /* load only the never-attached replay program */
+	/* Idle states per CPU the per-state maps hold (the most any CPU has);
+	 * 0 = IS_MAX_STATES. Events of deeper states count as bad states. */
+	int state_slots;
 	bool wake;   /* wakeup attribution (interrupt-path programs) */
 	/* `idlescope hist` */
 	uint32_t hist_metric;   /* enum hist_metric, HM_NONE for record */

@@ -332,7 +332,7 @@ usage_snapshot() { # out
 	command -v trace-cmd >/dev/null || skip "trace-cmd not installed"
 	command -v gcc >/dev/null || skip "no gcc for the trace-cmd shim"
 	local d="$BATS_TEST_TMPDIR" C=/sys/devices/system/cpu
-	gcc -shared -fPIC -O2 -o "$d/shim.so" "$BATS_TEST_DIRNAME/trace_cmd_shim.c" -ldl
+	gcc -shared -fPIC -O2 -o "$d/shim.so" "$BATS_TEST_DIRNAME/../lib/trace_cmd_shim.c" -ldl
 	TC_INST=/sys/kernel/tracing/instances/idlescope_tc_$$
 	usage_snapshot "$d/u0"
 	LD_PRELOAD="$d/shim.so" trace-cmd record -q -B "idlescope_tc_$$" -e power:cpu_idle \

@@ -1,6 +1,7 @@
 /* LD_PRELOAD shim for trace-cmd 3.1 in guests where the function tracer's
  * control files fail with EPERM (trace-cmd record dies on them even for
- * event-only recording into its own instance): they are opened as /dev/null. Built by tests/bats/replay.bats; see
+ * event-only recording into its own instance): they are opened as /dev/null.
+ * Built by tests/bats/replay.bats and by make bench; see
  * /work/shared/notes/overhead-baselines.md. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
