@@ -19,6 +19,7 @@ static const struct {
 	{ "ab", cmd_ab, "A/B runs under setting variants, repeated, with Welch's t-test" },
 	{ "compare", cmd_compare, "metrics of two or more JSON summaries side by side, with deltas" },
 	{ "hist", cmd_hist, "one-shot histograms: residency, exit/wakeup/runq latency, idle entry/exit" },
+	{ "advise", cmd_advise, "per idle state: misses, the miss-minimising target residency, break-even and energy" },
 };
 
 static void usage(FILE *f)
