@@ -159,6 +159,9 @@ static int read_state(struct ctx *c, const json_t *js, const char *where, struct
 	if (get_u64(c, js, where, "below", &v, &null_b))
 		return -1;
 	s->below += v;
+	if (get_u64(c, js, where, "below_qos", &v, &null_b))
+		return -1;
+	s->below_qos += v;
 	snprintf(w, sizeof(w), "%s.hist", where);
 	return add_hist(c, json_object_get(js, "hist"), w, &s->bins, &s->nr_bins);
 }

@@ -18,6 +18,7 @@ struct adv_state_in {
 	uint64_t exit_ns, target_ns; /* declared (sysfs) */
 	uint64_t entries, time_ns;
 	uint64_t above, below;       /* the measured counters */
+	uint64_t below_qos;          /* of below: forced by PM QoS */
 	int nr_bins;
 	struct adv_bin *bins;        /* residency histogram */
 	uint64_t lat_count;          /* timer-ended periods with a lateness */

@@ -288,6 +288,7 @@ static json_t *table_json(const struct advise *a, const struct adv_table_in *t)
 		json_object_set_new(js, "entries", u64j(s->entries));
 		json_object_set_new(js, "above", u64j(s->above));
 		json_object_set_new(js, "below", u64j(s->below));
+		json_object_set_new(js, "below_qos", u64j(s->below_qos));
 		json_object_set_new(js, "above_share",
 				    json_real(s->entries ? (double)s->above / (double)s->entries : 0));
 		json_object_set_new(js, "below_share",
@@ -471,6 +472,32 @@ static const char *energy_cell(char *buf, size_t len, const json_t *v)
 	return buf;
 }
 
+/* "  - text" wrapped at 96 columns, continued under the text. */
+static void print_wrapped(FILE *f, const char *text)
+{
+	const char *p = text;
+	int col = 4;
+
+	fputs("  - ", f);
+	while (*p) {
+		size_t w = strcspn(p, " ");
+
+		if (col > 4 && col + 1 + (int)w > 96) {
+			fputs("\n    ", f);
+			col = 4;
+		} else if (col > 4) {
+			fputc(' ', f);
+			col++;
+		}
+		fprintf(f, "%.*s", (int)w, p);
+		col += (int)w;
+		p += w;
+		while (*p == ' ')
+			p++;
+	}
+	fputc('\n', f);
+}
+
 /* The table: the same numbers as the JSON, read back from it. */
 static void print_table(FILE *f, const json_t *r)
 {
@@ -514,6 +541,12 @@ static void print_table(FILE *f, const json_t *r)
 							  : "-",
 				json_is_true(json_object_get(s, "enabled")) ? "" : "  (disabled)");
 		}
+		json_array_foreach(json_object_get(t, "states"), j, s)
+			if (json_integer_value(json_object_get(s, "below_qos")))
+				fprintf(f, "  %s: %lld of its below periods were forced by PM QoS (a deeper "
+					   "state was not allowed): no threshold changes those\n",
+					json_string_value(json_object_get(s, "name")),
+					(long long)json_integer_value(json_object_get(s, "below_qos")));
 		fprintf(f, "  misses (model, all states): %s now, %s with every proposal\n",
 			num(b[0], 32, json_object_get(m, "current")),
 			num(b[1], 32, json_object_get(m, "proposed")));
@@ -535,7 +568,7 @@ static void print_table(FILE *f, const json_t *r)
 			(long long)json_integer_value(json_object_get(r, "skipped_cpus_without_driver")));
 	fprintf(f, "\nAssumptions:\n");
 	json_array_foreach(json_object_get(r, "assumptions"), i, l)
-		fprintf(f, "  - %s\n", json_string_value(l));
+		print_wrapped(f, json_string_value(l));
 }
 
 /* Splits argv at "--": argp must not take the command for FILE. */
