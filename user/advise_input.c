@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define ADV_MAX_BUCKETS 4096
+
 struct ctx {
 	char *err;
 	size_t errlen;
@@ -104,6 +106,10 @@ static int merge_bins(struct ctx *c, const char *where, struct adv_bin *b, int *
 		b[++m] = b[i];
 	}
 	*n = m + 1;
+	/* idlescope writes at most IS_HIST_BUCKETS; the proposal search is
+	 * quadratic in the bucket count, so bound what a file may hold */
+	if (*n > ADV_MAX_BUCKETS)
+		return fail(c, "%s: %d buckets, more than %d", where, *n, ADV_MAX_BUCKETS);
 	return 0;
 }
 

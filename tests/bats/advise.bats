@@ -172,6 +172,12 @@ adv() { # jq filter, then advise arguments
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"cpus[0].states[1].hist: missing or not an array"* ]]
 
+	jq '.cpus[0].states[0].hist = [range(5000) | {lo_ns: (. * 2), hi_ns: (. * 2 + 1), count: 1}]' \
+		"$FIX/armada-xp-before.json" > "$BATS_TEST_TMPDIR/m.json"
+	run "$IDLESCOPE" advise "$BATS_TEST_TMPDIR/m.json"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"state 'WFI' hist: 5002 buckets, more than 4096" ]]
+
 	printf '{"schema": "idlescope/1", "cpus": [' > "$BATS_TEST_TMPDIR/t.json"
 	run "$IDLESCOPE" advise "$BATS_TEST_TMPDIR/t.json"
 	[ "$status" -eq 1 ]
