@@ -401,10 +401,11 @@ static json_t *assumptions(const struct advise *a)
 
 static json_t *kernel_em_json(const struct advise *a)
 {
-	json_t *d = json_array();
+	json_t *d;
 
 	if (!a->have_kem)
 		return json_null();
+	d = json_array();
 	for (int i = 0; i < a->kem.nr_domains; i++) {
 		const struct kernel_em_domain *k = &a->kem.domains[i];
 		json_t *ps = json_array();
