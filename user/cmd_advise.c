@@ -631,19 +631,14 @@ int cmd_advise(int argc, char **argv)
 			cli_error("cannot run 'idlescope record': %s", strerror(errno));
 			goto out;
 		}
-		/* record printed why; a command's own non-zero status still
-		 * leaves a summary to advise on */
-		if (status == EXIT_USAGE || status == 127) {
-			ret = status;
-			goto out;
-		}
-		snprintf(source, sizeof(source), "live, %s", "idlescope record");
 	}
+	/* live: a command's own non-zero status still leaves a summary to
+	 * advise on; without one, record has said why (usage, no root) */
 	if (!(docj = load_summary_file(a.file ? a.file : tmp, err, sizeof(err)))) {
-		if (a.file)
+		if (a.file || !status)
 			cli_error("%s", err);
 		else
-			ret = status ? status : EXIT_RUNTIME; /* record said why */
+			ret = status;
 		goto out;
 	}
 	if (adv_input_load(docj, selp, &in, err, sizeof(err))) {

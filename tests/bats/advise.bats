@@ -195,6 +195,10 @@ adv() { # jq filter, then advise arguments
 	[ "$status" -eq 2 ]
 	run "$IDLESCOPE" advise a.json b.json
 	[ "$status" -eq 2 ]
+	# live: record's own usage error, said once by record
+	run "$IDLESCOPE" advise -C 4095 -d 1
+	[ "$status" -eq 2 ]
+	[[ "$output" == "idlescope: CPU 4095 does not exist"* ]]
 }
 
 @test "advise: live -d 2 on this machine" {
@@ -217,4 +221,8 @@ adv() { # jq filter, then advise arguments
 	run "$IDLESCOPE" advise -- sh -c 'sleep 0.5; exit 3'
 	[ "$status" -eq 3 ]
 	[[ "$output" == *"idlescope advise: live, "*"Assumptions:"* ]]
+	# even a status that looks like a usage error is the command's
+	run "$IDLESCOPE" advise --format json -- sh -c 'exit 2'
+	[ "$status" -eq 2 ]
+	echo "$output" | jq -e '.schema == "idlescope-advise/1"'
 }
