@@ -24,7 +24,7 @@ FIX=$BATS_TEST_DIRNAME/../fixtures/advise
 adv() { # jq filter, then advise arguments
 	local f=$1
 	shift
-	run "$IDLESCOPE" advise --format json "$@"
+	run --separate-stderr "$IDLESCOPE" advise --format json "$@"
 	[ "$status" -eq 0 ]
 	echo "$output" | jq -e "$f"
 }
@@ -222,7 +222,7 @@ adv() { # jq filter, then advise arguments
 	[ "$status" -eq 3 ]
 	[[ "$output" == *"idlescope advise: live, "*"Assumptions:"* ]]
 	# even a status that looks like a usage error is the command's
-	run "$IDLESCOPE" advise --format json -- sh -c 'exit 2'
+	run --separate-stderr "$IDLESCOPE" advise --format json -- sh -c 'exit 2'
 	[ "$status" -eq 2 ]
 	echo "$output" | jq -e '.schema == "idlescope-advise/1"'
 }
