@@ -10,5 +10,6 @@ int cmd_ab(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
+int cmd_advise(int argc, char **argv);
 
 #endif

@@ -22,6 +22,7 @@ static const struct {
 	{ "replay", cmd_replay, "a recorded trace (trace-cmd, ftrace, idlestat) through the same BPF handlers" },
 	{ "hist", cmd_hist, "one-shot histograms: residency, exit/wakeup/runq latency, idle entry/exit" },
 	{ "serve", cmd_serve, "Prometheus exporter: the counters at http://127.0.0.1:9464/metrics" },
+	{ "advise", cmd_advise, "per idle state: misses, the miss-minimising target residency, break-even and energy" },
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,228 @@
+#!/usr/bin/env bats
+# `idlescope advise`: on hand-made summaries of the Armada XP cpuidle table
+# before and after its thresholds patch (tests/fixtures/advise), the JSON
+# equals answers worked out by hand below; bad inputs give one clear line
+# and a non-zero status; the live path works on this machine.
+#
+# The fixtures hold, in idlescope's quarter-octave buckets [lo, hi) ns:
+#   CPU 0: WFI 10 in [49152, 57344) (~50us); MV CPU IDLE (power-down, PD)
+#          4 in [65536, 81920) (~70us) and 6 in [458752, 524288) (~500us);
+#          MV CPU DEEP IDLE (deep) 2 in [786432, 917504) (~800us) and 8 in
+#          [12582912, 14680064) (~13ms)
+#   CPU 1: WFI 5 in [229376, 262144) (~240us) and 2 in [2097152, 2621440)
+#          (~2.2ms); PD 3 in [4194304, 5242880) (~4.5ms); deep 4 in
+#          [41943040, 50331648) (~45ms)
+# No bucket straddles a threshold below, so the counts are exact.
+# before: WFI exit 1us/target 1us, PD 10us/100us, deep 100us/1000us.
+# after:  WFI 1us/1us,             PD 100us/1000us, deep 1000us/10000us.
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+FIX=$BATS_TEST_DIRNAME/../fixtures/advise
+
+adv() { # jq filter, then advise arguments
+	local f=$1
+	shift
+	run --separate-stderr "$IDLESCOPE" advise --format json "$@"
+	[ "$status" -eq 0 ]
+	echo "$output" | jq -e "$f"
+}
+
+@test "advise: before the patch, shares and proposals equal the hand computation" {
+	# WFI below (r - 1us >= 100us): 240us (5) + 2.2ms (2) = 7 of 17.
+	# PD above (r < 100us): 70us (4); below (r - 10us >= 1000us): 4.5ms (3); of 13.
+	# deep above (r < 1000us): 800us (2) of 14.
+	# PD: misses(T) = PD periods < T + WFI periods >= T + 1000ns:
+	#   17 up to 48152, falls to 7 by 56344, 7 to 65536, rises to 11 by 81920,
+	#   11 to 228376, falls to 6 by 261144, 6 up to 458752, then 12 and more:
+	#   minimum 6 on [261144, 458752], closest to 100000: 261144 (misses at
+	#   100us: 4 + 7 = 11). Its bucket [229376, 262144) is 32768 wide.
+	# deep: misses(T) = deep < T + PD periods >= max(100000, T + 10000):
+	#   9 up to 448752, falls to 3 by 514288, 3 to 786432, rises to 5 by 917504,
+	#   5 to 4184304, falls to 2 by 5232880, 2 up to 12582912: proposal
+	#   5232880 (misses at 1000us: 2 + 3 = 5), bucket [4194304, 5242880).
+	# All proposals at once: WFI below r >= 262144: 2; PD above r < 261144: 4;
+	#   PD below r >= 5242880: 0; deep above r < 5232880: 2: 8 (now 16).
+	adv '.schema == "idlescope-advise/1" and (.tables | length) == 1 and
+	     .tables[0].cpus == "0-1" and .tables[0].periods == 44' "$FIX/armada-xp-before.json"
+	echo "$output" | jq -e '.tables[0].states as $s |
+	     ([$s[] | [.entries, .above, .below]] == [[17, 0, 7], [13, 4, 3], [14, 2, 0]]) and
+	     ([$s[] | [.model_above, .model_below]] == [[0, 7], [4, 3], [2, 0]]) and
+	     ($s[0].below_share == 7 / 17) and ($s[1].above_share == 4 / 13) and
+	     ($s[1].below_share == 3 / 13) and ($s[2].above_share == 2 / 14) and
+	     ($s[0].proposed_target_residency_ns == null) and ($s[0].shallower == null) and
+	     ($s[1].shallower == "WFI") and ($s[2].shallower == "MV CPU IDLE") and
+	     ([$s[1], $s[2]] | map([.proposed_target_residency_ns, .resolution_ns,
+	                            .misses_current, .misses_proposed])
+	       == [[261144, 32768, 11, 6], [5232880, 1048576, 5, 2]]) and
+	     .tables[0].misses == {"current": 16, "proposed": 8}'
+}
+
+@test "advise: after the patch, shares and proposals equal the hand computation" {
+	# WFI below (r - 1us >= 1000us): 2.2ms (2). PD above (r < 1000us): 70us (4)
+	# + 500us (6) = 10; below (r - 100us >= 10ms): 0. deep above (r < 10ms): 2.
+	# PD: the same misses(T) as before (WFI unchanged): minimum 6 on
+	#   [261144, 458752], closest to 1000000: 458752 (at 1000us: 10 + 2 = 12).
+	# deep: PD below counts r >= max(1000000, T + 100000): 3 up to 786432, 5
+	#   from 917504 to 4094304, falls to 2 by 5142880, 2 up to 12582912: the
+	#   current 10000000 is a minimiser and stays (2 -> 2).
+	# All at once: WFI 2 + PD above 4 + deep above 2 = 8 (now 2 + 10 + 2 = 14).
+	adv '.tables[0].states as $s |
+	     ([$s[] | [.above, .below]] == [[0, 2], [10, 0], [2, 0]]) and
+	     ([$s[] | [.model_above, .model_below]] == [[0, 2], [10, 0], [2, 0]]) and
+	     ($s[1].above_share == 10 / 13) and ($s[0].below_share == 2 / 17) and
+	     ([$s[1], $s[2]] | map([.proposed_target_residency_ns, .misses_current, .misses_proposed])
+	       == [[458752, 12, 6], [10000000, 2, 2]]) and
+	     .tables[0].misses == {"current": 14, "proposed": 8}' "$FIX/armada-xp-after.json"
+}
+
+@test "advise: break-even and energies from an idlestat energy model" {
+	# armada-xp.em: WFI 100 units, tr 0; PD 20, tr 8000 unit-us; deep 5, 23000.
+	# Break-even PD vs WFI: (8000 - 0) / (100 - 20) = 100us; deep vs PD:
+	# (23000 - 8000) / (20 - 5) = 1000us.
+	# Energy = sum of count x (tr x 1e-6 + P x mean x 1e-9), mean = (lo+hi-1)/2:
+	# measured (the chosen states):
+	#   WFI 100e-9 x (10 x 53247.5 + 5 x 245759.5 + 2 x 2359295.5) = 0.64798635
+	#   PD 13 x 0.008 + 20e-9 x (4 x 73727.5 + 6 x 491519.5 + 3 x 4718591.5)
+	#      = 0.104 + 0.34799603
+	#   deep 14 x 0.023 + 5e-9 x (2 x 851967.5 + 8 x 13631487.5 + 4 x 46137343.5)
+	#      = 0.322 + 1.476526045;  total 2.898508425
+	# before, perfect prediction at 1us/100us/1000us: < 100us WFI (10 x 50us,
+	#   4 x 70us) = 0.0827385; [100us, 1ms) PD (5 x 240us, 6 x 500us, 2 x 800us)
+	#   = 0.104 + 0.11763699; >= 1ms deep (2 x 2.2ms, 3 x 4.5ms, 8 x 13ms,
+	#   4 x 45ms) = 0.391 + 1.5623781975; total 2.2577536875. The break-even
+	#   thresholds are the same values: the same energy.
+	# after, at 1us/1ms/10ms: < 1ms WFI = 0.67092345; [1ms, 10ms) PD (2 x 2.2ms,
+	#   3 x 4.5ms) = 0.04 + 0.37748731; >= 10ms deep (8 x 13ms, 4 x 45ms)
+	#   = 0.276 + 1.46800637; total 2.83241713.
+	near='def near($x): (. - $x) | fabs < 1e-9;'
+	adv "$near"'.energy_model.format == "idlestat" and .tables[0] as $t |
+	     ([$t.states[] | .break_even] == [null, "at", "at"]) and
+	     ($t.states[1].break_even_ns | near(100000)) and
+	     ($t.states[2].break_even_ns | near(1000000)) and
+	     ([$t.states[] | .power] == [100, 20, 5]) and
+	     ($t.energy.measured | near(2.898508425)) and
+	     ($t.energy.current_thresholds | near(2.2577536875)) and
+	     ($t.energy.break_even_thresholds | near(2.2577536875)) and
+	     ($t.energy.proposed_thresholds | type == "number")' \
+		"$FIX/armada-xp-before.json" --energy-model "$FIX/armada-xp.em"
+	adv "$near"'.tables[0].energy as $e |
+	     ($e.measured | near(2.898508425)) and ($e.current_thresholds | near(2.83241713)) and
+	     ($e.break_even_thresholds | near(2.2577536875))' \
+		"$FIX/armada-xp-after.json" --energy-model "$FIX/armada-xp.em"
+	# the table says the same and states its assumptions
+	run "$IDLESCOPE" advise "$FIX/armada-xp-before.json" --energy-model "$FIX/armada-xp.em"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"measured 2.89851; perfect prediction at the current thresholds 2.25775"* ]]
+	[[ "$output" == *"Assumptions:"*"tr(k) + P(k) r"* ]]
+}
+
+@test "advise: the fixture energy model is valid for idlestat 0.8 itself" {
+	run idlestat --import -f /dev/null -e "$FIX/armada-xp.em"
+	[[ "$output" == *"Parsed energy model file successfully"* ]]
+}
+
+@test "advise: --exit-latency measured and -C on a file" {
+	# CPU 0's WFI timer lateness: 4 periods in [2048, 2560): median
+	# 2048 + 512 x 2/4 = 2304. With it as WFI's exit latency the WFI
+	# population moves down by 2304 - 1000: the minimum of PD's misses(T)
+	# starts at 262144 - 2304 = 259840 (instead of 261144).
+	adv '.exit_latency == "measured" and .tables[0].states[0].measured_exit_latency_ns == 2304 and
+	     .tables[0].states[0].timer_lateness_count == 4 and
+	     .tables[0].states[1].proposed_target_residency_ns == 259840' \
+		"$FIX/armada-xp-before.json" --exit-latency measured
+	# CPU 1 alone: WFI 5 x 240us, 2 x 2.2ms; PD 3 x 4.5ms. PD's misses(T):
+	# 7 up to 228376, 2 from 261144, 0 from 2620440 up to 4194304: 2620440.
+	adv '.tables[0].cpus == "1" and .tables[0].periods == 14 and
+	     .tables[0].states[1].proposed_target_residency_ns == 2620440 and
+	     .tables[0].states[1].misses_proposed == 0' "$FIX/armada-xp-before.json" -C 1
+}
+
+@test "advise: a state missing from the energy model leaves energy out, saying why" {
+	em="$BATS_TEST_TMPDIR/two.em"
+	grep -v '^MV-CPU-DEEP-IDLE' "$FIX/armada-xp.em" | sed 's/3 C states/2 C states/' > "$em"
+	adv '.tables[0].energy == null and
+	     .tables[0].energy_note == "the energy model has no C-state named '"'MV CPU DEEP IDLE'"'" and
+	     .tables[0].states[2].break_even == "unknown"' "$FIX/armada-xp-before.json" --energy-model "$em"
+}
+
+@test "advise: bad energy model, wrong schema, broken histogram: one line, exit 1" {
+	em="$BATS_TEST_TMPDIR/bad.em"
+	sed 's/^MV-CPU-IDLE.*/MV-CPU-IDLE 0 twenty/' "$FIX/armada-xp.em" > "$em"
+	run "$IDLESCOPE" advise "$FIX/armada-xp-before.json" --energy-model "$em"
+	[ "$status" -eq 1 ]
+	[ "$output" = "idlescope: $em: line 20: core power 'twenty' is not a number >= 0" ]
+	run "$IDLESCOPE" advise "$FIX/armada-xp-before.json" --energy-model "$BATS_TEST_TMPDIR/none.em"
+	[ "$status" -eq 1 ]
+	[[ "$output" == "idlescope: cannot read energy model '$BATS_TEST_TMPDIR/none.em': No such file or directory" ]]
+
+	jq '.schema = "idlescope-hist/1"' "$FIX/armada-xp-before.json" > "$BATS_TEST_TMPDIR/h.json"
+	run "$IDLESCOPE" advise "$BATS_TEST_TMPDIR/h.json"
+	[ "$status" -eq 1 ]
+	[[ "$output" == "idlescope: $BATS_TEST_TMPDIR/h.json: schema 'idlescope-hist/1' is not idlescope/1"* ]]
+
+	jq '.cpus[1].states[2].hist[0].hi_ns = 1' "$FIX/armada-xp-before.json" > "$BATS_TEST_TMPDIR/b.json"
+	run "$IDLESCOPE" advise "$BATS_TEST_TMPDIR/b.json"
+	[ "$status" -eq 1 ]
+	[ "$output" = "idlescope: $BATS_TEST_TMPDIR/b.json: cpus[1].states[2].hist[0]: hi_ns 1 is not above lo_ns 41943040" ]
+
+	jq 'del(.cpus[0].states[1].hist)' "$FIX/armada-xp-before.json" > "$BATS_TEST_TMPDIR/n.json"
+	run "$IDLESCOPE" advise "$BATS_TEST_TMPDIR/n.json"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"cpus[0].states[1].hist: missing or not an array"* ]]
+
+	jq '.cpus[0].states[0].hist = [range(5000) | {lo_ns: (. * 2), hi_ns: (. * 2 + 1), count: 1}]' \
+		"$FIX/armada-xp-before.json" > "$BATS_TEST_TMPDIR/m.json"
+	run "$IDLESCOPE" advise "$BATS_TEST_TMPDIR/m.json"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"state 'WFI' hist: 5002 buckets, more than 4096" ]]
+
+	printf '{"schema": "idlescope/1", "cpus": [' > "$BATS_TEST_TMPDIR/t.json"
+	run "$IDLESCOPE" advise "$BATS_TEST_TMPDIR/t.json"
+	[ "$status" -eq 1 ]
+	[[ "$output" == "idlescope: $BATS_TEST_TMPDIR/t.json: invalid JSON"* ]]
+}
+
+@test "advise: usage errors exit 2" {
+	run "$IDLESCOPE" advise "$FIX/armada-xp-before.json" --format csv
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"advise prints table or json, not csv"* ]]
+	run "$IDLESCOPE" advise "$FIX/armada-xp-before.json" -d 1
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"FILE and -d or COMMAND exclude each other"* ]]
+	run "$IDLESCOPE" advise "$FIX/armada-xp-before.json" --exit-latency guessed
+	[ "$status" -eq 2 ]
+	run "$IDLESCOPE" advise a.json b.json
+	[ "$status" -eq 2 ]
+	# live: record's own usage error, said once by record
+	run "$IDLESCOPE" advise -C 4095 -d 1
+	[ "$status" -eq 2 ]
+	[[ "$output" == "idlescope: CPU 4095 does not exist"* ]]
+}
+
+@test "advise: live -d 2 on this machine" {
+	require_cpuidle_driver
+	local u0 u1 n
+	u0=$(cat /sys/devices/system/cpu/cpu*/cpuidle/state*/usage | awk "{s += \$1} END {print s}")
+	adv '.source | startswith("live, ")' -d 2
+	u1=$(cat /sys/devices/system/cpu/cpu*/cpuidle/state*/usage | awk "{s += \$1} END {print s}")
+	# every online CPU is in a table; the periods are the kernel's idle
+	# entries during the window, so no more than sysfs counted around it
+	echo "$output" | jq -e --arg cpus "$(cat /sys/devices/system/cpu/online)" \
+		'[.tables[].cpus] == [$cpus] and (.tables[0].states | length) > 0 and
+		 .duration_ns >= 2000000000'
+	n=$(echo "$output" | jq '[.tables[].periods] | add')
+	echo "periods $n, sysfs usage delta $((u1 - u0))"
+	# (other load may keep the CPUs busy: then both are near 0)
+	[ "$n" -le $((u1 - u0 + 4)) ]
+	[ "$((u1 - u0))" -lt 100 ] || [ "$n" -gt 0 ]
+	# the table form, and a command's own status passes through
+	run "$IDLESCOPE" advise -- sh -c 'sleep 0.5; exit 3'
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"idlescope advise: live, "*"Assumptions:"* ]]
+	# even a status that looks like a usage error is the command's
+	run --separate-stderr "$IDLESCOPE" advise --format json -- sh -c 'exit 2'
+	[ "$status" -eq 2 ]
+	echo "$output" | jq -e '.schema == "idlescope-advise/1"'
+}
