@@ -307,7 +307,7 @@ int cmd_hist(int argc, char **argv)
 		goto cleanup;
 	ret = EXIT_RUNTIME;
 	h.info = calloc((size_t)h.topo.nr_possible, sizeof(*h.info));
-	h.slots = calloc((size_t)h.topo.nr_possible * IS_MAX_STATES, sizeof(*h.slots));
+	h.slots = idle_calloc((size_t)h.topo.nr_possible * IS_MAX_STATES, sizeof(*h.slots));
 	if (!h.info || !h.slots) {
 		cli_error("out of memory");
 		goto cleanup;

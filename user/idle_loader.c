@@ -411,6 +411,20 @@ void idle_session_stop(struct idle_session *s, uint64_t stop_ns)
 	s->skel->bss->stopped = 1;
 }
 
+void *idle_calloc(size_t n, size_t size)
+{
+	size_t bytes;
+	void *p;
+
+	if (size && n > SIZE_MAX / size)
+		return NULL;
+	bytes = (n * size + 63) / 64 * 64;
+	p = aligned_alloc(64, bytes ? bytes : 64);
+	if (p)
+		memset(p, 0, bytes);
+	return p;
+}
+
 static int read_array(int fd, uint32_t n, void *out, size_t value_size)
 {
 	for (uint32_t k = 0; k < n; k++)
@@ -507,8 +521,8 @@ static int read_groups(struct idle_session *s, struct idle_raw *out)
 
 	if (!n)
 		return 0;
-	out->groups = calloc(n, sizeof(*out->groups));
-	out->group_slots = calloc(n, sizeof(*out->group_slots));
+	out->groups = idle_calloc(n, sizeof(*out->groups));
+	out->group_slots = idle_calloc(n, sizeof(*out->group_slots));
 	if (!out->groups || !out->group_slots)
 		return -ENOMEM;
 	out->nr_groups = s->nr_groups;
@@ -548,7 +562,7 @@ static int read_groups(struct idle_session *s, struct idle_raw *out)
 
 static int read_freq(struct idle_session *s, struct idle_raw *out)
 {
-	out->freq = calloc((size_t)s->nr_cpus, sizeof(*out->freq));
+	out->freq = idle_calloc((size_t)s->nr_cpus, sizeof(*out->freq));
 	if (!out->freq)
 		return -ENOMEM;
 	return read_array(bpf_map__fd(s->skel->maps.freq_cpus), (uint32_t)s->nr_cpus, out->freq,
@@ -562,10 +576,10 @@ int idle_session_read(struct idle_session *s, struct idle_raw *out)
 
 	memset(out, 0, sizeof(*out));
 	out->nr_cpus = s->nr_cpus;
-	out->slots = calloc(n, sizeof(*out->slots));
-	out->stats = calloc((size_t)n * IS_MAX_STATES, sizeof(*out->stats));
-	out->wake = calloc(n, sizeof(*out->wake));
-	out->lat = calloc((size_t)n * IS_MAX_STATES, sizeof(*out->lat));
+	out->slots = idle_calloc(n, sizeof(*out->slots));
+	out->stats = idle_calloc((size_t)n * IS_MAX_STATES, sizeof(*out->stats));
+	out->wake = idle_calloc(n, sizeof(*out->wake));
+	out->lat = idle_calloc((size_t)n * IS_MAX_STATES, sizeof(*out->lat));
 	if (!out->slots || !out->stats || !out->wake || !out->lat) {
 		idle_raw_free(out);
 		return -ENOMEM;

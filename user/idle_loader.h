@@ -111,6 +111,10 @@ int idle_session_replay(struct idle_session *s, const struct replay_event *ev);
  * Returns how many the program did not handle (unknown kinds), or -errno. */
 long idle_session_replay_batch(struct idle_session *s, const struct replay_event *ev, size_t n);
 
+/* calloc() for arrays of the map value types, which are cache-line aligned
+ * (aligned(64)) while calloc() only promises 16 bytes. Freed with free(). */
+void *idle_calloc(size_t n, size_t size);
+
 /* CLOCK_MONOTONIC in ns: the clock bpf_ktime_get_ns() reads. */
 uint64_t idle_now_ns(void);
 /* libbpf's log to stderr (-v) or nowhere. */

@@ -280,10 +280,12 @@ void render_pack_table(FILE *f, const struct summary *s)
 json_t *pack_json(const struct summary *s)
 {
 	const struct pack_summary *p = &s->pack;
-	json_t *busy = json_array(), *tasks = json_array();
+	json_t *busy, *tasks;
 
 	if (!p->enabled)
 		return json_null();
+	busy = json_array();
+	tasks = json_array();
 	for (int k = 0; k < p->nr_slots; k++)
 		json_array_append_new(busy, json_integer((json_int_t)p->busy_ns[k]));
 	for (int i = 0; i < p->nr_tasks; i++) {
