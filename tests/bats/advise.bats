@@ -226,3 +226,26 @@ adv() { # jq filter, then advise arguments
 	[ "$status" -eq 2 ]
 	echo "$output" | jq -e '.schema == "idlescope-advise/1"'
 }
+
+@test "advise: replayed from an ftrace trace of the same periods, the answers are the same" {
+	# tests/fixtures/advise/armada-xp.trace holds the fixtures' periods with
+	# exact durations inside the same buckets (fixtures README); replay runs
+	# them through the BPF handlers with each table, advise reads the result.
+	local t
+	for t in before after; do
+		run "$IDLESCOPE" replay --profile "$FIX/armada-xp-$t.profile.json" "$FIX/armada-xp.trace" \
+			--format json -o "$BATS_TEST_TMPDIR/$t.json"
+		[ "$status" -eq 0 ]
+	done
+	adv '.tables[0].states as $s | .tables[0].periods == 44 and
+	     ([$s[] | [.entries, .above, .below]] == [[17, 0, 7], [13, 4, 3], [14, 2, 0]]) and
+	     ([$s[1], $s[2]] | map([.proposed_target_residency_ns, .misses_current, .misses_proposed])
+	       == [[261144, 11, 6], [5232880, 5, 2]]) and
+	     .tables[0].misses == {"current": 16, "proposed": 8}' "$BATS_TEST_TMPDIR/before.json"
+	near='def near($x): (. - $x) | fabs < 1e-9;'
+	adv "$near"'.tables[0] as $t | ([$t.states[] | [.above, .below]] == [[0, 2], [10, 0], [2, 0]]) and
+	     ([$t.states[1], $t.states[2]] | map([.proposed_target_residency_ns, .misses_current, .misses_proposed])
+	       == [[458752, 12, 6], [10000000, 2, 2]]) and
+	     ($t.energy.measured | near(2.898508425)) and ($t.energy.current_thresholds | near(2.83241713))' \
+		"$BATS_TEST_TMPDIR/after.json" --energy-model "$FIX/armada-xp.em"
+}
