@@ -23,6 +23,9 @@ if [ -n "$arch" ] && [ "$arch" != "$host" ]; then
 else
 	pkgs=(make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libjansson-dev
 	      pkg-config bats rt-tests stress-ng libcmocka-dev jq util-linux linux-perf)
+	# make vmtest / make test: x86_64 and arm64 guests (tests/vm/run.sh)
+	[ "${IDLESCOPE_VMTEST:-1}" = 0 ] ||
+		pkgs+=(qemu-system-x86 qemu-system-arm busybox-static acpica-tools cpio device-tree-compiler)
 fi
 
 missing=()
