@@ -56,6 +56,19 @@ ifeq ($(STATIC),1)
 LDFLAGS  += -static
 endif
 
+# libmicrohttpd for `serve`. Debian's libmicrohttpd.a needs gnutls, whose
+# static link needs p11-kit, shipped only as a shared library: a static
+# build links a copy built from Debian's source without HTTPS instead
+# (tests/mhd-static.sh, cached). Its own variable: the arm64 block below
+# replaces LDLIBS.
+HTTP_LIBS := -lmicrohttpd -lpthread
+ifeq ($(STATIC),1)
+MHD_DIR   ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/idlescope/mhd-$(ARCH)
+MHD_STAMP := $(MHD_DIR)/.idlescope-mhd
+CFLAGS    += -isystem $(MHD_DIR)/include
+HTTP_LIBS := -L$(MHD_DIR)/lib $(HTTP_LIBS)
+endif
+
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(OUT)/%.bpf.o,$(BPF_SRCS))
 SKELS     := $(patsubst bpf/%.bpf.c,$(OUT)/%.skel.h,$(BPF_SRCS))
@@ -100,20 +113,41 @@ $(OUT)/user/%.o: user/%.c $(wildcard include/*.h user/*.h) $(SKELS) | $(OUT)/use
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
+# report's page template and stylesheet as C strings (report_page_html, _css);
+# '?' escaped against trigraphs.
+REPORT_ASSETS := user/report_page.html user/report_page.css
+$(OUT)/report_assets.h: $(REPORT_ASSETS) | $(OUT)
+	$(call msg,GEN,$@)
+	$(Q)for f in $(REPORT_ASSETS); do \
+		printf 'static const char %s[] =\n' "$$(basename $$f | tr .- __)"; \
+		sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/?/\\?/g' -e 's/^/"/' -e 's/$$/\\n"/' $$f; \
+		printf ';\n'; \
+	done > $@
+$(OUT)/user/report_html.o: $(OUT)/report_assets.h
+
 $(OUT)/idlescope: $(USER_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) $(HTTP_LIBS) -o $@
 
 $(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(OUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Iuser -Itests/unit $< $(LIB_OBJS) $(LDLIBS) -lcmocka -o $@
+	$(Q)$(CC) $(CFLAGS) -Iuser -Itests/unit $< $(LIB_OBJS) $(LDLIBS) $(HTTP_LIBS) -lcmocka -o $@
 
 $(OUT)/tests/replay_%: tests/replay/%_test.c tests/replay/replay.h $(LIB_OBJS) | $(OUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Iuser -Itests/unit $< $(LIB_OBJS) $(LDLIBS) -lcmocka -o $@
+	$(Q)$(CC) $(CFLAGS) -Iuser -Itests/unit $< $(LIB_OBJS) $(LDLIBS) $(HTTP_LIBS) -lcmocka -o $@
 
 deps:
 	$(Q)./tests/deps.sh $(ARCH)
+
+ifdef MHD_STAMP
+$(MHD_STAMP): tests/mhd-static.sh
+	$(call msg,MHD,$(MHD_DIR))
+	$(Q)DEST='$(MHD_DIR)' CC='$(CC)' HOST='$(if $(CROSS_COMPILE),$(CROSS_COMPILE:-=),)' ./tests/mhd-static.sh
+	$(Q)touch $@
+
+$(USER_OBJS): | $(MHD_STAMP)
+endif
 
 run: deps all
 	./$(OUT)/idlescope record -d 10
@@ -143,7 +177,12 @@ $(OUT)/tests/floor: tests/bench/floor.c $(OUT)/floor.skel.h | $(OUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $< -lbpf -lelf -lz -o $@
 
-bench: deps all check-root $(OUT)/tests/floor
+# Lets trace-cmd record events where the function tracer is locked down.
+$(OUT)/tests/trace_cmd_shim.so: tests/lib/trace_cmd_shim.c | $(OUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -Wall -Wextra -Werror -shared -fPIC $< -ldl -o $@
+
+bench: deps all check-root $(OUT)/tests/floor $(OUT)/tests/trace_cmd_shim.so
 	$(Q)OUT=$(OUT) ./tests/bench/run.sh
 
 install: $(OUT)/idlescope

@@ -26,9 +26,9 @@ static __always_inline void hist_add(__u32 cpu, __u32 state, __u64 v)
 	struct hist_slot *h;
 	__u32 key, b;
 
-	if (state >= IS_MAX_STATES)
+	if (state >= state_slots)
 		return;
-	key = cpu * IS_MAX_STATES + state;
+	key = cpu * state_slots + state;
 	h = bpf_map_lookup_elem(&hist_data, &key);
 	if (!h)
 		return;

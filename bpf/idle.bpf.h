@@ -66,9 +66,9 @@ static __always_inline int account(__u32 cpu, __u64 s, __u64 r)
 	struct idle_params *p;
 	__u32 key, b;
 
-	if (s >= IS_MAX_STATES)
+	if (s >= state_slots)
 		return -1;
-	key = cpu * IS_MAX_STATES + (__u32)s;
+	key = cpu * state_slots + (__u32)s;
 	st = bpf_map_lookup_elem(&idle_stats, &key);
 	if (!st)
 		return -1;
@@ -110,7 +110,7 @@ static __always_inline void handle_idle(__u32 cpu, __u64 now_ns, __u32 state)
 		return;
 	}
 	if (state != IS_PWR_EVENT_EXIT) {
-		if (state >= IS_MAX_STATES) {
+		if (state >= state_slots) {
 			slot->bad_state++;
 			slot->enter_ns = 0;
 			return;
@@ -158,12 +158,12 @@ static __always_inline void handle_idle_miss(__u32 cpu, __u32 state, __u32 below
 	struct idle_cpu_slot *slot;
 	__u32 key;
 
-	if (state >= IS_MAX_STATES)
+	if (state >= state_slots)
 		return;
 	slot = bpf_map_lookup_elem(&idle_slots, &cpu);
 	if (!slot || !slot->last_counted)
 		return;
-	key = cpu * IS_MAX_STATES + state;
+	key = cpu * state_slots + state;
 	st = bpf_map_lookup_elem(&idle_stats, &key);
 	if (!st)
 		return;

@@ -83,20 +83,32 @@ static __always_inline void on_hrtimer(struct hrtimer *t, ktime_t *nowp)
 TP_PAIR(hrtimer_expire_entry, on_hrtimer(hrtimer, now), struct hrtimer *hrtimer, ktime_t *now)
 
 /* hm: which hist metric this wakeup event feeds (HM_NONE: attribution only) */
+/* Reads of the task cost more than the rest: each is made only when needed. */
 static __always_inline void on_sched_wakeup(struct task_struct *p, __u32 hm)
 {
-	__u32 pid = (__u32)BPF_CORE_READ(p, pid);
+	__u32 pid;
 	char comm[16];
 
-	BPF_CORE_READ_STR_INTO(&comm, p, comm);
-	if (wake_enabled && hm != HM_WAKEUP_LATENCY)
-		handle_sched_wakeup(this_cpu(), task_cpu_of(p), pid, comm);
+	if (wake_enabled && hm != HM_WAKEUP_LATENCY) {
+		__u32 target = task_cpu_of(p);
+		struct idle_cpu_slot *slot = wakee_wanted(target);
+
+		if (slot) {
+			BPF_CORE_READ_STR_INTO(&comm, p, comm);
+			set_wakee(slot, this_cpu(), target, (__u32)BPF_CORE_READ(p, pid), comm);
+		}
+	}
+	if (!packing_enabled && hist_metric == HM_NONE)
+		return;
+	pid = (__u32)BPF_CORE_READ(p, pid);
 	if (packing_enabled && hm == HM_WAKEUP_LATENCY)
 		pack_on_waking(this_cpu(), pid);
 	else if (packing_enabled && hm == HM_RUNQ_LATENCY)
 		pack_on_wakeup(task_cpu_of(p), pid);
-	if (hist_metric != HM_NONE && hist_metric == hm)
+	if (hist_metric != HM_NONE && hist_metric == hm) {
+		BPF_CORE_READ_STR_INTO(&comm, p, comm);
 		handle_task_ready(bpf_ktime_get_ns(), pid, (__u32)BPF_CORE_READ(p, tgid), comm);
+	}
 	else if (hist_metric == HM_WAKEUP_LATENCY && hm == HM_RUNQ_LATENCY)
 		handle_task_wakeup(bpf_ktime_get_ns(), pid); /* sched_wakeup: the split */
 }
@@ -196,11 +208,11 @@ static __always_inline int replay_wake(__u32 cpu, __u64 now, __u64 code, __u64 a
 	return 0;
 }
 
-SEC("raw_tp")
-int replay_idle(struct bpf_raw_tracepoint_args *ctx)
+/* One replay event through the handlers; 0 = handled. */
+static __always_inline int replay_one(const struct replay_event *e)
 {
-	__u64 kind = ctx->args[0], cpu = ctx->args[1], now = ctx->args[2];
-	__u64 state = ctx->args[3], arg = ctx->args[4], arg2 = ctx->args[5], arg3 = ctx->args[6];
+	__u64 kind = e->kind, cpu = e->cpu, now = e->now_ns;
+	__u64 state = e->state, arg = e->arg, arg2 = e->arg2, arg3 = e->arg3;
 	char comm[16];
 
 	switch (kind) {
@@ -238,4 +250,42 @@ int replay_idle(struct bpf_raw_tracepoint_args *ctx)
 		return 0;
 	}
 	return 1;
+}
+
+SEC("raw_tp")
+int replay_idle(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct replay_event e = {
+		.kind = ctx->args[0], .cpu = ctx->args[1], .now_ns = ctx->args[2],
+		.state = ctx->args[3], .arg = ctx->args[4], .arg2 = ctx->args[5],
+		.arg3 = ctx->args[6],
+	};
+
+	return replay_one(&e);
+}
+
+/* Trace import: replay_batch_len events from the mmapped replay_batch map in
+ * one BPF_PROG_TEST_RUN (one syscall per event would cap the rate at the
+ * syscall cost). The callback runs the same handlers as replay_idle. */
+__u32 replay_batch_len;
+
+static long replay_batch_cb(__u32 i, void *ctx)
+{
+	const struct replay_event *e = bpf_map_lookup_elem(&replay_batch, &i);
+
+	if (!e)
+		return 1;
+	if (replay_one(e))
+		(*(__u64 *)ctx)++;
+	return 0;
+}
+
+SEC("raw_tp")
+int replay_idle_batch(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u64 rejected = 0;
+
+	(void)ctx;
+	bpf_loop(replay_batch_len, replay_batch_cb, &rejected, 0);
+	return (int)rejected;
 }

@@ -18,7 +18,7 @@ struct {
 	__type(value, struct idle_params);
 } idle_params SEC(".maps");
 
-/* Indexed by cpu * IS_MAX_STATES + state. */
+/* Indexed by cpu * state_slots + state. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, IS_MAX_STATES);
@@ -33,7 +33,7 @@ struct {
 	__type(value, struct wake_cpu_stats);
 } wake_stats SEC(".maps");
 
-/* Indexed by cpu * IS_MAX_STATES + state. */
+/* Indexed by cpu * state_slots + state. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, IS_MAX_STATES);
@@ -49,6 +49,17 @@ struct {
 	__type(key, struct wake_detail_key);
 	__type(value, struct wake_detail_val);
 } wake_details SEC(".maps");
+
+/* The last detail of each kind per CPU (cpu * WDETAIL_NR + kind), counted in
+ * place until a different key of that kind comes, then added to
+ * wake_details: a steady timer or wakee costs no hash lookup. Userspace
+ * adds these to what it reads from the table. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, WDETAIL_NR);
+	__type(key, __u32);
+	__type(value, struct wake_detail);
+} wake_detail_last SEC(".maps");
 
 /* Topology groups: membership (loader-written), the shared all-idle state,
  * and the statistics. Sized by the loader; 1 entry when groups are off. */
@@ -112,7 +123,7 @@ struct {
 	__type(value, struct freq_cpu);
 } freq_cpus SEC(".maps");
 
-/* `idlescope hist` histograms, indexed by cpu * IS_MAX_STATES + state. */
+/* `idlescope hist` histograms, indexed by cpu * state_slots + state. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, IS_MAX_STATES);
@@ -128,6 +139,16 @@ struct {
 	__type(key, __u32);
 	__type(value, struct task_ready);
 } task_ts SEC(".maps");
+
+/* Trace import: a batch of replay events, written by userspace through
+ * mmap and run by replay_idle_batch (1 entry outside replay sessions). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct replay_event);
+} replay_batch SEC(".maps");
 
 /* The window: exits before start_ns are not counted; from stop_ns on the
  * handlers do nothing, so map reads after it see a frozen picture, including
@@ -150,6 +171,8 @@ const volatile bool packing_enabled = false;
 const volatile __u32 pack_max_group_cpus = 0; /* CPUs of the largest group */
 /* `idlescope hist`: the metric (enum hist_metric, HM_NONE for record), its
  * display unit or linear step, and the task filter (-p tgid, -c comm). */
+/* states per CPU in the per-state maps (their stride): the most any CPU has */
+const volatile __u32 state_slots = IS_MAX_STATES;
 const volatile __u32 hist_metric = HM_NONE;
 const volatile __u64 hist_unit_ns = 1000;
 const volatile __u64 hist_linear_ns = 0;

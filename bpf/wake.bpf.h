@@ -21,29 +21,56 @@ static __always_inline __u32 task_cpu_of(struct task_struct *p)
 	return BPF_CORE_READ((struct task_struct___cpu_old *)p, cpu);
 }
 
+/* Adds counts of key k to the detail table; a full table counts them as
+ * dropped. */
+static __always_inline void wake_detail_flush(__u32 cpu, const struct wake_detail_key *k,
+					      __u64 count, __u64 early, const char *comm)
+{
+	struct wake_detail_val *v, zero = {};
+	struct wake_cpu_stats *ws;
+
+	v = bpf_map_lookup_elem(&wake_details, k);
+	if (!v) {
+		/* rare: first time this key is seen */
+		bpf_map_update_elem(&wake_details, k, &zero, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&wake_details, k);
+		if (!v) {
+			ws = bpf_map_lookup_elem(&wake_stats, &cpu);
+			if (ws)
+				ws->detail_drops += count;
+			return;
+		}
+	}
+	v->count += count;
+	v->early += early;
+	if (k->kind == WDETAIL_WAKEE || k->kind == WDETAIL_GROUP_WAKEE)
+		__builtin_memcpy(v->comm, comm, sizeof(v->comm));
+}
+
 static __always_inline void wake_detail_add(__u32 cpu, __u32 kind, __u32 aux, __u64 detail,
 					    __u32 early, const char *comm)
 {
 	struct wake_detail_key k = { .kind = kind, .aux = aux, .detail = detail, .cpu = cpu };
-	struct wake_detail_val *v, zero = {};
-	struct wake_cpu_stats *ws;
+	__u32 idx = cpu * WDETAIL_NR + kind;
+	struct wake_detail *last;
 
-	v = bpf_map_lookup_elem(&wake_details, &k);
-	if (!v) {
-		/* rare: first time this key is seen */
-		bpf_map_update_elem(&wake_details, &k, &zero, BPF_NOEXIST);
-		v = bpf_map_lookup_elem(&wake_details, &k);
-		if (!v) {
-			ws = bpf_map_lookup_elem(&wake_stats, &cpu);
-			if (ws)
-				ws->detail_drops++;
-			return;
-		}
+	last = bpf_map_lookup_elem(&wake_detail_last, &idx);
+	if (!last) {
+		wake_detail_flush(cpu, &k, 1, early, comm);
+		return;
 	}
-	v->count++;
-	v->early += early;
+	if (!last->val.count || last->key.aux != aux || last->key.detail != detail) {
+		if (last->val.count)
+			wake_detail_flush(cpu, &last->key, last->val.count, last->val.early,
+					  last->val.comm);
+		last->key = k;
+		last->val.count = 0;
+		last->val.early = 0;
+	}
+	last->val.count++;
+	last->val.early += early;
 	if (comm)
-		__builtin_memcpy(v->comm, comm, sizeof(v->comm));
+		__builtin_memcpy(last->val.comm, comm, sizeof(last->val.comm));
 }
 
 static __always_inline void wake_account_timer(__u32 cpu, struct idle_cpu_slot *slot)
@@ -52,9 +79,9 @@ static __always_inline void wake_account_timer(__u32 cpu, struct idle_cpu_slot *
 	__u64 lat = slot->timer_lat_ns;
 	__u32 key, b;
 
-	if (slot->wake_state >= IS_MAX_STATES)
+	if (slot->wake_state >= state_slots)
 		return;
-	key = cpu * IS_MAX_STATES + slot->wake_state;
+	key = cpu * state_slots + slot->wake_state;
 	ls = bpf_map_lookup_elem(&wake_lat, &key);
 	if (ls) {
 		ls->count++;
@@ -195,18 +222,25 @@ static __always_inline void handle_hrtimer(__u32 cpu, __u64 fn, __s64 expires, _
 		wake_account_timer(cpu, slot); /* the period was already counted */
 }
 
-/* sched_wakeup on the waker's CPU (or on the target, for wakelist wakeups):
- * the first task woken onto an idle-or-waking CPU during its wake. */
-static __always_inline void handle_sched_wakeup(__u32 this_cpu, __u32 target, __u32 pid,
-						const char *comm)
+/* The slot of target when its wake still wants its first wakee, else NULL:
+ * most wakeups need nothing more, not even the task's pid and comm. */
+static __always_inline struct idle_cpu_slot *wakee_wanted(__u32 target)
 {
 	struct idle_cpu_slot *slot;
 
 	if (stopped)
-		return;
+		return NULL;
 	slot = bpf_map_lookup_elem(&idle_slots, &target);
 	if (!slot || slot->wakee_valid || !wake_in_progress(slot))
-		return;
+		return NULL;
+	return slot;
+}
+
+/* sched_wakeup on the waker's CPU (or on the target, for wakelist wakeups):
+ * the first task woken onto an idle-or-waking CPU during its wake. */
+static __always_inline void set_wakee(struct idle_cpu_slot *slot, __u32 this_cpu, __u32 target,
+				      __u32 pid, const char *comm)
+{
 	slot->wakee_pid = pid;
 	__builtin_memcpy(slot->wakee_comm, comm, sizeof(slot->wakee_comm));
 	/* On the target itself the waker is whoever sent the IPI, or the CPU
@@ -219,6 +253,15 @@ static __always_inline void handle_sched_wakeup(__u32 this_cpu, __u32 target, __
 	else
 		slot->waker_cpu = this_cpu;
 	slot->wakee_valid = 1;
+}
+
+static __always_inline void handle_sched_wakeup(__u32 this_cpu, __u32 target, __u32 pid,
+						const char *comm)
+{
+	struct idle_cpu_slot *slot = wakee_wanted(target);
+
+	if (slot)
+		set_wakee(slot, this_cpu, target, pid, comm);
 }
 
 /* ipi_send_cpu on the sender: remember who interrupted the target. */

@@ -35,12 +35,10 @@ struct idle_params {
  * only by the CPU itself; the second holds what other CPUs write into it
  * (wakeups aimed at this CPU) and the wakeup attribution state. */
 struct idle_cpu_slot {
+	/* Line 0: written by this CPU at every idle entry and exit. */
 	__u64 enter_ns;  /* 0 = not in an idle period we saw begin */
 	__u32 state;     /* state requested at enter */
 	__u32 last_counted; /* the last exit was counted: its miss event counts too */
-	__u64 unmatched_exits; /* exits whose enter preceded the window */
-	__u64 first_exit_ns;   /* timestamp of the first unmatched exit */
-	__u64 bad_state;       /* enter with a state index >= IS_MAX_STATES */
 	/* wakeup attribution of the current / last counted period */
 	__u64 exit_ns;         /* exit of the last counted period */
 	__u64 wake_detail;     /* irq, softirq vector of the first cause */
@@ -52,30 +50,33 @@ struct idle_cpu_slot {
 	__u8 wake_softirq_seen;
 	__u8 wake_lat_done;    /* its timer lateness was recorded */
 	__u8 pad_wake;
-	/* written by other CPUs */
+	__u32 group_id1;    /* 1 + this CPU's topology group, 0 = none (loader-written) */
+	__u32 ended_group;  /* this CPU's exit ended its group's all-idle time */
+	/* the hrtimer that ended the period */
+	__u64 timer_fn;
+	__u64 timer_lat_ns;
+	/* Line 1: written by other CPUs (wakers, IPI senders), and rare
+	 * counters, apart from line 0 so that wakers do not steal it. */
 	__u32 wakee_pid;       /* task woken onto this CPU during the period */
 	__u32 waker_cpu;       /* CPU that woke it (sent the IPI, or itself) */
 	char wakee_comm[16];
 	__u32 ipi_from;        /* 1 + the last CPU that sent this CPU an IPI, 0 none */
 	__u32 wakee_valid;
-	/* the hrtimer that ended the period (self-written) */
-	__u64 timer_fn;
-	__u64 timer_lat_ns;
-	/* idle entry/exit overhead (hist idle-entry / idle-exit) */
+	__u64 unmatched_exits; /* exits whose enter preceded the window */
+	__u64 first_exit_ns;   /* timestamp of the first unmatched exit */
+	__u64 bad_state;       /* enter with a state index beyond the state slots */
+	/* Line 2: idle entry/exit overhead (hist idle-entry / idle-exit) */
 	__u64 to_idle_ns;   /* switch to the idle task, not yet in cpu_idle */
 	__u64 last_exit_ns; /* last idle exit, no switch away yet */
-	/* packing: who runs now, since when (third cache line) */
+	/* packing: who runs now, since when */
 	__u64 switch_in_ns;
 	__u32 cur_pid;
-	__u32 ended_group;  /* this CPU's exit ended its group's all-idle time */
+	__u32 pad4;
 	/* EAS: root cfs_rq utilization from pelt_cfs_tp, time-weighted */
 	__u64 util_last;
 	__u64 util_ts;
 	__u64 util_acc;     /* sum of util x ns since the start */
 	__u64 util_max;
-	__u32 group_id1;    /* 1 + this CPU's topology group, 0 = none (loader-written) */
-	__u32 pad4;
-	__u64 pad3;
 } __attribute__((aligned(64)));
 
 /* Per CPU and state: everything summed over completed idle periods. */
@@ -111,6 +112,9 @@ enum replay_event_kind_wake {
 	REPLAY_SWITCH = 8,       /* hist: cpu, now_ns, state = prev pid, arg = next pid,
 				  * arg2 = prev still runnable */
 };
+
+/* Events per replay_idle_batch run (entries of the replay_batch map). */
+#define IS_REPLAY_BATCH 4096
 
 struct replay_event {
 	__u64 kind;

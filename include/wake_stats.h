@@ -28,9 +28,13 @@ enum wake_detail_kind {
 	WDETAIL_WAKEE,         /* detail = pid, aux = waker CPU */
 	WDETAIL_GROUP_WAKEE,   /* detail = pid woken by the wake that ended the
 				* all-idle time of group aux */
+	WDETAIL_NR
 };
 
-#define IS_WAKE_DETAILS 8192 /* entries of the detail table */
+#define IS_WAKE_DETAILS 8192 /* entries of the detail table in the object */
+/* entries the loader gives it per CPU: top lists need a few dozen, and
+ * anything beyond is counted in detail_drops */
+#define IS_WAKE_DETAILS_PER_CPU 192
 
 /* Per CPU: causes of the idle periods counted in idle_stats. */
 struct wake_cpu_stats {
@@ -64,6 +68,14 @@ struct wake_detail_val {
 	__u64 count;
 	__u64 early;
 	char comm[16]; /* WDETAIL_WAKEE */
+};
+
+/* The detail table's entries as userspace reads them, and the last detail
+ * of each kind per CPU (map wake_detail_last, cpu * WDETAIL_NR + kind),
+ * which counts a repeated key in place before it reaches the table. */
+struct wake_detail {
+	struct wake_detail_key key;
+	struct wake_detail_val val;
 };
 
 /* Replay event kinds for wakeups (struct replay_event in idle_stats.h):

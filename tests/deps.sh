@@ -17,12 +17,14 @@ hint=
 if [ -n "$arch" ] && [ "$arch" != "$host" ]; then
 	hint=" ARCH=$arch"
 	case $arch in
-	arm64) pkgs=(make clang llvm bpftool gcc-aarch64-linux-gnu libc6-dev-arm64-cross) ;;
+	arm64) pkgs=(make clang llvm bpftool gcc-aarch64-linux-gnu libc6-dev-arm64-cross dpkg-dev) ;;
 	*) echo "idlescope: no cross-build dependencies known for ARCH=$arch" >&2; exit 1 ;;
 	esac
 else
 	pkgs=(make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libjansson-dev
-	      pkg-config bats rt-tests stress-ng libcmocka-dev jq util-linux linux-perf)
+	      pkg-config bats rt-tests stress-ng libcmocka-dev jq util-linux linux-perf
+	      libmicrohttpd-dev dpkg-dev curl iproute2 prometheus chromium fonts-dejavu-core
+	      idlestat trace-cmd rt-app python3)
 	# make vmtest / make test: x86_64 and arm64 guests (tests/vm/run.sh)
 	[ "${IDLESCOPE_VMTEST:-1}" = 0 ] ||
 		pkgs+=(qemu-system-x86 qemu-system-arm busybox-static acpica-tools cpio device-tree-compiler)

@@ -54,14 +54,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-/* "cpu[3].state[C6].entries" -> "cpu[3].state[C6]": what a key belongs to. */
-static void entity_of(const char *key, char *buf, size_t len)
-{
-	const char *dot = strrchr(key, '.');
-
-	snprintf(buf, len, "%.*s", dot ? (int)(dot - key) : (int)strlen(key), key);
-}
-
 static void fmt_val(char *buf, size_t len, double v)
 {
 	if (v == floor(v) && fabs(v) < 1e15)
@@ -138,24 +130,9 @@ static void csv(struct compare *c)
 	}
 }
 
-/* Entities of file f with no counterpart in file g. */
 static json_t *unmatched(struct compare *c, int f, int g)
 {
-	json_t *arr = json_array();
-	char last[96] = "";
-
-	for (int i = 0; i < c->m[f].n; i++) {
-		char e[96];
-
-		if (metric_find(&c->m[g], c->m[f].kv[i].key))
-			continue;
-		entity_of(c->m[f].kv[i].key, e, sizeof(e));
-		if (strcmp(e, last)) {
-			json_array_append_new(arr, json_string(e));
-			snprintf(last, sizeof(last), "%s", e);
-		}
-	}
-	return arr;
+	return metric_unmatched(&c->m[f], &c->m[g]);
 }
 
 static void unmatched_text(struct compare *c)

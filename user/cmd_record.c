@@ -334,7 +334,8 @@ int cmd_record(int argc, char **argv)
 			      &(struct session_opts){ .wake = r.wake, .nr_groups = r.groups.nr_groups,
 						      .group_of = r.groups.group_of,
 						      .group_cpus = r.groups.cpus,
-						      .packing = r.packing, .freq = r.freq },
+						      .packing = r.packing, .freq = r.freq,
+						      .state_slots = cpuidle_state_slots(r.info, r.topo.nr_possible) },
 			      err, sizeof(err))) {
 		cli_error("%s", err);
 		goto cleanup;

@@ -7,5 +7,8 @@ int cmd_record(int argc, char **argv);
 int cmd_hist(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_ab(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
 
 #endif

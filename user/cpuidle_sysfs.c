@@ -126,6 +126,16 @@ void cpuidle_refresh_cpu(const struct cpuidle_system *sys, int cpu, struct cpuid
 	info->poll_limit_ns = info->nr_states ? poll_limit_ns(sys, info) : 0;
 }
 
+int cpuidle_state_slots(const struct cpuidle_cpu_info *info, int n)
+{
+	int slots = 2;
+
+	for (int c = 0; c < n; c++)
+		if (info[c].nr_states > slots)
+			slots = info[c].nr_states;
+	return slots;
+}
+
 void cpuidle_read_cpu(const struct cpuidle_system *sys, int cpu, struct cpuidle_cpu_info *info,
 		      uint64_t global_qos_ns)
 {

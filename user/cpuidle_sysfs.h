@@ -52,6 +52,10 @@ struct cpuidle_system {
 void cpuidle_read_system(struct cpuidle_system *sys);
 /* Reads cpu's state table, disable flags and QoS limit; global_qos_ns is
  * cpuidle_global_qos_ns(), read once for all CPUs. */
+/* How many states per CPU the BPF per-state maps need: the most any of the
+ * n CPUs has, and at least 2 (without a driver, default_idle_call reports
+ * state 1). */
+int cpuidle_state_slots(const struct cpuidle_cpu_info *info, int n);
 void cpuidle_read_cpu(const struct cpuidle_system *sys, int cpu, struct cpuidle_cpu_info *info,
 		      uint64_t global_qos_ns);
 /* Re-reads only what changes at run time: disable flags, QoS, poll limit. */

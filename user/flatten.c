@@ -173,6 +173,33 @@ void metric_set_free(struct metric_set *m)
 	memset(m, 0, sizeof(*m));
 }
 
+/* "cpu[3].state[C6].entries" -> "cpu[3].state[C6]": what a key belongs to. */
+static void entity_of(const char *key, char *buf, size_t len)
+{
+	const char *dot = strrchr(key, '.');
+
+	snprintf(buf, len, "%.*s", dot ? (int)(dot - key) : (int)strlen(key), key);
+}
+
+json_t *metric_unmatched(const struct metric_set *a, const struct metric_set *b)
+{
+	json_t *arr = json_array();
+	char last[96] = "";
+
+	for (int i = 0; arr && i < a->n; i++) {
+		char e[96];
+
+		if (metric_find(b, a->kv[i].key))
+			continue;
+		entity_of(a->kv[i].key, e, sizeof(e));
+		if (strcmp(e, last)) {
+			json_array_append_new(arr, json_string(e));
+			snprintf(last, sizeof(last), "%s", e);
+		}
+	}
+	return arr;
+}
+
 static json_t *check_schema(json_t *doc, const char *path, char *err, size_t errlen)
 {
 	const char *schema = json_string_value(json_object_get(doc, "schema"));

@@ -27,6 +27,10 @@ int flatten_hist(const json_t *doc, struct metric_set *out);
 /* The value of key, or NULL. */
 const struct metric_kv *metric_find(const struct metric_set *m, const char *key);
 void metric_set_free(struct metric_set *m);
+/* The entities (a key without its last field: "cpu[1]", "group[custom0]",
+ * "total.lateness[POLL]") with metrics in a and none of the same name in b,
+ * as a JSON array of strings in a's order; NULL when out of memory. */
+json_t *metric_unmatched(const struct metric_set *a, const struct metric_set *b);
 
 /* Reads an idlescope/1 document from path (a JSON file, or JSON Lines from
  * `record -i`, whose last summary line counts). Returns the document or

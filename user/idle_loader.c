@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -248,22 +249,31 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 	}
 	bpf_map__set_max_entries(s->skel->maps.idle_slots, (uint32_t)nr_cpus);
 	bpf_map__set_max_entries(s->skel->maps.idle_params, (uint32_t)nr_cpus);
-	bpf_map__set_max_entries(s->skel->maps.idle_stats, (uint32_t)nr_cpus * IS_MAX_STATES);
+	s->state_slots = o->state_slots > 0 && o->state_slots < IS_MAX_STATES ?
+			 (uint32_t)o->state_slots : IS_MAX_STATES;
+	s->skel->rodata->state_slots = s->state_slots;
+	bpf_map__set_max_entries(s->skel->maps.idle_stats, (uint32_t)nr_cpus * s->state_slots);
 	bpf_map__set_max_entries(s->skel->maps.wake_stats, (uint32_t)nr_cpus);
-	bpf_map__set_max_entries(s->skel->maps.wake_lat, (uint32_t)nr_cpus * IS_MAX_STATES);
+	bpf_map__set_max_entries(s->skel->maps.wake_lat, (uint32_t)nr_cpus * s->state_slots);
+	/* bounded per CPU: memory linear in CPUs, not in run length */
+	bpf_map__set_max_entries(s->skel->maps.wake_details,
+				 (uint32_t)nr_cpus * IS_WAKE_DETAILS_PER_CPU);
+	bpf_map__set_max_entries(s->skel->maps.wake_detail_last, (uint32_t)nr_cpus * WDETAIL_NR);
 	/* maps of features not asked for shrink to one entry: memory stays
 	 * what this run needs */
 	bpf_map__set_max_entries(s->skel->maps.hist_data,
-				 o->hist_metric ? (uint32_t)nr_cpus * IS_MAX_STATES : 1);
+				 o->hist_metric ? (uint32_t)nr_cpus * s->state_slots : 1);
 	if (o->hist_metric != HM_WAKEUP_LATENCY && o->hist_metric != HM_RUNQ_LATENCY)
 		bpf_map__set_max_entries(s->skel->maps.task_ts, 1);
 	if (!(o->wake || o->replay || o->hist_metric == HM_EXIT_LATENCY)) {
 		bpf_map__set_max_entries(s->skel->maps.wake_details, 1);
+		bpf_map__set_max_entries(s->skel->maps.wake_detail_last, 1);
 		bpf_map__set_max_entries(s->skel->maps.wake_lat, 1);
 		bpf_map__set_max_entries(s->skel->maps.wake_stats, 1);
 	}
 	s->freq = o->freq || o->replay;
 	bpf_map__set_max_entries(s->skel->maps.freq_cpus, s->freq ? (uint32_t)nr_cpus : 1);
+	bpf_map__set_max_entries(s->skel->maps.replay_batch, o->replay ? IS_REPLAY_BATCH : 1);
 	if (!o->packing) {
 		bpf_map__set_max_entries(s->skel->maps.pack_tasks, 1);
 		bpf_map__set_max_entries(s->skel->maps.pack_wakers, 1);
@@ -299,6 +309,7 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 		bpf_program__set_autoload(p, false);
 	if (s->replay) {
 		bpf_program__set_autoload(s->skel->progs.replay_idle, true);
+		bpf_program__set_autoload(s->skel->progs.replay_idle_batch, true);
 	} else {
 		vmlinux = btf__load_vmlinux_btf();
 		if (libbpf_get_error(vmlinux))
@@ -319,6 +330,18 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 		idlescope_bpf__destroy(s->skel);
 		s->skel = NULL;
 		return -1;
+	}
+	if (s->replay) {
+		s->batch_len = IS_REPLAY_BATCH * sizeof(struct replay_event);
+		s->batch = mmap(NULL, s->batch_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+				bpf_map__fd(s->skel->maps.replay_batch), 0);
+		if (s->batch == MAP_FAILED) {
+			snprintf(err, errlen, "cannot map the replay batch: %s", strerror(errno));
+			s->batch = NULL;
+			idlescope_bpf__destroy(s->skel);
+			s->skel = NULL;
+			return -1;
+		}
 	}
 	if (o->nr_groups && load_groups(s, o)) {
 		snprintf(err, errlen, "cannot write the topology groups: %s", strerror(errno));
@@ -396,28 +419,84 @@ static int read_array(int fd, uint32_t n, void *out, size_t value_size)
 	return 0;
 }
 
+/* A per-state map (stride state_slots) into the [cpu * IS_MAX_STATES + state]
+ * layout the rest of the program uses; deeper states stay zero. */
+static int read_state_array(const struct idle_session *s, int fd, void *out, size_t value_size)
+{
+	for (uint32_t c = 0; c < (uint32_t)s->nr_cpus; c++)
+		for (uint32_t i = 0; i < s->state_slots; i++) {
+			uint32_t k = c * s->state_slots + i;
+
+			if (bpf_map_lookup_elem(fd, &k,
+						(char *)out + (c * IS_MAX_STATES + i) * value_size))
+				return -errno;
+		}
+	return 0;
+}
+
+static struct wake_detail *detail_append(struct idle_raw *out, int *cap)
+{
+	struct wake_detail *d;
+
+	if (out->nr_details == *cap) {
+		*cap = *cap ? 2 * *cap : 64;
+		d = realloc(out->details, (size_t)*cap * sizeof(*d));
+		if (!d)
+			return NULL;
+		out->details = d;
+	}
+	return &out->details[out->nr_details];
+}
+
+/* Adds a CPU's last detail of one kind, not in the table yet, to what was
+ * read from the table. */
+static int detail_merge_last(struct idle_raw *out, int *cap, const struct wake_detail *last)
+{
+	struct wake_detail *d;
+
+	for (int i = 0; i < out->nr_details; i++) {
+		d = &out->details[i];
+		if (!memcmp(&d->key, &last->key, sizeof(d->key))) {
+			d->val.count += last->val.count;
+			d->val.early += last->val.early;
+			memcpy(d->val.comm, last->val.comm, sizeof(d->val.comm)); /* the newer */
+			return 0;
+		}
+	}
+	if (!(d = detail_append(out, cap)))
+		return -ENOMEM;
+	*d = *last;
+	out->nr_details++;
+	return 0;
+}
+
+/* Exact once the handlers stopped; while they run, a key moving from the
+ * per-CPU last slot to the table between the two reads may be seen in both
+ * or neither. */
 static int read_details(struct idle_session *s, struct idle_raw *out)
 {
 	int fd = bpf_map__fd(s->skel->maps.wake_details);
+	int last_fd = bpf_map__fd(s->skel->maps.wake_detail_last);
 	struct wake_detail_key key, next, *prev = NULL;
-	int cap = 0;
+	struct wake_detail last;
+	int cap = 0, err;
 
 	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		struct wake_detail *d;
+		struct wake_detail *d = detail_append(out, &cap);
 
-		if (out->nr_details == cap) {
-			cap = cap ? 2 * cap : 64;
-			d = realloc(out->details, (size_t)cap * sizeof(*d));
-			if (!d)
-				return -ENOMEM;
-			out->details = d;
-		}
-		d = &out->details[out->nr_details];
+		if (!d)
+			return -ENOMEM;
 		d->key = next;
 		if (bpf_map_lookup_elem(fd, &next, &d->val) == 0)
 			out->nr_details++;
 		key = next;
 		prev = &key;
+	}
+	for (uint32_t k = 0; k < (uint32_t)s->nr_cpus * WDETAIL_NR; k++) {
+		if (bpf_map_lookup_elem(last_fd, &k, &last))
+			return -errno;
+		if (last.val.count && (err = detail_merge_last(out, &cap, &last)))
+			return err;
 	}
 	return 0;
 }
@@ -493,12 +572,12 @@ int idle_session_read(struct idle_session *s, struct idle_raw *out)
 	}
 	if ((err = read_array(bpf_map__fd(s->skel->maps.idle_slots), n, out->slots,
 			      sizeof(*out->slots))) ||
-	    (err = read_array(bpf_map__fd(s->skel->maps.idle_stats), n * IS_MAX_STATES, out->stats,
-			      sizeof(*out->stats))) ||
+	    (err = read_state_array(s, bpf_map__fd(s->skel->maps.idle_stats), out->stats,
+				    sizeof(*out->stats))) ||
 	    (s->wake && (err = read_array(bpf_map__fd(s->skel->maps.wake_stats), n, out->wake,
 					  sizeof(*out->wake)))) ||
-	    (s->wake && (err = read_array(bpf_map__fd(s->skel->maps.wake_lat), n * IS_MAX_STATES,
-					  out->lat, sizeof(*out->lat)))) ||
+	    (s->wake && (err = read_state_array(s, bpf_map__fd(s->skel->maps.wake_lat), out->lat,
+						sizeof(*out->lat)))) ||
 	    (s->wake && (err = read_details(s, out))) || (err = read_groups(s, out)) ||
 	    (s->freq && (err = read_freq(s, out)))) {
 		idle_raw_free(out);
@@ -511,15 +590,19 @@ int idle_session_read(struct idle_session *s, struct idle_raw *out)
 int idle_session_read_hist(struct idle_session *s, struct hist_slot *out, bool reset)
 {
 	int fd = bpf_map__fd(s->skel->maps.hist_data);
-	uint32_t n = (uint32_t)s->nr_cpus * IS_MAX_STATES;
-	int err = read_array(fd, n, out, sizeof(*out));
+	int err = read_state_array(s, fd, out, sizeof(*out));
 	static const struct hist_slot zero;
 
 	/* Zeroing races with handlers adding to the slot (lost counts of one
 	 * update at most); libbpf-tools clear the same way. */
-	for (uint32_t k = 0; !err && reset && k < n; k++)
-		if (out[k].count && bpf_map_update_elem(fd, &k, &zero, BPF_ANY))
-			err = -errno;
+	for (uint32_t c = 0; !err && reset && c < (uint32_t)s->nr_cpus; c++)
+		for (uint32_t i = 0; !err && i < s->state_slots; i++) {
+			uint32_t k = c * s->state_slots + i;
+
+			if (out[c * IS_MAX_STATES + i].count &&
+			    bpf_map_update_elem(fd, &k, &zero, BPF_ANY))
+				err = -errno;
+		}
 	return err;
 }
 
@@ -555,6 +638,9 @@ void idle_session_close(struct idle_session *s)
 	for (int i = 0; i < s->nr_links; i++)
 		bpf_link__destroy(s->links[i]);
 	s->nr_links = 0;
+	if (s->batch)
+		munmap(s->batch, s->batch_len);
+	s->batch = NULL;
 	if (s->skel)
 		idlescope_bpf__destroy(s->skel);
 	s->skel = NULL;
@@ -570,4 +656,24 @@ int idle_session_replay(struct idle_session *s, const struct replay_event *ev)
 	if (err)
 		return -errno;
 	return (int)opts.retval;
+}
+
+long idle_session_replay_batch(struct idle_session *s, const struct replay_event *ev, size_t n)
+{
+	int fd = bpf_program__fd(s->skel->progs.replay_idle_batch);
+	long rejected = 0;
+
+	while (n) {
+		size_t k = n < IS_REPLAY_BATCH ? n : IS_REPLAY_BATCH;
+		LIBBPF_OPTS(bpf_test_run_opts, opts);
+
+		memcpy(s->batch, ev, k * sizeof(*ev));
+		s->skel->bss->replay_batch_len = (uint32_t)k;
+		if (bpf_prog_test_run_opts(fd, &opts))
+			return -errno;
+		rejected += opts.retval;
+		ev += k;
+		n -= k;
+	}
+	return rejected;
 }

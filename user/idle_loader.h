@@ -24,6 +24,7 @@ struct bpf_link;
 struct idle_session {
 	struct idlescope_bpf *skel;
 	int nr_cpus;
+	uint32_t state_slots;    /* states per CPU in the per-state maps */
 	bool replay;
 	bool wake;               /* wakeup attribution loaded */
 	uint32_t hist_metric;    /* enum hist_metric loaded, HM_NONE for record */
@@ -36,11 +37,8 @@ struct idle_session {
 	char missing[256];       /* optional events this kernel lacks, ", "-separated */
 	int nr_links;
 	struct bpf_link *links[IS_MAX_LINKS];
-};
-
-struct wake_detail {
-	struct wake_detail_key key;
-	struct wake_detail_val val;
+	struct replay_event *batch; /* replay: the mmapped replay_batch map */
+	size_t batch_len;
 };
 
 /* Raw per-CPU counters at one instant. */
@@ -66,6 +64,9 @@ struct idle_raw {
 
 struct session_opts {
 	bool replay; /* load only the never-attached replay program */
+	/* Idle states per CPU the per-state maps hold (the most any CPU has);
+	 * 0 = IS_MAX_STATES. Events of deeper states count as bad states. */
+	int state_slots;
 	bool wake;   /* wakeup attribution (interrupt-path programs) */
 	/* `idlescope hist` */
 	uint32_t hist_metric;   /* enum hist_metric, HM_NONE for record */
@@ -105,6 +106,10 @@ int idle_session_read_hist(struct idle_session *s, struct hist_slot *out, bool r
 /* Feeds one replay event through BPF_PROG_TEST_RUN. Returns the program's
  * return value (0 = handled) or -errno. */
 int idle_session_replay(struct idle_session *s, const struct replay_event *ev);
+
+/* Feeds n events through replay_idle_batch, IS_REPLAY_BATCH per test run.
+ * Returns how many the program did not handle (unknown kinds), or -errno. */
+long idle_session_replay_batch(struct idle_session *s, const struct replay_event *ev, size_t n);
 
 /* CLOCK_MONOTONIC in ns: the clock bpf_ktime_get_ns() reads. */
 uint64_t idle_now_ns(void);

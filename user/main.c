@@ -18,7 +18,10 @@ static const struct {
 	{ "record", cmd_record, "idle-state residency and prediction error, cross-checked with the kernel" },
 	{ "ab", cmd_ab, "A/B runs under setting variants, repeated, with Welch's t-test" },
 	{ "compare", cmd_compare, "metrics of two or more JSON summaries side by side, with deltas" },
+	{ "report", cmd_report, "one self-contained HTML page of JSON summaries: charts, tables, comparison" },
+	{ "replay", cmd_replay, "a recorded trace (trace-cmd, ftrace, idlestat) through the same BPF handlers" },
 	{ "hist", cmd_hist, "one-shot histograms: residency, exit/wakeup/runq latency, idle entry/exit" },
+	{ "serve", cmd_serve, "Prometheus exporter: the counters at http://127.0.0.1:9464/metrics" },
 };
 
 static void usage(FILE *f)

@@ -606,8 +606,8 @@ int summary_build(struct summary *s, const struct window_capture *w, const struc
 		summary_warn(s, "%llu idle events from CPUs beyond the maps were dropped",
 			     (unsigned long long)s->cpu_out_of_range);
 	if (s->totals.bad_state)
-		summary_warn(s, "%llu idle entries with a state index >= %d were dropped",
-			     (unsigned long long)s->totals.bad_state, IS_MAX_STATES);
+		summary_warn(s, "%llu idle entries with a state index beyond the state tables were dropped",
+			     (unsigned long long)s->totals.bad_state);
 	for (int c = 0; c < s->nr_cpus; c++)
 		if (strcmp(s->cpus[c].status, "ok"))
 			summary_warn(s, "CPU %d: %s", s->cpus[c].cpu, s->cpus[c].status);

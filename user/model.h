@@ -141,6 +141,7 @@ struct cpu_summary {
 };
 
 struct summary {
+	const char *command; /* "record" when NULL; "replay" for trace import */
 	char kernel[65];
 	uint64_t start_ns, duration_ns;
 	uint64_t snapshot_ns; /* sysfs snapshot reads, start + end */

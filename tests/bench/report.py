@@ -9,8 +9,10 @@ import sys
 
 rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
 reps = sys.argv[2]
-workloads = list(dict.fromkeys(r["workload"] for r in rows))
-observers = [o for o in dict.fromkeys(r["observer"] for r in rows) if o != "none"]
+REPLAY = ("replay-handlers", "replay-end-to-end")
+workloads = [w for w in dict.fromkeys(r["workload"] for r in rows) if w not in REPLAY]
+observers = [o for o in dict.fromkeys(r["observer"] for r in rows
+                                      if r["workload"] not in REPLAY) if o != "none"]
 
 def vals(w, o, key="value"):
     return [float(r[key]) for r in rows
@@ -50,16 +52,27 @@ for o in observers:
         ns = [float(r["ns_per_event"]) for r in rows if r["observer"] == o and r["prog"] == p]
         out.append("| %s | %s | %.0f |" % (o, p, statistics.median(ns)))
 out.append("")
-out.append("| observer | RSS (MB, median) | BPF map memory (KB) | start-up to attached (ms) |")
-out.append("|---|---|---|---|")
+out.append("Resources per observer (medians over all runs). RSS and loader CPU time "
+           "sum every process of the observer (trace-cmd forks a recorder per CPU); BPF "
+           "share is the observer's BPF run time over the workload's wall time times the "
+           "CPU count; trace bytes/s is the file-based tools' output per second observed.\n")
+out.append("| observer | RSS (MB) | BPF map memory (KB) | start-up to attached (ms) "
+           "| BPF CPU share | loader CPU (s per run) | trace bytes/s |")
+out.append("|---|---|---|---|---|---|---|")
+
+def med(xs, f):
+    return f(statistics.median(xs)) if xs else "n/a"
+
 for o in observers:
-    rss = [v for w in workloads for v in vals(w, o, "rss_kb") if v > 0]
-    mem = [v for w in workloads for v in vals(w, o, "map_bytes") if v > 0]
-    st = [v for w in workloads for v in vals(w, o, "startup_ms") if v > 0]
-    out.append("| %s | %s | %s | %s |" % (
-        o, "%.1f" % (statistics.median(rss) / 1024) if rss else "n/a",
-        "%.0f" % (statistics.median(mem) / 1024) if mem else "n/a",
-        "%.0f" % statistics.median(st) if st else "n/a"))
+    def col(key, pos=True):
+        return [v for w in workloads for v in vals(w, o, key) if (v > 0 or not pos)]
+    out.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+        o, med(col("rss_kb"), lambda m: "%.1f" % (m / 1024)),
+        med(col("map_bytes"), lambda m: "%.0f" % (m / 1024)),
+        med(col("startup_ms"), lambda m: "%.0f" % m),
+        med(col("bpf_share"), lambda m: "%.2f%%" % (100 * m)),
+        med(col("loader_cpu_s", False), lambda m: "%.2f" % m),
+        med(col("trace_bytes_s"), lambda m: "%.0f KB/s" % (m / 1e3))))
 out.append("")
 # Targets (issue "make bench"): with every feature on, which here is
 # idlescope-default (wakeups and groups; --packing is opt-in and costs more).
@@ -82,6 +95,15 @@ if r is not None:
 a, b = med_ns(full, "tp_btf_cpu_idle"), med_ns("floor", "floor_cpu_idle")
 if a and b:
     checks.append(("idle handler <= 1.2x the floor's ns/event", "%.0f vs %.0f ns (%.1fx)" % (a, b, a / b), a <= 1.2 * b))
+sched = [p for p in ("tp_btf_sched_switch", "tp_btf_sched_wakeup", "tp_btf_sched_waking")
+         if med_ns(full, p)]
+for p in sched:
+    n = med_ns(full, p)
+    checks.append(("%s <= 80 ns/event" % p, "%.0f ns" % n, n <= 80))
+mem = [v for w in workloads for v in vals(w, full, "map_bytes") if v > 0]
+if mem:
+    m = statistics.median(mem) / 1024
+    checks.append(("BPF map memory <= 100 KB on %d CPUs" % os.cpu_count(), "%.0f KB" % m, m <= 100))
 rss = [v for w in workloads for v in vals(w, full, "rss_kb") if v > 0]
 if rss:
     m = statistics.median(rss) / 1024
@@ -90,6 +112,16 @@ st = [v for w in workloads for v in vals(w, full, "startup_ms") if v > 0]
 if st:
     m = statistics.median(st)
     checks.append(("start-up <= 300 ms", "%.0f ms" % m, m <= 300))
+rates = {w: vals(w, "idlescope") for w in REPLAY}
+if rates["replay-end-to-end"]:
+    out.append("Replay speed (tests/bench/replay_rate.sh: a generated 3-million-event ftrace "
+               "text trace of 8 CPUs in 2 clusters through `idlescope replay`; median [min-max] "
+               "events/s): through the BPF handlers alone %s; with reading and parsing the file %s.\n"
+               % tuple("%.2f M [%.2f-%.2f M]" % (statistics.median(rates[w]) / 1e6,
+                                                 min(rates[w]) / 1e6, max(rates[w]) / 1e6)
+                       for w in REPLAY))
+    m = statistics.median(rates["replay-end-to-end"])
+    checks.append(("replay >= 1 M events/s (end to end)", "%.2f M events/s" % (m / 1e6), m >= 1e6))
 out.append("Targets for `%s` (every default feature on):\n" % full)
 out.append("| target | measured | |")
 out.append("|---|---|---|")

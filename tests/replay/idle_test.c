@@ -54,8 +54,10 @@ static int setup(void **state)
 			   poll = poll_table();
 
 	memset(&f, 0, sizeof(f));
-	if (idle_session_open(&f.s, NR_CPUS, &(struct session_opts){ .replay = true }, err,
-			      sizeof(err))) {
+	/* three state slots per CPU, as record sizes them for these tables:
+	 * every read below goes through the strided per-state maps */
+	if (idle_session_open(&f.s, NR_CPUS, &(struct session_opts){ .replay = true, .state_slots = 3 },
+			      err, sizeof(err))) {
 		fprintf(stderr, "replay: %s\n", err);
 		return -1;
 	}
@@ -106,6 +108,8 @@ static int setup(void **state)
 
 	/* CPU 5: no table. */
 	period(&f.s, 5, 1 * MS, 2 * MS, 1);
+	/* a state beyond the slots: a bad state, its exit unmatched */
+	period(&f.s, 5, 3 * MS, 4 * MS, 3);
 
 	/* A CPU beyond the maps. */
 	ev(&f.s, 7, 1 * MS, 0);
@@ -225,6 +229,9 @@ static void test_edges_and_bounds(void **state)
 	/* CPU 5: counted without a table, never classified. */
 	assert_int_equal(st(f, 5, 1)->entries, 1);
 	assert_int_equal(st(f, 5, 1)->above + st(f, 5, 1)->below, 0);
+	assert_int_equal(f->raw.slots[5].bad_state, 1);
+	assert_int_equal(f->raw.slots[5].unmatched_exits, 1);
+	assert_int_equal(st(f, 5, 3)->entries, 0);
 	for (int i = 0; i < IS_MAX_STATES; i++)
 		assert_int_equal(st(f, 5, 1)->ideal[i], 0);
 	/* stop_ns: the 5 ms period before it counted (above), the later one not. */

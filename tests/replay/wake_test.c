@@ -214,6 +214,79 @@ static void test_causes_sum_to_exits(void **state)
 	}
 }
 
+/* An HLT-style period on cpu ended by IRQ irq: 100 us of WFI-like state 0
+ * (target 1 us: never early). */
+static void irq_period(struct idle_session *s, uint64_t cpu, uint64_t t, uint64_t irq)
+{
+	idle(s, cpu, t, 0);
+	wake(s, cpu, t + 50 * US, RW_IRQ, irq);
+	idle(s, cpu, t + 100 * US, EXIT);
+}
+
+/* The per-CPU last-detail slot: a repeated key is counted in place, another
+ * key pushes it to the table, and reads add the two. */
+static void test_detail_last_slot(void **state)
+{
+	struct replay_fixture f;
+	const uint64_t irqs[] = { 30, 30, 31, 30, 30, 30, 32 };
+	char err[256];
+	const struct wake_detail *d;
+
+	(void)state;
+	memset(&f, 0, sizeof(f));
+	assert_int_equal(idle_session_open(&f.s, 2, &(struct session_opts){ .replay = true }, err,
+					   sizeof(err)), 0);
+	for (size_t i = 0; i < sizeof(irqs) / sizeof(irqs[0]); i++)
+		irq_period(&f.s, 1, (1 + i) * MS, irqs[i]);
+	assert_int_equal(idle_session_read(&f.s, &f.raw), 0);
+	/* 30 x5: 2 flushed by 31, 3 more flushed by 32; 31 x1 in the table;
+	 * 32 x1 still in the last slot */
+	assert_non_null(d = detail(&f, 1, WDETAIL_IRQ, 0, 30));
+	assert_int_equal(d->val.count, 5);
+	assert_non_null(d = detail(&f, 1, WDETAIL_IRQ, 0, 31));
+	assert_int_equal(d->val.count, 1);
+	assert_non_null(d = detail(&f, 1, WDETAIL_IRQ, 0, 32));
+	assert_int_equal(d->val.count, 1);
+	assert_int_equal(f.raw.wake[1].count[WAKE_IRQ], 7);
+	/* each key appears once, though it may sit in the table and the slot */
+	assert_int_equal(f.raw.nr_details, 3);
+	idle_raw_free(&f.raw);
+
+	/* 32 again (2 in the slot), then 30 moves them to the table */
+	irq_period(&f.s, 1, 20 * MS, 32);
+	irq_period(&f.s, 1, 21 * MS, 30);
+	assert_int_equal(idle_session_read(&f.s, &f.raw), 0);
+	assert_int_equal(detail(&f, 1, WDETAIL_IRQ, 0, 32)->val.count, 2);
+	assert_int_equal(detail(&f, 1, WDETAIL_IRQ, 0, 30)->val.count, 6);
+	assert_int_equal(f.raw.nr_details, 3);
+	replay_fixture_teardown(&(void *){ &f });
+}
+
+/* A full table drops the flushed counts, and says how many. */
+static void test_detail_drops(void **state)
+{
+	struct replay_fixture f;
+	const int distinct = 2 * IS_WAKE_DETAILS_PER_CPU + 10; /* table: 2 CPUs' worth */
+	uint64_t counted = 0;
+	char err[256];
+
+	(void)state;
+	memset(&f, 0, sizeof(f));
+	assert_int_equal(idle_session_open(&f.s, 2, &(struct session_opts){ .replay = true }, err,
+					   sizeof(err)), 0);
+	for (int i = 0; i < distinct; i++)
+		irq_period(&f.s, 0, (1 + (uint64_t)i) * MS, 1000 + (uint64_t)i);
+	assert_int_equal(idle_session_read(&f.s, &f.raw), 0);
+	for (int i = 0; i < f.raw.nr_details; i++)
+		counted += f.raw.details[i].val.count;
+	/* the table holds 2 x 192 keys, the last slot one more; the other 9
+	 * IRQs were dropped, and every period is either counted or dropped */
+	assert_int_equal(f.raw.nr_details, 2 * IS_WAKE_DETAILS_PER_CPU + 1);
+	assert_int_equal(f.raw.wake[0].detail_drops, 9);
+	assert_int_equal(counted + f.raw.wake[0].detail_drops, distinct);
+	replay_fixture_teardown(&(void *){ &f });
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -223,6 +296,11 @@ int main(void)
 		cmocka_unit_test(test_poll_softirq_and_irq_timer),
 		cmocka_unit_test(test_causes_sum_to_exits),
 	};
+	const struct CMUnitTest detail_tests[] = {
+		cmocka_unit_test(test_detail_last_slot),
+		cmocka_unit_test(test_detail_drops),
+	};
 
-	return cmocka_run_group_tests_name("replay-wake", tests, setup, replay_fixture_teardown);
+	return cmocka_run_group_tests_name("replay-wake", tests, setup, replay_fixture_teardown) ||
+	       cmocka_run_group_tests_name("replay-wake-details", detail_tests, NULL, NULL);
 }

@@ -1,0 +1,394 @@
+#!/usr/bin/env bats
+# `idlescope replay`: hand-written traces (tests/replay/traces/) whose answers
+# are worked out in the comments, idlestat's own report on the same idlestat
+# traces, and a real capture from a private tracefs instance checked against
+# the sysfs cpuidle counters of the same window.
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+TR="$BATS_TEST_DIRNAME/../replay/traces"
+
+# Per CPU: [cpu, edge_idle_ns, [state, entries, time_ns, above, below]...]
+states_of() { # json
+	jq -c '.cpus[] | [.cpu, .edge_idle_ns, (.states[] | [.name, .entries, .time_ns, .above, .below])]' "$1"
+}
+# Per group: [name, periods, time_ns, [state, periods, time_ns]...]
+groups_of() { # json
+	jq -c '.groups.groups[] | [.name, .periods, .time_ns, (.states[] | [.name, .periods, .time_ns])]' "$1"
+}
+
+# two-cluster.ftrace (arm-2x2.json: WFI 1/1 us, CPU_PD 100/1000, CLS_PD
+# 1000/10000 exit/target), times in us from 50 s:
+#   CPU0 WFI 100-1000 (900), CPU_PD 1100-3200 (2100)
+#   CPU1 CPU_PD 200-700 (500 < 1000 target with WFI enabled: above),
+#        CPU_PD 800-3100 (2300)
+#   CPU2 CLS_PD 100-20000 (19900), CPU_PD from 22000 = the end (edge 0)
+#   CPU3 CLS_PD 5000-20100 (15100), WFI from 21000 (edge 1000 us)
+#   cluster0: all idle 200-700 WFI, 800-1000 WFI, 1100-3100 CPU_PD = 2700 us
+#   cluster1: 5000-20000 CLS_PD = 15000 us
+#   window 100-22000 us = 21.9 ms
+EXPECT_CPUS='[0,0,["WFI",1,900000,0,0],["CPU_PD",1,2100000,0,0],["CLS_PD",0,0,0,0]]
+[1,0,["WFI",0,0,0,0],["CPU_PD",2,2800000,1,0],["CLS_PD",0,0,0,0]]
+[2,0,["WFI",0,0,0,0],["CPU_PD",0,0,0,0],["CLS_PD",1,19900000,0,0]]
+[3,1000000,["WFI",0,0,0,0],["CPU_PD",0,0,0,0],["CLS_PD",1,15100000,0,0]]'
+EXPECT_GROUPS='["cluster0",3,2700000,["WFI",2,700000],["CPU_PD",1,2000000],["CLS_PD",0,0]]
+["cluster1",1,15000000,["WFI",0,0],["CPU_PD",0,0],["CLS_PD",1,15000000]]'
+
+check_two_cluster() { # json
+	[ "$(jq .duration_ns "$1")" -eq 21900000 ]
+	diff <(states_of "$1") <(echo "$EXPECT_CPUS")
+	diff <(groups_of "$1") <(echo "$EXPECT_GROUPS")
+}
+
+@test "replay ftrace: per-state entries, time, above, edges and cluster idle as worked out by hand" {
+	run "$IDLESCOPE" replay --profile "$TR/arm-2x2.json" "$TR/two-cluster.ftrace" --format json -o "$BATS_TEST_TMPDIR/a.json"
+	[ "$status" -eq 0 ]
+	check_two_cluster "$BATS_TEST_TMPDIR/a.json"
+	# the IRQ inside CPU0's first period is its cause, named from the trace
+	jq -e '.cpus[0].wakeups.causes.irq.count == 1' "$BATS_TEST_TMPDIR/a.json"
+	jq -e '.wakeup_details.irqs == [{"cpu": 0, "count": 1, "early": 0, "name": "virtio0-input", "irq": 24}]' "$BATS_TEST_TMPDIR/a.json"
+	jq -e '.replay | .format == "ftrace" and .events == 15 and .skipped == 2 and
+	       .skipped_events == {"sched_switch": 1, "foo_bar": 1} and .garbled_lines == 0' "$BATS_TEST_TMPDIR/a.json"
+	# nothing of this machine in the report
+	jq -e '.kernel == "unknown (replayed trace)" and .cpuidle.driver == "psci_idle" and
+	       ([.cpus[].capacity] | all(. == null or . == -1))' "$BATS_TEST_TMPDIR/a.json"
+}
+
+@test "replay trace-cmd report: the same events give the same numbers" {
+	run "$IDLESCOPE" replay --profile "$TR/arm-2x2.json" "$TR/two-cluster.report" --format json -o "$BATS_TEST_TMPDIR/r.json"
+	[ "$status" -eq 0 ]
+	jq -e '.replay.format == "trace-cmd report"' "$BATS_TEST_TMPDIR/r.json"
+	check_two_cluster "$BATS_TEST_TMPDIR/r.json"
+}
+
+@test "replay: out-of-order lines are sorted per CPU and reported" {
+	run "$IDLESCOPE" replay --profile "$TR/arm-2x2.json" "$TR/two-cluster-shuffled.ftrace" --format json -o "$BATS_TEST_TMPDIR/s.json"
+	[ "$status" -eq 0 ]
+	check_two_cluster "$BATS_TEST_TMPDIR/s.json"
+	jq -e '.replay.out_of_order > 0' "$BATS_TEST_TMPDIR/s.json"
+	jq -e '[.warnings[] | select(test("earlier than the previous one"))] | length == 1' "$BATS_TEST_TMPDIR/s.json"
+}
+
+# two-cluster-truncated.ftrace: the events up to 50.003160, a garbled line 25
+# and a last line cut in half (CPU0's exit at 3200 is lost). Window 100-3160:
+#   CPU0 WFI 900 us, CPU_PD in flight from 1100 (edge 2060 us)
+#   CPU1 as before (CPU_PD 2 / 2800 us, above 1)
+#   CPU2 CLS_PD in flight from 100 (edge 3060 us); CPU3 no events
+#   cluster0: 2700 us as before (its last period ends with CPU1 at 3100)
+@test "replay: a truncated, garbled file is replayed up to the damage and reported" {
+	run "$IDLESCOPE" replay --profile "$TR/arm-2x2.json" "$TR/two-cluster-truncated.ftrace" --format json -o "$BATS_TEST_TMPDIR/t.json"
+	[ "$status" -eq 0 ]
+	local f="$BATS_TEST_TMPDIR/t.json"
+	[ "$(jq .duration_ns "$f")" -eq 3060000 ]
+	diff <(states_of "$f") <(echo '[0,2060000,["WFI",1,900000,0,0],["CPU_PD",0,0,0,0],["CLS_PD",0,0,0,0]]
+[1,0,["WFI",0,0,0,0],["CPU_PD",2,2800000,1,0],["CLS_PD",0,0,0,0]]
+[2,3060000,["WFI",0,0,0,0],["CPU_PD",0,0,0,0],["CLS_PD",0,0,0,0]]
+[3,0,["WFI",0,0,0,0],["CPU_PD",0,0,0,0],["CLS_PD",0,0,0,0]]')
+	jq -e '.groups.groups[0] | .periods == 3 and .time_ns == 2700000' "$f"
+	jq -e '.replay | .garbled_lines == 2 and .first_garbled_line == 25 and .truncated' "$f"
+	jq -e '[.warnings[] | select(test("2 lines not understood \\(first: line 25\\)"))] | length == 1' "$f"
+	jq -e '[.warnings[] | select(test("no newline"))] | length == 1' "$f"
+	# the table says so too
+	run "$IDLESCOPE" replay --profile "$TR/arm-2x2.json" "$TR/two-cluster-truncated.ftrace"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"idlescope replay: 3.06ms window, 4 CPUs"* ]]
+	[[ "$output" == *"first: line 25"* ]]
+}
+
+# many-cpus.ftrace (64 CPUs, more than this machine): CPU63 CPU_PD 2000 us;
+# CPU37 WFI 2500 us: 2500 - 1 (exit latency) >= 1000 (CPU_PD target) ->
+# below; CPU0 WFI 1000 us: 999 < 1000 -> not below.
+@test "replay: a trace with more CPUs than this machine" {
+	[ "$(nproc --all)" -lt 64 ] || skip "this machine has 64 CPUs or more"
+	run "$IDLESCOPE" replay --profile "$TR/many-cpus.json" "$TR/many-cpus.ftrace" --format json -o "$BATS_TEST_TMPDIR/m.json"
+	[ "$status" -eq 0 ]
+	local f="$BATS_TEST_TMPDIR/m.json"
+	jq -e '.cpus | length == 64' "$f"
+	jq -e '.cpus[63].states[1] | .entries == 1 and .time_ns == 2000000' "$f"
+	jq -e '.cpus[37].states[0] | .entries == 1 and .time_ns == 2500000 and .below == 1' "$f"
+	jq -e '.cpus[0].states[0] | .entries == 1 and .time_ns == 1000000 and .below == 0' "$f"
+	jq -e '.totals.entries == 3 and .dropped_events.cpu_out_of_range == 0' "$f"
+	# -C picks CPUs of the trace, not of this machine
+	run "$IDLESCOPE" replay --profile "$TR/many-cpus.json" "$TR/many-cpus.ftrace" -C 37,63 --format json
+	[ "$status" -eq 0 ]
+	echo "$output" | jq -e '[.cpus[].cpu] == [37, 63] and .totals.entries == 2'
+	# a profile with fewer CPUs than the trace is a usage error
+	run "$IDLESCOPE" replay --profile "$TR/arm-2x2.json" "$TR/many-cpus.ftrace"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"CPU 63 has events but the profile describes 4 CPUs"* ]]
+}
+
+@test "replay errors: no table, no file, not a trace, binary trace.dat, bad profile" {
+	run "$IDLESCOPE" replay "$TR/two-cluster.ftrace"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--profile FILE"* ]]
+	run "$IDLESCOPE" replay --profile "$TR/arm-2x2.json" "$BATS_TEST_TMPDIR/nope"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"cannot read"* ]]
+	run "$IDLESCOPE" replay --profile "$TR/arm-2x2.json" - < /dev/null
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"empty file"* ]]
+	head -c 3000 /dev/urandom > "$BATS_TEST_TMPDIR/junk"
+	run "$IDLESCOPE" replay --profile "$TR/arm-2x2.json" "$BATS_TEST_TMPDIR/junk"
+	[ "$status" -ne 0 ]
+	[ "$status" -ne 139 ] && [ "$status" -ne 134 ]
+	printf '\027\010\104tracing6\0\0\0\0' > "$BATS_TEST_TMPDIR/trace.dat"
+	run "$IDLESCOPE" replay --profile "$TR/arm-2x2.json" "$BATS_TEST_TMPDIR/trace.dat"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"trace-cmd report -i"* ]]
+	echo '{"cpus": 4}' > "$BATS_TEST_TMPDIR/p.json"
+	run "$IDLESCOPE" replay --profile "$BATS_TEST_TMPDIR/p.json" "$TR/two-cluster.ftrace"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"needs \"states\""* ]]
+	run "$IDLESCOPE" replay --profile "$TR/arm-2x2.json" -d 1 "$TR/two-cluster.ftrace"
+	[ "$status" -eq 2 ]
+	run "$IDLESCOPE" replay
+	[ "$status" -eq 2 ]
+}
+
+@test "replay: compare reads its JSON, --fail-if exits 3, table and CSV render" {
+	"$IDLESCOPE" replay --profile "$TR/arm-2x2.json" "$TR/two-cluster.ftrace" --format json -o "$BATS_TEST_TMPDIR/a.json"
+	"$IDLESCOPE" replay --profile "$TR/arm-2x2.json" "$TR/two-cluster-shuffled.ftrace" --format json -o "$BATS_TEST_TMPDIR/s.json"
+	run "$IDLESCOPE" compare "$BATS_TEST_TMPDIR/a.json" "$BATS_TEST_TMPDIR/s.json" --format json
+	[ "$status" -eq 0 ]
+	echo "$output" | jq -e '[.rows[] | select(.metric | test("^(total|cpu|state|group)")) | .delta[1]] | all(. == 0)'
+	echo "$output" | jq -e '.rows[] | select(.metric == "group[cluster0].time_ns") | .values == [2700000, 2700000]'
+	# one above in the trace (CPU1's 500 us CPU_PD)
+	run "$IDLESCOPE" replay --profile "$TR/arm-2x2.json" "$TR/two-cluster.ftrace" --fail-if 'total.above > 0'
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"FAILED --fail-if 'total.above > 0'"* ]]
+	run "$IDLESCOPE" replay --profile "$TR/arm-2x2.json" "$TR/two-cluster.ftrace" --fail-if 'total.above > 1' --fail-if 'cpu[1].state[CPU_PD].entries != 2'
+	[ "$status" -eq 0 ]
+	run "$IDLESCOPE" replay --profile "$TR/arm-2x2.json" "$TR/two-cluster.ftrace" --fail-if 'nope > 1'
+	[ "$status" -eq 2 ]
+	run "$IDLESCOPE" replay --profile "$TR/arm-2x2.json" "$TR/two-cluster.ftrace" --format csv
+	[ "$status" -eq 0 ]
+	# CPU1's CPU_PD row: 2 entries, 2800 us, above 1
+	echo "$output" | grep -q '^1,1,"CPU_PD",100000,1000000,2,2800000,.*,1,0,0,'
+	run "$IDLESCOPE" replay -v --profile "$TR/arm-2x2.json" "$TR/two-cluster.ftrace"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"cluster0 (CPUs 0-1): all idle"* ]]
+	[[ "$output" == *"replayed 15 events in"*"events/s"* ]]
+}
+
+# two-cluster.idlestat (header: WFI 1 us, CPU_PD 1000 us, CLS_PD 5000 us
+# target residency; clusters A = 0-1, B = 2-3), us from 200 s:
+#   CPU0 WFI 0-1500, CPU_PD 2000-2500 (over/above), WFI 3000-4500
+#   CPU1 CPU_PD 100-4000, WFI 4100-4200
+#   CPU2 exit at 0 (entered before the trace), CLS_PD 500-9500
+#   CPU3 CLS_PD 1000-8000, WFI from 8500 (in flight at the end)
+#   cluster A: 100-1500 WFI, 2000-2500 CPU_PD, 3000-4000 WFI, 4100-4200 WFI
+#   cluster B: 1000-8000 CLS_PD, 8500-9500 WFI
+# idlestat's "hits" and "total" equal idlescope's entries and time per state
+# (rows of the states that have hits, in index order); "over" equals
+# "above". "under" differs where idlestat is wrong: CPU0's first WFI period
+# (1500 us >= CPU_PD's 1000 us target) is too shallow, but idlestat checks
+# the next state only once it has seen the CPU enter it (cstate_max), so it
+# says 1 where idlescope (and the kernel's rule) say 2.
+idlestat_rows() { # csv file, section (cpu0, clusterA, ...): "hits total over under" lines
+	awk -F, -v want="$2" '
+		/^cluster/ { sec = $1; next }
+		/^,,cpu/ { sec = $3; next }
+		sec == want && $5 != "" { printf "%d %d %d %d\n", $9, $8 + 0.5, $10, $11 }' "$1"
+}
+
+@test "replay idlestat trace: entries, time and cluster idle equal idlestat's own report" {
+	command -v idlestat >/dev/null || skip "idlestat not installed"
+	local csv="$BATS_TEST_TMPDIR/idlestat.csv" f="$BATS_TEST_TMPDIR/i.json"
+	idlestat --import -f "$TR/two-cluster.idlestat" -C > "$csv" 2>&1
+	run "$IDLESCOPE" replay "$TR/two-cluster.idlestat" --format json -o "$f"
+	[ "$status" -eq 0 ]
+	jq -e '.replay | .format == "idlestat" and .tables == "idlestat header" and (.exit_latency_known | not)' "$f"
+	local c
+	for c in 0 1 2 3; do
+		diff <(idlestat_rows "$csv" "cpu$c" | cut -d' ' -f1-2) \
+		     <(jq -r --argjson c "$c" '.cpus[$c].states[] | select(.entries > 0) | "\(.entries) \(.time_ns / 1000 | round)"' "$f")
+		# over = above on every CPU here
+		diff <(idlestat_rows "$csv" "cpu$c" | cut -d' ' -f3) \
+		     <(jq -r --argjson c "$c" '.cpus[$c].states[] | select(.entries > 0) | .above' "$f")
+	done
+	diff <(idlestat_rows "$csv" clusterA | cut -d' ' -f1-2) \
+	     <(jq -r '.groups.groups[0].states[] | select(.periods > 0) | "\(.periods) \(.time_ns / 1000 | round)"' "$f")
+	diff <(idlestat_rows "$csv" clusterB | cut -d' ' -f1-2) \
+	     <(jq -r '.groups.groups[1].states[] | select(.periods > 0) | "\(.periods) \(.time_ns / 1000 | round)"' "$f")
+	# the hand-computed answer, independent of both tools
+	diff <(states_of "$f") <(echo '[0,0,["WFI",2,3000000,0,2],["CPU_PD",1,500000,1,0],["CLS_PD",0,0,0,0]]
+[1,0,["WFI",1,100000,0,0],["CPU_PD",1,3900000,0,0],["CLS_PD",0,0,0,0]]
+[2,0,["WFI",0,0,0,0],["CPU_PD",0,0,0,0],["CLS_PD",1,9000000,0,0]]
+[3,1000000,["WFI",0,0,0,0],["CPU_PD",0,0,0,0],["CLS_PD",1,7000000,0,0]]')
+	diff <(groups_of "$f") <(echo '["cluster0",4,3000000,["WFI",3,2500000],["CPU_PD",1,500000],["CLS_PD",0,0]]
+["cluster1",2,8000000,["WFI",1,1000000],["CPU_PD",0,0],["CLS_PD",1,7000000]]')
+	# where idlestat is wrong: "under" of CPU0's WFI
+	[ "$(idlestat_rows "$csv" cpu0 | head -1 | cut -d' ' -f4)" -eq 1 ]
+	jq -e '.cpus[0].states[0].below == 2' "$f"
+}
+
+# The same trace with CPU_PD disabled (idlestat-disabled.json): the kernel
+# compares a WFI period with the first enabled deeper state, CLS_PD (5000 us
+# target), so CPU0's 1500 us WFI periods are not too shallow; idlestat,
+# which ignores disabled states, still says 1.
+@test "replay idlestat trace with a profile: disabled states and exit latencies count" {
+	run "$IDLESCOPE" replay --profile "$TR/idlestat-disabled.json" "$TR/two-cluster.idlestat" --format json
+	[ "$status" -eq 0 ]
+	echo "$output" | jq -e '.replay.tables == "profile" and .replay.exit_latency_known'
+	echo "$output" | jq -e '.cpus[0].states[0] | .entries == 2 and .below == 0'
+	echo "$output" | jq -e '.cpus[0].states[1] | .disabled and .above == 1'
+}
+
+# A real capture: cpu_idle into a private tracefs instance (never the
+# top-level buffer), the ftrace text of it replayed with a profile written
+# from sysfs here (explicitly, for this test), and each CPU's and state's
+# entries checked against the sysfs usage counters: at least the periods that
+# ended while tracing ran for sure (inner window), minus one in flight at the
+# start, at most those of the outer window.
+INST=
+TC_INST=
+teardown() {
+	local i
+	# our instances only: the one made here, and the one trace-cmd -B leaves
+	for i in "$INST" "$TC_INST"; do
+		if [ -n "$i" ] && [ -d "$i" ]; then
+			echo 0 > "$i/tracing_on" 2>/dev/null || true
+			echo 0 > "$i/events/power/cpu_idle/enable" 2>/dev/null || true
+			rmdir "$i"
+		fi
+	done
+}
+
+usage_snapshot() { # out
+	local s
+	for s in /sys/devices/system/cpu/cpu[0-9]*/cpuidle/state[0-9]*; do
+		echo "$(basename "$(dirname "$(dirname "$s")")") $(basename "$s") $(cat "$s/usage")"
+	done > "$1"
+}
+
+@test "replay of a real ftrace capture agrees with the sysfs usage counters" {
+	require_cpuidle_driver
+	local T=/sys/kernel/tracing
+	[ -d "$T/instances" ] || skip "no tracefs at $T"
+	INST="$T/instances/idlescope_replay_$$"
+	mkdir "$INST"
+	local d="$BATS_TEST_TMPDIR" C=/sys/devices/system/cpu
+	echo 0 > "$INST/tracing_on" # a new instance starts with tracing on
+	echo 1 > "$INST/events/power/cpu_idle/enable"
+	usage_snapshot "$d/u0"
+	echo 1 > "$INST/tracing_on"
+	usage_snapshot "$d/u1"
+	sleep 1
+	usage_snapshot "$d/u2"
+	echo 0 > "$INST/tracing_on"
+	usage_snapshot "$d/u3"
+	cp "$INST/trace" "$d/real.ftrace"
+	teardown
+	INST=
+	grep -q 'cpu_idle: state=' "$d/real.ftrace" ||
+		skip "ftrace recorded no cpu_idle event in 1 s (busy machine, or the tracer's loss)"
+	# the profile of this machine, from its sysfs
+	{
+		printf '{"schema":"idlescope-profile/1","cpus":%d,"states":[' "$(ls -d $C/cpu[0-9]* | wc -l)"
+		local s sep=
+		for s in $C/cpu0/cpuidle/state[0-9]*; do
+			printf '%s{"name":"%s","exit_latency_us":%s,"target_residency_us":%s}' "$sep" \
+				"$(cat $s/name)" "$(cat $s/latency)" "$(cat $s/residency)"
+			sep=,
+		done
+		printf ']}\n'
+	} > "$d/host.json"
+	run "$IDLESCOPE" replay --profile "$d/host.json" "$d/real.ftrace" --format json -o "$d/real.json"
+	[ "$status" -eq 0 ]
+	jq -e '.replay.garbled_lines == 0 and .replay.events > 0' "$d/real.json"
+	local cpu st u0 u1 u2 u3 got bad=0 checked=0
+	while read -r cpu st u0; do
+		u1=$(awk -v c="$cpu" -v s="$st" '$1 == c && $2 == s { print $3 }' "$d/u1")
+		u2=$(awk -v c="$cpu" -v s="$st" '$1 == c && $2 == s { print $3 }' "$d/u2")
+		u3=$(awk -v c="$cpu" -v s="$st" '$1 == c && $2 == s { print $3 }' "$d/u3")
+		got=$(jq --argjson c "${cpu#cpu}" --argjson i "${st#state}" \
+			'.cpus[] | select(.cpu == $c) | .states[] | select(.index == $i) | .entries' "$d/real.json")
+		echo "$cpu $st: replay $got, sysfs inner $((u2 - u1)) outer $((u3 - u0))"
+		# ftrace on some guests records no cpu_idle from a CPU at all (the
+		# tracer's loss, /work/shared/notes/overhead-baselines.md): such a
+		# CPU cannot be checked
+		if ! grep -q "cpu_idle: state=[0-9]* cpu_id=${cpu#cpu}\$" "$d/real.ftrace"; then
+			echo "  (no cpu_idle from $cpu in the capture: not checked)"
+			continue
+		fi
+		checked=$((checked + 1))
+		if [ "$got" -lt $((u2 - u1 - 1)) ] || [ "$got" -gt $((u3 - u0)) ]; then
+			bad=1
+		fi
+	done < "$d/u0"
+	[ "$bad" -eq 0 ]
+	[ "$checked" -gt 0 ]
+}
+
+# trace-cmd's own capture into its own instance (-B), converted with
+# trace-cmd report and replayed: per CPU and state, no more entries than the
+# sysfs usage counters counted around the whole trace-cmd run, and exactly
+# the periods whose enter and exit both are in the text (counted with awk,
+# independently of the parser).
+@test "replay of a real trace-cmd capture: entries within the sysfs counters and equal to the text's periods" {
+	require_cpuidle_driver
+	command -v trace-cmd >/dev/null || skip "trace-cmd not installed"
+	command -v gcc >/dev/null || skip "no gcc for the trace-cmd shim"
+	local d="$BATS_TEST_TMPDIR" C=/sys/devices/system/cpu
+	gcc -shared -fPIC -O2 -o "$d/shim.so" "$BATS_TEST_DIRNAME/../lib/trace_cmd_shim.c" -ldl
+	TC_INST=/sys/kernel/tracing/instances/idlescope_tc_$$
+	usage_snapshot "$d/u0"
+	LD_PRELOAD="$d/shim.so" trace-cmd record -q -B "idlescope_tc_$$" -e power:cpu_idle \
+		-o "$d/tc.dat" sleep 1 >/dev/null 2>&1 || skip "trace-cmd record cannot run here"
+	usage_snapshot "$d/u1"
+	trace-cmd report -i "$d/tc.dat" > "$d/tc.txt" 2>/dev/null
+	grep -q 'cpu_idle:.*state=' "$d/tc.txt" ||
+		skip "trace-cmd recorded no cpu_idle event in 1 s (busy machine, or the tracer's loss)"
+	{
+		printf '{"cpus":%d,"states":[' "$(ls -d $C/cpu[0-9]* | wc -l)"
+		local s sep=
+		for s in $C/cpu0/cpuidle/state[0-9]*; do
+			printf '%s{"name":"%s","exit_latency_us":%s,"target_residency_us":%s}' "$sep" \
+				"$(cat $s/name)" "$(cat $s/latency)" "$(cat $s/residency)"
+			sep=,
+		done
+		printf ']}\n'
+	} > "$d/host.json"
+	run "$IDLESCOPE" replay --profile "$d/host.json" "$d/tc.txt" --format json -o "$d/tc.json"
+	[ "$status" -eq 0 ]
+	jq -e '.replay.format == "trace-cmd report" and .replay.garbled_lines == 0' "$d/tc.json"
+	local cpu st u0 u1 got text
+	while read -r cpu st u0; do
+		u1=$(awk -v c="$cpu" -v s="$st" '$1 == c && $2 == s { print $3 }' "$d/u1")
+		got=$(jq --argjson c "${cpu#cpu}" --argjson i "${st#state}" \
+			'.cpus[] | select(.cpu == $c) | .states[] | select(.index == $i) | .entries' "$d/tc.json")
+		# enters of state i followed by an exit on the same CPU
+		text=$(awk -v c="${cpu#cpu}" -v i="${st#state}" '
+			/cpu_idle:/ { s = ""; n = ""
+				for (k = 1; k <= NF; k++) {
+					if ($k ~ /^state=/) s = substr($k, 7)
+					if ($k ~ /^cpu_id=/) n = substr($k, 8)
+				}
+				if (n != c) next
+				if (s == "4294967295") { if (open) cnt++; open = 0 }
+				else open = (s == i) }
+			END { print cnt + 0 }' "$d/tc.txt")
+		echo "$cpu $st: replay $got, text $text, sysfs around the run $((u1 - u0))"
+		[ "$got" -eq "$text" ]
+		[ "$got" -le $((u1 - u0)) ]
+	done < "$d/u0"
+}
+
+# timers.ftrace: CPU0's period (WFI, 100-1010 us) ended by the local timer,
+# tick_nohz_handler run 12 us after its expiry (7000012000 - 7000000000 from
+# hrtimer_start); CPU1's timer started before the trace: cause timer, no
+# function, no lateness, one warning.
+@test "replay: timer wakeups, the function and its lateness from hrtimer_start/expire_entry" {
+	run "$IDLESCOPE" replay --profile "$TR/arm-2x2.json" "$TR/timers.ftrace" --format json -o "$BATS_TEST_TMPDIR/t.json"
+	[ "$status" -eq 0 ]
+	local f="$BATS_TEST_TMPDIR/t.json"
+	jq -e '.cpus[0].wakeups.causes.timer.count == 1 and .cpus[1].wakeups.causes.timer.count == 1' "$f"
+	jq -e '.cpus[0].wakeups.timer_lateness == [.cpus[0].wakeups.timer_lateness[0]] and
+	       (.cpus[0].wakeups.timer_lateness[0] | .name == "WFI" and .count == 1 and .min_ns == 12000 and .max_ns == 12000)' "$f"
+	jq -e '.cpus[1].wakeups.timer_lateness == []' "$f"
+	jq -e '.wakeup_details.timers == [{"cpu": 0, "count": 1, "early": 0, "name": "tick_nohz_handler", "function": null}]' "$f"
+	jq -e '.replay | .timer_starts == 1 and .timers_unmatched == 1' "$f"
+	jq -e '[.warnings[] | select(test("without an hrtimer_start"))] | length == 1' "$f"
+}

@@ -1,0 +1,267 @@
+#!/usr/bin/env bats
+# `serve`: the Prometheus exporter on a loopback port, checked with promtool,
+# against the sysfs cpuidle counters over the same span, and scraped by a
+# real Prometheus server whose HTTP API must answer a rate query.
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup() {
+	SERVE_PID=
+	PROM_PID=
+	LOAD_PID=
+}
+
+teardown() {
+	local p
+	for p in "$LOAD_PID" "$PROM_PID" "$SERVE_PID"; do
+		[ -n "$p" ] || continue
+		kill "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	done
+}
+
+# A TCP port nothing listens on now (random, so parallel runs do not collide).
+free_port() {
+	local p
+	for _ in $(seq 50); do
+		p=$((20000 + RANDOM % 40000))
+		[ -z "$(ss -Htln "sport = :$p")" ] && { echo "$p"; return 0; }
+	done
+	return 1
+}
+
+# Starts serve in the background (port 0 unless args say otherwise); waits
+# for its "http://HOST:PORT/metrics" line and sets URL and SERVE_PID.
+start_serve() {
+	local out=$BATS_TEST_TMPDIR/serve.out
+	"$IDLESCOPE" serve "$@" >"$out" 2>"$out.err" 3>&- &
+	SERVE_PID=$!
+	for _ in $(seq 100); do
+		URL=$(sed -n 's/^idlescope serve: \(http:.*\)$/\1/p' "$out")
+		[ -n "$URL" ] && return 0
+		kill -0 "$SERVE_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "serve did not start: $(cat "$out.err")" >&2
+	return 1
+}
+
+# Per CPU and state "cpu:name|usage+rejected" from sysfs (the oracle).
+sysfs_usage() {
+	local d c s r
+	for d in /sys/devices/system/cpu/cpu[0-9]*/cpuidle/state[0-9]*; do
+		c=${d#/sys/devices/system/cpu/cpu}
+		c=${c%%/*}
+		r=$(cat "$d/rejected" 2>/dev/null || echo 0)
+		s=$(cat "$d/usage")
+		echo "$c:$(cat "$d/name")|$((s + r))"
+	done | LC_ALL=C sort -t'|' -k1,1
+}
+
+# "cpu:state|value" of the entries counter in a scrape, sorted for join.
+scrape_entries() {
+	sed -n 's/^idlescope_idle_state_entries_total{cpu="\([0-9]*\)",state="\(.*\)"} \([0-9]*\)$/\1:\2|\3/p' "$1" |
+		LC_ALL=C sort -t'|' -k1,1
+}
+
+@test "bad --listen: usage error, one line, nothing loaded" {
+	local v
+	for v in foo 127.0.0.1 :9464 127.0.0.1:65536 127.0.0.1:x example.org:9464 '[::1]9464'; do
+		run -2 "$IDLESCOPE" serve --listen "$v"
+		[ "${#lines[@]}" -eq 1 ]
+		[[ "${lines[0]}" == "idlescope: bad --listen '$v'"* ]]
+	done
+	run -2 "$IDLESCOPE" serve -o /dev/null
+	run -2 "$IDLESCOPE" serve -- true
+}
+
+@test "default bind is 127.0.0.1:9464 (loopback only)" {
+	[ -z "$(ss -Htln 'sport = :9464')" ] || skip "port 9464 is in use"
+	start_serve
+	[ "$URL" = http://127.0.0.1:9464/metrics ]
+	run ss -Htlnp 'sport = :9464'
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *" 127.0.0.1:9464 "* ]]
+	[[ "$output" == *"pid=$SERVE_PID,"* ]]
+}
+
+@test "busy port: runtime error (exit 1) naming the address, nothing loaded" {
+	local mark port
+	start_serve --listen 127.0.0.1:0
+	port=${URL#http://127.0.0.1:}
+	port=${port%/metrics}
+	mark=$(bpf_prog_id_mark)
+	run -1 "$IDLESCOPE" serve --listen "127.0.0.1:$port"
+	[ "$output" = "idlescope: cannot listen on 127.0.0.1:$port: Address already in use" ]
+	[ "$(our_bpf_progs_since "$mark")" -eq 0 ]
+}
+
+@test "/metrics passes promtool; / links it; other paths 404; POST refused" {
+	start_serve --listen 127.0.0.1:0
+	local m=$BATS_TEST_TMPDIR/m.txt base=${URL%/metrics}
+	run curl -sS -o "$m" -w '%{http_code} %{content_type}' "$URL"
+	[ "$output" = "200 text/plain; version=0.0.4; charset=utf-8" ]
+	run promtool check metrics <"$m"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ] # no lint findings either
+	# every family has HELP and TYPE; histograms have +Inf, _sum and _count
+	[ "$(grep -c '^# HELP ' "$m")" -eq "$(grep -c '^# TYPE ' "$m")" ]
+	grep -q '^# TYPE idlescope_idle_duration_seconds histogram$' "$m"
+	grep -q '^idlescope_idle_duration_seconds_bucket{cpu="0",.*le="+Inf"} ' "$m"
+	grep -q '^idlescope_build_info{version="' "$m"
+	# bounded labels only: no pid or comm anywhere
+	run grep -Ec '(pid|comm)=' "$m"
+	[ "$output" -eq 0 ]
+	run curl -sS "$base/"
+	[[ "$output" == *'<a href="/metrics">'* ]]
+	run curl -sS -o /dev/null -w '%{http_code}' "$base/nope"
+	[ "$output" = 404 ]
+	run curl -sS -o /dev/null -w '%{http_code}' -X POST "$URL"
+	[ "$output" = 405 ]
+}
+
+@test "counters never go back; entries delta agrees with sysfs usage over the same span" {
+	require_cpuidle_driver
+	start_serve --listen 127.0.0.1:0
+	local d=$BATS_TEST_TMPDIR n
+	cyclictest --laptop -q -t "$(nproc)" -a -i 500 -D 5 >/dev/null 2>&1 3>&- &
+	LOAD_PID=$!
+	sleep 0.5
+	# each scrape bracketed by two sysfs reads
+	sysfs_usage >"$d/u1a"
+	curl -sS "$URL" >"$d/m1"
+	sysfs_usage >"$d/u1b"
+	sleep 2.5
+	sysfs_usage >"$d/u2a"
+	curl -sS "$URL" >"$d/m2"
+	sysfs_usage >"$d/u2b"
+	# every counter, bucket, _sum and _count sample: second >= first
+	run awk 'NR == FNR { if ($1 !~ /^#/) v[$1] = $2; next }
+		 $1 ~ /(_total|_bucket|_sum|_count)(\{|$)/ && ($1 in v) && $2 + 0 < v[$1] + 0 { print "went back: " $0 " < " v[$1] }
+		 $1 !~ /^#/ && !($1 in v) { print "new series: " $1 }' "$d/m1" "$d/m2"
+	[ -z "$output" ]
+	[ "$(grep -c '_total' "$d/m1")" -gt 10 ]
+	# BPF's delta within what sysfs saw between the inner and the outer
+	# reads, plus 2 for a period whose exit event and usage++ straddle a read
+	export LC_ALL=C
+	join -t'|' -j1 <(scrape_entries "$d/m1") <(scrape_entries "$d/m2") >"$d/bpf"
+	join -t'|' -j1 "$d/u1a" "$d/u1b" >"$d/k1"
+	join -t'|' -j1 "$d/u2a" "$d/u2b" >"$d/k2"
+	join -t'|' -j1 "$d/k1" "$d/k2" | join -t'|' -j1 - "$d/bpf" >"$d/all"
+	cat "$d/all"
+	[ "$(wc -l <"$d/all")" -eq "$(wc -l <"$d/u1a")" ] # every sysfs state has a series
+	run awk -F'|' '{ lo = $4 - $3; hi = $5 - $2; b = $7 - $6
+		if (b < lo - 2 || b > hi + 2) print $1 ": bpf " b " not in [" lo ", " hi "]" }' "$d/all"
+	echo "$output"
+	[ -z "$output" ]
+	# with the CPUs saturated by other work there is little to compare
+	n=$(awk -F'|' '{ n += $4 - $3 } END { print n }' "$d/all")
+	[ "$n" -ge 20 ] || skip "only $n idle periods in 2.5 s (CPUs busy with other work)"
+}
+
+@test "a Prometheus server scrapes it: rate() over idlescope counters returns data" {
+	command -v prometheus >/dev/null || skip "prometheus not installed (make deps)"
+	start_serve --listen 127.0.0.1:0
+	local d=$BATS_TEST_TMPDIR pport target n=0 q
+	target=${URL#http://}
+	target=${target%/metrics}
+	pport=$(free_port)
+	cat >"$d/prometheus.yml" <<-EOF
+		global:
+		  scrape_interval: 1s
+		  evaluation_interval: 1s
+		scrape_configs:
+		  - job_name: idlescope
+		    static_configs:
+		      - targets: ['$target']
+	EOF
+	prometheus --config.file="$d/prometheus.yml" --storage.tsdb.path="$d/tsdb" \
+		--web.listen-address="127.0.0.1:$pport" --log.level=warn >"$d/prom.log" 2>&1 3>&- &
+	PROM_PID=$!
+	q='sum(rate(idlescope_idle_state_entries_total[10s]))'
+	for _ in $(seq 60); do
+		run curl -sS --get "http://127.0.0.1:$pport/api/v1/query" --data-urlencode "query=$q"
+		if [ "$status" -eq 0 ] && [ "$(jq -r '.data.result | length' <<<"$output")" -gt 0 ]; then
+			n=1
+			break
+		fi
+		kill -0 "$PROM_PID" || { cat "$d/prom.log"; false; }
+		sleep 0.5
+	done
+	echo "$output"
+	[ "$n" -eq 1 ]
+	[ "$(jq -r .status <<<"$output")" = success ]
+	jq -e '.data.result[0].value[1] | tonumber >= 0' <<<"$output"
+	# Prometheus reads the counters as counters: the counted time grows by
+	# about one second per second between two scrapes, whatever the load
+	# (irate: the last two samples; rate() over so short a series
+	# extrapolates)
+	run curl -sS --get "http://127.0.0.1:$pport/api/v1/query" \
+		--data-urlencode 'query=irate(idlescope_counted_seconds_total[5s])'
+	echo "$output"
+	jq -e '.data.result[0].value[1] | tonumber | . > 0.7 and . < 1.3' <<<"$output"
+	run curl -sS --get "http://127.0.0.1:$pport/api/v1/query" --data-urlencode 'query=up{job="idlescope"}'
+	[ "$(jq -r '.data.result[0].value[1]' <<<"$output")" = 1 ]
+	run curl -sS --get "http://127.0.0.1:$pport/api/v1/query" \
+		--data-urlencode 'query=histogram_quantile(0.5, sum by (le) (rate(idlescope_idle_duration_seconds_bucket[10s])))'
+	[ "$(jq -r '.data.result | length' <<<"$output")" -eq 1 ]
+}
+
+@test "-i: scrapes get the snapshot of the last interval" {
+	start_serve --listen 127.0.0.1:0 -i 1.5
+	local a b c
+	a=$(curl -sS "$URL" | sed -n 's/^idlescope_counted_seconds_total //p')
+	b=$(curl -sS "$URL" | sed -n 's/^idlescope_counted_seconds_total //p')
+	[ -n "$a" ] && [ "$a" = "$b" ]
+	sleep 1.6
+	c=$(curl -sS "$URL" | sed -n 's/^idlescope_counted_seconds_total //p')
+	awk -v a="$a" -v c="$c" 'BEGIN { exit !(c >= a + 1.4 && c <= a + 3.2) }'
+}
+
+@test "-C 1: only CPU 1's series" {
+	[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
+	start_serve --listen 127.0.0.1:0 -C 1
+	run curl -sS "$URL"
+	[[ "$output" == *'cpu="1"'* ]]
+	[[ "$output" != *'cpu="0"'* ]]
+}
+
+# IDs of the BPF programs process $1 holds (its fdinfo; other sessions on
+# the machine do not count).
+progs_of() {
+	grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -u
+}
+
+# How many of the programs $@ are still loaded, after up to 3 s (RCU).
+still_loaded() {
+	local id n
+	for _ in $(seq 30); do
+		n=0
+		for id in "$@"; do
+			bpftool prog show id "$id" >/dev/null 2>&1 && n=$((n + 1))
+		done
+		[ "$n" -eq 0 ] && break
+		sleep 0.1
+	done
+	echo "$n"
+}
+
+@test "SIGINT and SIGTERM: exit 0, the BPF programs detached" {
+	local sig ids
+	for sig in INT TERM; do
+		start_serve --listen 127.0.0.1:0
+		curl -sSf -o /dev/null "$URL"
+		ids=$(progs_of "$SERVE_PID")
+		[ -n "$ids" ]
+		kill -"$sig" "$SERVE_PID"
+		status=0
+		wait "$SERVE_PID" || status=$?
+		SERVE_PID=
+		[ "$status" -eq 0 ]
+		# shellcheck disable=SC2086 # one ID per word
+		[ "$(still_loaded $ids)" -eq 0 ]
+		[ ! -s "$BATS_TEST_TMPDIR/serve.out.err" ]
+	done
+}

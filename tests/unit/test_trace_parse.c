@@ -1,0 +1,357 @@
+/* Unit tests for the trace parser (user/trace_parse.c) and the --profile
+ * reader (user/trace_profile.c): event lines as ftrace and trace-cmd write
+ * them, idlestat headers, the counts of what was not used, and garbage that
+ * must be reported, never crash. Expected values are read off the lines. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "trace_parse.h"
+#include "trace_profile.h"
+#include "wake_stats.h"
+
+static int line(const char *s, struct trace_event *ev, char *name)
+{
+	return trace_parse_line(s, strlen(s), ev, name, 40);
+}
+
+static void test_ftrace_line(void **state)
+{
+	struct trace_event ev;
+	char name[40];
+
+	(void)state;
+	assert_int_equal(line("          <idle>-0       [001] d..2.  1234.567890: cpu_idle: state=2 cpu_id=1",
+			      &ev, name), 1);
+	assert_string_equal(name, "cpu_idle");
+	assert_int_equal(ev.kind, TK_IDLE);
+	assert_int_equal(ev.cpu, 1);
+	assert_int_equal(ev.a, 2);
+	assert_int_equal(ev.ts_ns, 1234567890000ULL);
+	/* exit, nanosecond timestamps, no flags column (trace-cmd report) */
+	assert_int_equal(line("<idle>-0 [003] 5.000000001: cpu_idle: state=4294967295 cpu_id=3", &ev,
+			      name), 1);
+	assert_int_equal(ev.a, IS_PWR_EVENT_EXIT);
+	assert_int_equal(ev.ts_ns, 5000000001ULL);
+	assert_int_equal(ev.cpu, 3);
+	/* trace-cmd pads the event name */
+	assert_int_equal(line("  bash-1234  [000]  10.5: cpu_idle:             state=1 cpu_id=0", &ev,
+			      name), 1);
+	assert_int_equal(ev.ts_ns, 10500000000ULL);
+	/* a comm with brackets and spaces before the CPU column */
+	assert_int_equal(line(" kworker/0:1 [x]-77  [000] .... 1.000001: cpu_idle: state=0 cpu_id=0",
+			      &ev, name), 1);
+	assert_int_equal(ev.ts_ns, 1000001000ULL);
+}
+
+static void test_other_events(void **state)
+{
+	struct trace_event ev;
+	char name[40];
+
+	(void)state;
+	assert_int_equal(line("<idle>-0 [002] d..2. 1.0: cpu_idle_miss: cpu_id=2 state=1 type=below",
+			      &ev, name), 1);
+	assert_true(ev.kind == TK_IDLE_MISS && ev.cpu == 2 && ev.a == 1 && ev.b == 1);
+	assert_int_equal(line("<idle>-0 [002] d..2. 1.0: cpu_idle_miss: cpu_id=2 state=1 type=sideways",
+			      &ev, name), -1);
+	assert_int_equal(line("<idle>-0 [001] d.h2. 1.0: irq_handler_entry: irq=24 name=virtio0-input",
+			      &ev, name), 1);
+	assert_true(ev.kind == TK_WAKE && ev.a == RW_IRQ && ev.b == 24 && ev.cpu == 1);
+	assert_string_equal(ev.comm, "virtio0-input");
+	assert_int_equal(line("<idle>-0 [001] ..s2. 1.0: softirq_entry: vec=1 [action=TIMER]", &ev,
+			      name), 1);
+	assert_true(ev.a == RW_SOFTIRQ && ev.b == 1);
+	assert_int_equal(line("<idle>-0 [000] d.h1. 1.0: local_timer_entry: vector=236", &ev, name), 1);
+	assert_true(ev.a == RW_LOCAL_TIMER);
+	assert_int_equal(line("<idle>-0 [005] d.h1. 1.0: ipi_entry: (Rescheduling interrupts)", &ev,
+			      name), 1);
+	assert_true(ev.a == RW_RESCHED && ev.cpu == 5);
+	/* sent from CPU 0 to CPU 3 */
+	assert_int_equal(line("bash-9 [000] d..1. 1.0: ipi_send_cpu: cpu=3 callsite=x+0x1 callback=y",
+			      &ev, name), 1);
+	assert_true(ev.a == RW_IPI_SEND && ev.cpu == 3 && ev.b == 0);
+	/* comm with a space; the waker runs on CPU 1, the target is CPU 2 */
+	assert_int_equal(line("bash-9 [001] d..4. 1.0: sched_wakeup: comm=Web Content pid=42 prio=120 target_cpu=002",
+			      &ev, name), 1);
+	assert_true(ev.kind == TK_SCHED_WAKEUP && ev.cpu == 2 && ev.b == 1 && ev.a == 42);
+	assert_string_equal(ev.comm, "Web Content");
+	/* trace-cmd report's sched plugin format, with its buffer-name prefix */
+	assert_int_equal(line("inst:  stress-ng-29451 [001]  9558.245132: sched_wakeup:         stress-ng-t:x:29445 [120] CPU:000",
+			      &ev, name), 1);
+	assert_true(ev.kind == TK_SCHED_WAKEUP && ev.cpu == 0 && ev.b == 1 && ev.a == 29445);
+	assert_string_equal(ev.comm, "stress-ng-t:x");
+	assert_int_equal(line("a-1 [001] 1.0: sched_wakeup: foo [120] CPU:000", &ev, name), -1);
+	assert_int_equal(line("<idle>-0 [000] d..2. 1.0: cpu_frequency: state=1800000 cpu_id=0", &ev,
+			      name), 1);
+	assert_true(ev.kind == TK_FREQ && ev.a == 1800000);
+	assert_int_equal(line("<idle>-0 [000] d.h2. 1.0: hrtimer_expire_entry: hrtimer=00000000deadbeef function=tick_nohz_handler now=7000012000",
+			      &ev, name), 1);
+	assert_true(ev.kind == TK_HRTIMER && ev.a == 0xdeadbeefULL && ev.b == 7000012000ULL);
+	assert_int_equal(line("x-1 [000] d..2. 1.0: hrtimer_start: hrtimer=0xffff8880abcd0000 function=hrtimer_wakeup expires=5 softexpires=5 mode=REL",
+			      &ev, name), 1);
+	assert_true(ev.kind == TK_HRTIMER_START && ev.a == 0xffff8880abcd0000ULL && ev.b == 5);
+	assert_int_equal(line("x-1 [000] d..2. 1.0: hrtimer_start: hrtimer=zz function=f expires=5", &ev,
+			      name), -1);
+	/* well-formed but unused: 0, with its name */
+	assert_int_equal(line("bash-9 [000] d..2. 1.0: sched_switch: prev_comm=bash prev_pid=9", &ev,
+			      name), 0);
+	assert_string_equal(name, "sched_switch");
+}
+
+static void test_garbage_lines(void **state)
+{
+	static const char *bad[] = {
+		"", "hello", "[000] 1.0: cpu_idle: state=1 cpu_id=0", /* no comm before */
+		"<idle>-0 [000] d..2. 1.: cpu_idle: state=1 cpu_id=0",
+		"<idle>-0 [000] d..2. 1.0: cpu_idle: state=1",
+		"<idle>-0 [000] d..2. 1.0: cpu_idle: state=x cpu_id=0",
+		"<idle>-0 [000] d..2. 1.0: cpu_idle: state=1 cpu_id=4096", /* beyond IS_MAX_CPUS */
+		"<idle>-0 [000] d..2. 1.0: cpu_idle: state=99999999999999999999999 cpu_id=0",
+		"<idle>-0 [000] d..2. 1.1234567890: cpu_idle: state=1 cpu_id=0", /* 10 digits */
+		"<idle>-0 [000] d..2. 99999999999.0: cpu_idle: state=1 cpu_id=0",
+		"<idle>-0 [000] d..2. 1.0 cpu_idle: state=1 cpu_id=0",
+	};
+	struct trace_event ev;
+	char name[40];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(line(bad[i], &ev, name), -1);
+}
+
+static const char ftrace_buf[] =
+	"# tracer: nop\n"
+	"#\n"
+	"          <idle>-0     [001] d..2.   100.000300: cpu_idle: state=1 cpu_id=1\n"
+	"          <idle>-0     [000] d..2.   100.000200: cpu_idle: state=0 cpu_id=0\n"
+	"          <idle>-0     [000] d..2.   100.000100: cpu_idle: state=4294967295 cpu_id=0\n"
+	"CPU:1 [LOST 17 EVENTS]\n"
+	"inst: CPU:0 [EVENTS DROPPED]\n"
+	"this line is garbage\n"
+	"            bash-9     [001] d..2.   100.000400: sched_switch: prev_comm=bash\n"
+	"            bash-9     [001] d..2.   100.000400: foo_bar: x=1\n"
+	"            bash-9     [001] d..2.   100.000400: sched_switch: prev_comm=bash\n"
+	"          <idle>-0     [001] d..2.   100.000400: cpu_idle: state=4294967295 cpu_id=1\n"
+	"          <idle>-0     [001] d..2.   100.0005";
+
+static void test_buffer_counts(void **state)
+{
+	struct trace_data d;
+
+	(void)state;
+	assert_int_equal(trace_parse_buffer(ftrace_buf, strlen(ftrace_buf), &d), 0);
+	assert_int_equal(d.format, TF_FTRACE);
+	assert_int_equal(d.nr_ev, 4);
+	assert_int_equal(d.skipped, 3);
+	assert_int_equal(d.nr_skipped_names, 2);
+	assert_string_equal(d.skipped_names[0].name, "sched_switch");
+	assert_int_equal(d.skipped_names[0].count, 2);
+	assert_int_equal(d.garbled, 2); /* the garbage and the cut last line */
+	assert_int_equal(d.first_garbled_line, 8);
+	assert_int_equal(d.drop_markers, 1);
+	assert_true(d.truncated);
+	assert_int_equal(d.lost_events, 17);
+	assert_int_equal(d.out_of_order, 1); /* CPU 0 went back from 200 to 100 us */
+	assert_int_equal(d.max_cpu, 1);
+	trace_sort_events(&d);
+	assert_int_equal(d.ev[0].ts_ns, 100000100000ULL);
+	assert_int_equal(d.ev[0].line, 5);
+	assert_int_equal(d.ev[1].line, 4);
+	assert_int_equal(d.ev[2].line, 3);
+	assert_int_equal(d.ev[3].line, 12);
+	trace_data_free(&d);
+}
+
+static void test_stable_sort(void **state)
+{
+	static const char buf[] =
+		"cpus=2\n"
+		"<idle>-0 [001] 2.0: cpu_idle: state=1 cpu_id=1\n"
+		"<idle>-0 [000] 1.0: cpu_idle: state=1 cpu_id=0\n"
+		"<idle>-0 [000] 1.0: cpu_idle: state=4294967295 cpu_id=0\n"
+		"<idle>-0 [000] 1.0: cpu_idle: state=0 cpu_id=0\n";
+	struct trace_data d;
+
+	(void)state;
+	assert_int_equal(trace_parse_buffer(buf, strlen(buf), &d), 0);
+	assert_int_equal(d.format, TF_TRACE_CMD);
+	assert_int_equal(d.header_cpus, 2);
+	assert_false(d.truncated);
+	trace_sort_events(&d);
+	/* equal timestamps keep the file's order: enter, exit, enter */
+	assert_int_equal(d.ev[0].a, 1);
+	assert_int_equal(d.ev[1].a, IS_PWR_EVENT_EXIT);
+	assert_int_equal(d.ev[2].a, 0);
+	assert_int_equal(d.ev[3].cpu, 1);
+	trace_data_free(&d);
+}
+
+static const char idlestat_buf[] =
+	"idlestat version = 0.8\n"
+	"cpus=4\n"
+	"clusterA:\n"
+	"\tcore0\n"
+	"\t\tcpu0\n"
+	"\t\tcpu1\n"
+	"clusterB:\n"
+	"\tcore0\n"
+	"\t\tcpu2\n"
+	"\t\tcpu3\n"
+	"cpuid 0:\n\tWFI\n\t1\n\tCPU_PD\n\t1000\n\t(null)\n\t0\n"
+	"cpuid 1:\n\tWFI\n\t1\n\tCPU_PD\n\t1000\n\t(null)\n\t0\n"
+	"cpuid 2:\n\tWFI\n\t1\n\t(null)\n\t0\n"
+	"cpuid 3:\n\tWFI\n\t1\n\tCPU_PD\n\t1500\n\tCLS_PD\n\t5000\n"
+	"          <idle>-0     [003] d..2   100.000000: cpu_idle: state=2 cpu_id=3\n";
+
+static void test_idlestat_header(void **state)
+{
+	struct trace_data d;
+	size_t cut;
+
+	(void)state;
+	assert_int_equal(trace_parse_buffer(idlestat_buf, strlen(idlestat_buf), &d), 0);
+	assert_int_equal(d.format, TF_IDLESTAT);
+	assert_int_equal(d.header_cpus, 4);
+	assert_int_equal(d.nr_clusters, 2);
+	assert_int_equal(d.cluster_of[1], 0);
+	assert_int_equal(d.cluster_of[2], 1);
+	assert_int_equal(d.nr_states[0], 2);
+	assert_int_equal(d.nr_states[2], 1);
+	assert_int_equal(d.nr_states[3], 3);
+	assert_string_equal(d.states[3 * IS_MAX_STATES + 2].name, "CLS_PD");
+	assert_int_equal(d.states[3 * IS_MAX_STATES + 1].target_residency_ns, 1500000);
+	assert_int_equal(d.nr_ev, 1);
+	assert_int_equal(d.ev[0].line, 37);
+	trace_data_free(&d);
+
+	/* every cut inside the header either fails cleanly or parses fewer
+	 * tables; never crashes */
+	for (cut = 0; cut < strlen(idlestat_buf); cut++) {
+		int r = trace_parse_buffer(idlestat_buf, cut, &d);
+
+		if (cut > 30 && cut < 60)
+			assert_int_equal(r, -1); /* topology only: no state tables */
+		if (r)
+			assert_true(d.error[0] != '\0');
+		trace_data_free(&d);
+	}
+}
+
+static void test_formats_and_errors(void **state)
+{
+	static const char dat[] = "\x17\x08\x44tracing6\0\0\0";
+	struct trace_data d;
+
+	(void)state;
+	assert_int_equal(trace_parse_buffer(dat, sizeof(dat), &d), -1);
+	assert_non_null(strstr(d.error, "trace-cmd report"));
+	trace_data_free(&d);
+	assert_int_equal(trace_parse_buffer("random text\nmore\n", 17, &d), -1);
+	assert_non_null(strstr(d.error, "no trace events"));
+	trace_data_free(&d);
+	assert_int_equal(trace_parse_buffer("", 0, &d), -1);
+	assert_string_equal(d.error, "empty file");
+	trace_data_free(&d);
+	assert_int_equal(trace_parse_buffer("\n\n\r\n", 5, &d), -1);
+	trace_data_free(&d);
+	assert_int_equal(trace_parse_buffer("idlestat version = 0.8\ncpus=x\n", 30, &d), -1);
+	assert_non_null(strstr(d.error, "cpus=N"));
+	trace_data_free(&d);
+}
+
+/* Random bytes and mutated lines: no crash, every line accounted for. */
+static void test_random_input(void **state)
+{
+	char buf[4096];
+	uint64_t x = 88172645463325252ULL;
+	struct trace_data d;
+
+	(void)state;
+	for (int round = 0; round < 300; round++) {
+		size_t n = sizeof(buf);
+
+		memcpy(buf, ftrace_buf, sizeof(ftrace_buf) - 1);
+		for (size_t i = 0; i < n; i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			if (round % 3 == 0 || i >= sizeof(ftrace_buf) - 1 || x % 29 == 0)
+				buf[i] = (char)(round % 2 ? (int)(x & 0xff) : " 0123456789.:=[]\n-abc"[x % 21]);
+		}
+		if (!trace_parse_buffer(buf, n, &d))
+			assert_true(d.nr_ev + d.skipped + d.garbled <= d.lines);
+		trace_data_free(&d);
+	}
+}
+
+static void test_profile(void **state)
+{
+	static const char ok[] =
+		"{\"schema\":\"idlescope-profile/1\",\"cpus\":4,\"driver\":\"psci_idle\","
+		"\"states\":[{\"name\":\"WFI\",\"exit_latency_us\":1,\"target_residency_us\":1},"
+		"{\"name\":\"CPU_PD\",\"exit_latency_us\":100.5,\"target_residency_us\":1000,\"disabled\":true}],"
+		"\"tables\":[{\"cpus\":\"2-3\",\"states\":[{\"name\":\"POLL\",\"exit_latency_us\":0,"
+		"\"target_residency_us\":0}]}],\"groups\":[\"0-1\",\"2-3\"]}";
+	static const struct {
+		const char *json, *err;
+	} bad[] = {
+		{ "[]", "JSON object" },
+		{ "{\"cpus\":0,\"states\":[]}", "\"cpus\"" },
+		{ "{\"cpus\":2}", "needs \"states\"" },
+		{ "{\"cpus\":2,\"states\":[{\"name\":\"A\",\"exit_latency_us\":1}]}", "target_residency_us" },
+		{ "{\"cpus\":2,\"states\":[{\"name\":\"A\",\"exit_latency_us\":-1,\"target_residency_us\":1}]}", ">= 0" },
+		{ "{\"cpus\":2,\"tables\":[{\"cpus\":\"0\",\"states\":[{\"name\":\"A\",\"exit_latency_us\":1,\"target_residency_us\":1}]}]}", "CPU 1 has no" },
+		{ "{\"cpus\":2,\"states\":[{\"name\":\"A\",\"exit_latency_us\":1,\"target_residency_us\":1}],\"groups\":[\"0-1\",\"1\"]}", "two groups" },
+		{ "{\"cpus\":2,\"states\":[{\"name\":\"A\",\"exit_latency_us\":1,\"target_residency_us\":1}],\"groups\":[\"0-2\"]}", "beyond" },
+		{ "{\"cpus\":2,\"schema\":\"x\",\"states\":[]}", "schema" },
+		{ "{\"cpus\":2,", "line 1" },
+	};
+	struct trace_profile p;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(trace_profile_parse(ok, strlen(ok), &p, err, sizeof(err)), 0);
+	assert_int_equal(p.nr_cpus, 4);
+	assert_string_equal(p.driver, "psci_idle");
+	assert_string_equal(p.group_level, "cluster");
+	assert_int_equal(p.info[0].nr_states, 2);
+	assert_int_equal(p.info[1].states[1].exit_latency_ns, 100500);
+	assert_int_equal(p.info[1].states[1].target_residency_ns, 1000000);
+	assert_true(p.info[1].states[1].disabled);
+	assert_false(p.info[1].states[0].poll);
+	assert_int_equal(p.info[2].nr_states, 1);
+	assert_true(p.info[3].states[0].poll); /* named POLL */
+	assert_int_equal(p.nr_groups, 2);
+	assert_true(cpulist_has(&p.groups[1], 3));
+	trace_profile_free(&p);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		assert_int_equal(trace_profile_parse(bad[i].json, strlen(bad[i].json), &p, err,
+						     sizeof(err)), -1);
+		if (!strstr(err, bad[i].err))
+			fail_msg("profile %zu: '%s' lacks '%s'", i, err, bad[i].err);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ftrace_line),
+		cmocka_unit_test(test_other_events),
+		cmocka_unit_test(test_garbage_lines),
+		cmocka_unit_test(test_buffer_counts),
+		cmocka_unit_test(test_stable_sort),
+		cmocka_unit_test(test_idlestat_header),
+		cmocka_unit_test(test_formats_and_errors),
+		cmocka_unit_test(test_random_input),
+		cmocka_unit_test(test_profile),
+	};
+
+	return cmocka_run_group_tests_name("trace-parse", tests, NULL, NULL);
+}

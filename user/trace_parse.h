@@ -1,0 +1,105 @@
+/* Recorded traces as text: `trace-cmd report`, the ftrace `trace` file and
+ * idlestat's own trace files (`idlestat --trace -o`), parsed into events in
+ * the replay vocabulary plus whatever the header tells (CPU count,
+ * clusters, idle-state names and target residencies). Pure: no I/O, no
+ * globals, never reads the analysing machine; every malformed input is
+ * counted and reported, never fatal except an unusable idlestat header. */
+#ifndef IDLESCOPE_TRACE_PARSE_H
+#define IDLESCOPE_TRACE_PARSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "idle_stats.h"
+
+enum trace_format { TF_UNKNOWN = 0, TF_TRACE_CMD, TF_FTRACE, TF_IDLESTAT };
+
+/* What an event line means (trace_event.kind). */
+enum trace_kind {
+	TK_IDLE = 1,      /* a = state, IS_PWR_EVENT_EXIT = exit */
+	TK_IDLE_MISS,     /* a = state, b = 1 below / 0 above */
+	TK_WAKE,          /* a = enum replay_wake_event, b = its detail */
+	TK_SCHED_WAKEUP,  /* cpu = target, b = waker CPU, a = pid, comm */
+	TK_FREQ,          /* a = kHz */
+	TK_HRTIMER_START, /* a = hrtimer (hashed pointer), b = expires; fn */
+	TK_HRTIMER,       /* hrtimer_expire_entry: a = hrtimer, b = its now; fn */
+};
+
+struct trace_event {
+	uint64_t ts_ns;
+	uint64_t a, b;
+	uint32_t cpu;
+	uint32_t kind;  /* enum trace_kind */
+	uint32_t line;  /* 1-based line in the input */
+	uint32_t fn;    /* TK_HRTIMER*: 1 + index in trace_data.fn_names, 0 = unknown */
+	char comm[16];  /* TK_SCHED_WAKEUP */
+};
+
+/* An idle state from an idlestat header (only the name and the target
+ * residency are in it). */
+struct trace_state {
+	char name[32];
+	uint64_t target_residency_ns;
+};
+
+#define TP_MAX_SKIPPED_NAMES 16
+#define TP_MAX_IRQ_NAMES 256
+
+struct trace_data {
+	enum trace_format format;
+	int header_cpus;        /* cpus=N in the header, 0 = none */
+	int max_cpu;            /* highest CPU in an event, -1 = none */
+	/* the span of every well-formed event line, used or not: the window */
+	bool have_ts;
+	uint64_t min_ts, max_ts;
+	/* idlestat header */
+	bool have_states;
+	int nr_state_cpus;      /* entries of nr_states / states */
+	int *nr_states;         /* [cpu], 0 = CPU not described (offline) */
+	struct trace_state *states; /* [cpu * IS_MAX_STATES + i] */
+	int nr_clusters;
+	int *cluster_of;        /* [nr_state_cpus], -1 = none */
+	/* events, in file order (sort with trace_sort_events) */
+	struct trace_event *ev;
+	size_t nr_ev, cap_ev;
+	/* what was not used */
+	uint64_t lines;
+	uint64_t skipped;       /* well-formed events replay does not use */
+	struct { char name[40]; uint64_t count; } skipped_names[TP_MAX_SKIPPED_NAMES];
+	int nr_skipped_names;
+	uint64_t garbled;       /* lines that are neither events, comments nor header */
+	uint32_t first_garbled_line;
+	uint64_t lost_events;   /* "[LOST n EVENTS]" markers */
+	uint64_t drop_markers;  /* "[EVENTS DROPPED]" markers (trace-cmd, no count) */
+	uint64_t out_of_order;  /* events earlier than the previous one of their CPU */
+	bool truncated;         /* the last line had no newline */
+	uint64_t dropped_states; /* idlestat states beyond IS_MAX_STATES */
+	/* IRQ names from irq_handler_entry */
+	int nr_irq_names;
+	struct { uint32_t irq; char name[32]; } irq_names[TP_MAX_IRQ_NAMES];
+	/* hrtimer function names (text traces name them, not their address) */
+	int nr_fn_names;
+	char (*fn_names)[48];
+	char error[160];        /* why parsing failed (return -1) */
+};
+
+/* Parses a whole trace. Returns 0, or -1 with out->error set (no known
+ * format, an unusable idlestat header, out of memory); free with
+ * trace_data_free either way. */
+int trace_parse_buffer(const char *buf, size_t len, struct trace_data *out);
+void trace_data_free(struct trace_data *d);
+
+/* One event line ("comm-pid [cpu] flags ts: event: args"), as both trace-cmd
+ * report and ftrace write it. Returns 1 with *ev filled (and name set to the
+ * event name), 0 for a well-formed event replay does not use (name set),
+ * -1 for a line that is not a parsable event. ev->line is left alone. */
+int trace_parse_line(const char *line, size_t len, struct trace_event *ev, char *name,
+		     size_t namelen);
+
+/* Sorts by timestamp, keeping file order among equal timestamps. */
+void trace_sort_events(struct trace_data *d);
+
+const char *trace_format_name(enum trace_format f);
+
+#endif
