@@ -15,7 +15,7 @@
 #                       arm64 tcg, multi-threaded; the CI host's /dev/kvm is PVM
 #                       and cannot boot stock kernels)
 #   VMTEST_ARCH         guest architectures, space-separated (default "x86_64 arm64")
-#   VMTEST_TIMEOUT      seconds per VM (default 240)
+#   VMTEST_TIMEOUT      seconds per VM (default 360)
 #   VMTEST_BIAS_US      time allowed per idle period in the guest's cross-check
 #                       (default 50 under TCG, else 2)
 #   VMTEST_LOGDIR       serial logs (default build/vmtest)
@@ -27,7 +27,7 @@ root=$(cd "$here/../.." && pwd)
 bin=${IDLESCOPE:-$root/build/idlescope}
 cache=${IDLESCOPE_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/idlescope/vm}
 kernels=${VMTEST_KERNELS:-6.1 6.12}
-vm_timeout=${VMTEST_TIMEOUT:-240}
+vm_timeout=${VMTEST_TIMEOUT:-360}
 logdir=${VMTEST_LOGDIR:-$root/build/vmtest}
 archs=${VMTEST_ARCH:-x86_64 arm64}
 # Time allowed per idle period in the guest's cross-check (the guest defaults
