@@ -90,6 +90,7 @@ help:
 	@echo 'make run        deps + build, then a 10-second system-wide summary (root)'
 	@echo 'make test       deps + build, unit, replay and live BATS tests (root)'
 	@echo 'make unit|replay|bats   one test layer'
+	@echo 'make vmtest     kernel VMs: Debian 6.1 and 6.12, x86_64 and arm64 guests under QEMU TCG'
 	@echo 'make deps       install build and test dependencies from Debian (root)'
 	@echo 'make install    install to $$(DESTDIR)$$(PREFIX)/bin (PREFIX, DESTDIR)'
 	@echo 'make bench      overhead vs a minimal BPF floor, side by side; writes docs/performance.md'
@@ -163,7 +164,7 @@ replay: check-root $(REPLAY_BINS)
 bats: check-root all
 	$(Q)IDLESCOPE=$(abspath $(OUT)/idlescope) bats tests/bats
 
-test: deps all check-root $(UNIT_BINS) $(REPLAY_BINS)
+test: deps all check-root $(UNIT_BINS) $(REPLAY_BINS) $(if $(filter 0,$(IDLESCOPE_VMTEST)),,vmtest-bins)
 	$(Q)OUT=$(OUT) ./tests/run.sh
 
 # The bench's floor observer: a minimal BPF counter (tests/bench/floor.bpf.c).
@@ -218,6 +219,14 @@ $(SYSROOT_STAMP): tests/arm64-sysroot.sh | cross-toolchain
 
 $(USER_OBJS) $(OUT)/idlescope: | cross-toolchain $(SYSROOT_STAMP)
 endif
-.PHONY: vmtest
-vmtest: $(OUT)/idlescope
-	$(Q)IDLESCOPE=$(abspath $(OUT)/idlescope) VMTEST_ARCH=$(ARCH) ./tests/vm/run.sh
+# Kernel test VMs: x86_64 and arm64 guests from an x86_64 host (the arm64
+# binary cross-built into build/arm64), only arm64 ones with ARCH=arm64.
+VMTEST_ARCH ?= $(if $(ARM64_CROSS),arm64,x86_64 arm64)
+.PHONY: vmtest vmtest-bins
+vmtest-bins: $(OUT)/idlescope
+ifeq ($(ARCH),x86_64)
+	$(if $(filter arm64,$(VMTEST_ARCH)),$(Q)$(MAKE) --no-print-directory ARCH=arm64 OUT=build/arm64 deps all)
+endif
+vmtest: vmtest-bins
+	$(Q)IDLESCOPE=$(abspath $(OUT)/idlescope) VMTEST_ARCH='$(VMTEST_ARCH)' \
+	    IDLESCOPE_ARM64=$(abspath $(if $(ARM64_CROSS),$(OUT),build/arm64)/idlescope) ./tests/vm/run.sh

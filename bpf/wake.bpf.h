@@ -43,7 +43,9 @@ static __always_inline void wake_detail_flush(__u32 cpu, const struct wake_detai
 	}
 	v->count += count;
 	v->early += early;
-	if (k->kind == WDETAIL_WAKEE || k->kind == WDETAIL_GROUP_WAKEE)
+	/* comm is NULL for the other kinds; testing it (not only the kind, which
+	 * 6.1 and 6.12 verifiers lose through the stack) keeps them loadable */
+	if (comm && (k->kind == WDETAIL_WAKEE || k->kind == WDETAIL_GROUP_WAKEE))
 		__builtin_memcpy(v->comm, comm, sizeof(v->comm));
 }
 

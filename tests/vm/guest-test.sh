@@ -12,8 +12,152 @@ indent() { sed 's/^/  | /' "$@"; }
 up() { cut -d' ' -f1 /proc/uptime; }
 since() { awk -v a="$1" '{ printf "%.1fs", $1 - a }' /proc/uptime; }
 
+# --- arm64 guests: PSCI idle states and clusters ------------------------------
+
+# The device tree's idle-states (run.sh adds them) must give psci_idle with WFI
+# and the two DT states on every CPU. (Functions share the script's globals:
+# busybox sh has local, POSIX sh does not.)
+check_psci_idle() {
+	bad=
+	if [ "$driver" = psci_idle ]; then ok "cpuidle driver is psci_idle"; else fail "cpuidle driver is '$driver', not psci_idle"; fi
+	for c in /sys/devices/system/cpu/cpu[0-9]*; do
+		n=0
+		for st in "$c"/cpuidle/state*; do [ -d "$st" ] && n=$((n + 1)); done
+		[ "$n" -ge 3 ] && [ "$(cat "$c/cpuidle/state0/name")" = WFI ] || bad="$bad ${c##*/}:$n"
+	done
+	if [ -z "$bad" ]; then ok "every CPU has WFI plus the 2 device-tree idle states"; else fail "CPUs without WFI + 2 DT states:$bad"; fi
+	echo "INFO kernel log on PSCI and cpuidle:"
+	dmesg | grep -i -E 'psci|cpuidle' | indent
+}
+
+# CPUs of a cpulist, one per line ("0-1,4" -> 0 1 4).
+cpus_of() {
+	echo "$1" | awk -F, '{ for (i = 1; i <= NF; i++) { n = split($i, r, "-"); for (c = r[1]; c <= r[n]; c++) print c } }'
+}
+
+# "cpu time_us usage" per CPU from sysfs, summed over the CPU's states.
+cpuidle_snapshot() {
+	for c in /sys/devices/system/cpu/cpu[0-9]*; do
+		t=0 u=0
+		for st in "$c"/cpuidle/state*; do
+			t=$((t + $(cat "$st/time"))) u=$((u + $(cat "$st/usage")))
+		done
+		echo "${c##*/cpu} $t $u"
+	done
+}
+
+# The cluster section against the guest's own topology and cpuidle counters.
+# The last CPU spins for the whole run (one CPU: under TCG each spinning vCPU
+# costs a host CPU), so the last cluster is never all idle although its other
+# CPUs mostly are. The first cluster is idle but for its last CPU waking every
+# 20 ms: without it, a quiet NOHZ guest can keep both CPUs idle through the
+# whole window, one interval that began before the window and is not counted
+# (edge_idle_ns only). Oracles: sysfs
+# shows WANT clusters of 2+ CPUs and idlescope's groups are exactly those; no
+# cluster's all-idle time exceeds any member's idle time in sysfs over an
+# enclosing interval (each CPU is woken before the second snapshot so its
+# period in flight is counted), within 2% + BIAS and 2 us per period; the idle
+# cluster's all-idle time is > 0. --fail-if asserts the two shares inside
+# idlescope too (exit 3 if either holds).
+check_clusters() { # expected number of clusters
+	want=$1 topo=/sys/devices/system/cpu pids=''
+	for c in "$topo"/cpu[0-9]*; do
+		t=$c/topology
+		echo "INFO topology ${c##*/}: package $(cat "$t/physical_package_id" 2>/dev/null || echo ?)," \
+			"cluster_id $(cat "$t/cluster_id" 2>/dev/null || echo ?), cluster_cpus_list $(cat "$t/cluster_cpus_list" 2>/dev/null || echo ?)"
+	done
+	lists=$(cat "$topo"/cpu[0-9]*/topology/cluster_cpus_list 2>/dev/null | sort -t- -k1,1n -u)
+	n=$(echo "$lists" | grep -c '[-,]')
+	ids=$(cat "$topo"/cpu[0-9]*/topology/cluster_id 2>/dev/null | sort -u | grep -c .)
+	if [ "$n" = "$want" ] && [ "$(echo "$lists" | grep -c .)" = "$want" ] && [ "$ids" = "$want" ]; then
+		ok "sysfs topology: $want clusters ($(echo "$lists" | paste -sd' ' -)), $ids cluster_id values"
+	else
+		fail "sysfs topology: want $want clusters of 2+ CPUs, have lists '$(echo "$lists" | paste -sd' ' -)', $ids cluster_id values"
+		return
+	fi
+	idle=$(echo "$lists" | head -1)
+	busy=$(echo "$lists" | tail -1)
+
+	spin=$(cpus_of "$busy" | tail -1)
+	taskset -c "$spin" sh -c 'while :; do :; done' &
+	pids="$pids $!"
+	tick=$(cpus_of "$idle" | tail -1)
+	taskset -c "$tick" sh -c 'while :; do usleep 20000; done' &
+	pids="$pids $!"
+	usleep 300000
+	cpuidle_snapshot >/tmp/k0
+	t0=$(up)
+	idlescope record -d 3 --topology cluster --format json -o /tmp/g.json \
+		--fail-if 'cluster[0].idle_share <= 0' --fail-if "cluster[$((want - 1))].idle_share > 1%" 2>/tmp/g.err
+	rc=$?
+	for c in $(cpus_of "$(cat "$topo/online")"); do taskset -c "$c" true; done
+	cpuidle_snapshot >/tmp/k1
+	# shellcheck disable=SC2086 # a list of pids
+	kill $pids
+	wait
+	echo "INFO record --topology cluster (CPU $spin spinning, CPU $tick waking every 20 ms): exit $rc in $(since "$t0"), stderr:"
+	indent /tmp/g.err
+	case $rc in
+	0) ok "record --topology cluster exit 0 (no --fail-if held)" ;;
+	3) fail "record --topology cluster: a --fail-if held: $(grep -i 'fail-if\|held' /tmp/g.err | paste -sd';' -)" ;;
+	*) fail "record --topology cluster exit $rc" ;;
+	esac
+
+	# One "G id name cpus periods time_ns edge_idle_ns races" line per group
+	# (jansson's 2-space indent: group keys at 8 spaces), "D duration_ns", "L level".
+	awk '
+	function val(   v) { v = $0; sub(/^ *"[a-z_]*": /, "", v); sub(/,$/, "", v); gsub(/"/, "", v); return v }
+	/^  "duration_ns": / { print "D", val() }
+	/^  "groups": \{/ { g = 1; next }
+	g && /^  [}]/ { g = 0 }
+	g && /^    "level": / { print "L", val() }
+	g && /^        "[a-z_]*": / { k = $1; gsub(/[":]/, "", k); f[k] = val() }
+	g && /^      [}]/ { print "G", f["id"], f["name"], f["cpus"], f["periods"], f["time_ns"], f["edge_idle_ns"], f["races"], f["idle_at_end"] }
+	/^  "cpus": \[/ { c = 1; next }
+	c && /^  \]/ { c = 0 }
+	c && /^      "[a-z_]*": / { k = $1; gsub(/[":]/, "", k); f[k] = val() }
+	c && /^    [}]/ { print "C cpu", f["cpu"], "entries", f["entries"], "idle_ns", f["idle_ns"], "edge_idle_ns", f["edge_idle_ns"], "unmatched_exits", f["unmatched_exits"], "idle_at_end", f["idle_at_end"] }
+	' /tmp/g.json >/tmp/g.out
+	echo "INFO per CPU in that run:"
+	sed -n 's/^C //p' /tmp/g.out | indent
+	dur=$(sed -n 's/^D //p' /tmp/g.out)
+	level=$(sed -n 's/^L //p' /tmp/g.out)
+	if [ "$level" = cluster ] && [ "$(grep -c '^G ' /tmp/g.out)" = "$want" ]; then
+		ok "groups: level cluster, $want groups"
+	else
+		fail "groups: level '$level', $(grep -c '^G ' /tmp/g.out) groups (want cluster, $want)"
+	fi
+	# shellcheck disable=SC2034 # G and edge are read for their position
+	while read -r G id name cpus periods time edge races at_end; do
+		echo "INFO $name (CPUs $cpus): $periods all-idle periods, $((time / 1000000)) ms of $((${dur:-0} / 1000000)) ms," \
+			"edge $((edge / 1000000)) ms, idle_at_end $at_end, races $races"
+		if echo "$lists" | grep -qx "$cpus"; then ok "$name is the sysfs cluster $cpus"; else fail "$name CPUs $cpus is not a sysfs cluster"; fi
+		for c in $(cpus_of "$cpus"); do
+			# member's sysfs idle time and periods between the snapshots, against the group's time
+			awk -v c="$c" -v gt="$time" -v gp="$periods" -v bias="$bias_ns" -v name="$name" '
+			FILENAME == "/tmp/k0" && $1 == c { t0 = $2; u0 = $3 }
+			FILENAME == "/tmp/k1" && $1 == c { kt = ($2 - t0) * 1000; ku = $3 - u0
+				tol = 0.02 * kt + bias * gp + 2000 * (ku + 1)
+				printf "%s %s all-idle %.3fms <= cpu %s sysfs idle %.3fms (%d periods) + tol %.3fms\n",
+					gt <= kt + tol ? "ok" : "FAIL", name, gt / 1e6, c, kt / 1e6, ku, tol / 1e6 }
+			' /tmp/k0 /tmp/k1
+		done >/tmp/g.chk
+		if grep -q '^ok' /tmp/g.chk && ! grep -q '^FAIL' /tmp/g.chk; then
+			ok "$(sed -n 's/^ok //p' /tmp/g.chk | paste -sd';' -)"
+		else
+			fail "all-idle above a member's sysfs idle time: $(sed -n 's/^FAIL //p' /tmp/g.chk | paste -sd';' -)"
+		fi
+		if [ "$cpus" = "$idle" ]; then
+			if [ "$time" -gt 0 ]; then ok "idle $name: all-idle time > 0"; else fail "idle $name: no all-idle time"; fi
+		fi
+	done <<EOF
+$(grep '^G ' /tmp/g.out)
+EOF
+}
+
 kver=$(uname -r)
 echo "INFO kernel $kver, $(idlescope --version 2>&1 | head -1)"
+echo "INFO arch $(uname -m)"
 cpuidle=/sys/devices/system/cpu/cpuidle
 driver=$(cat $cpuidle/current_driver 2>/dev/null)
 gov=$(cat $cpuidle/current_governor_ro 2>/dev/null || cat $cpuidle/current_governor 2>/dev/null)
@@ -26,9 +170,12 @@ done
 echo "INFO idle states ${states:-none} (name latency/residency)"
 if [ -n "$driver" ] && [ "$driver" != none ] && [ -n "$states" ]; then
 	ok "cpuidle driver $driver with states"
+elif [ "$(uname -m)" = aarch64 ]; then
+	fail "no cpuidle driver or states (did the device tree have idle-states?)"
 else
 	fail "no cpuidle driver or states (was the _CST SSDT installed?)"
 fi
+[ "$(uname -m)" != aarch64 ] || check_psci_idle
 
 # The workload: CPUs 1 and 2 each sleep 2 ms at a time, N rounds (600 are
 # about 3.5 s under TCG, a little more than the -d 3 window).
@@ -156,7 +303,7 @@ if [ "$rows" -gt 0 ] && [ "$nbad" = 0 ]; then
 else
 	fail "csv cross-check: $nbad of $rows rows out of tolerance"
 fi
-if [ "$deep" -gt 0 ]; then ok "$deep idle periods in states above POLL"; else fail "no idle periods in states above POLL"; fi
+if [ "$deep" -gt 0 ]; then ok "$deep idle periods in states above state 0"; else fail "no idle periods in states above state 0"; fi
 
 # 3. hist residency, JSON.
 t0=$(up)
@@ -169,6 +316,8 @@ else
 	fail "hist residency --format json (exit $rc)"
 	indent /tmp/h.err
 fi
+
+[ -z "${vmtest_clusters:-}" ] || check_clusters "$vmtest_clusters"
 
 echo "INFO $fails failed checks"
 [ "$fails" = 0 ]

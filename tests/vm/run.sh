@@ -1,17 +1,21 @@
 #!/usr/bin/env bash
-# Boots Debian x86_64 kernels under QEMU (TCG) with a busybox initramfs holding
-# build/idlescope and guest-test.sh, and checks what the guest reports.
+# Boots Debian x86_64 and arm64 kernels under QEMU (TCG) with a busybox
+# initramfs holding the static idlescope of the guest's architecture and
+# guest-test.sh, and checks what the guest reports.
 #
 # Environment:
-#   IDLESCOPE           binary to test (default build/idlescope, static)
+#   IDLESCOPE           binary for x86_64 guests (default build/idlescope, static)
+#   IDLESCOPE_ARM64     binary for arm64 guests (default build/arm64/idlescope,
+#                       from make ARCH=arm64)
 #   IDLESCOPE_VM_CACHE  kernel cache (default $XDG_CACHE_HOME/idlescope/vm)
 #   VMTEST_KERNELS      what to boot, space-separated: 6.1, 6.12, a package
 #                       name linux-image-..., or a vmlinuz path (default "6.1 6.12")
-#   VMTEST_ACCEL        QEMU accelerator (default tcg,thread=single: MTTCG can
-#                       oops x86 guests during BPF text patching; the CI host's
-#                       /dev/kvm is PVM and cannot boot stock kernels)
-#   VMTEST_ARCH         guest architecture (x86_64; arm64 is not done yet)
-#   VMTEST_TIMEOUT      seconds per VM (default 240)
+#   VMTEST_ACCEL        QEMU accelerator (default for x86_64 tcg,thread=single:
+#                       MTTCG can oops x86 guests during BPF text patching; for
+#                       arm64 tcg, multi-threaded; the CI host's /dev/kvm is PVM
+#                       and cannot boot stock kernels)
+#   VMTEST_ARCH         guest architectures, space-separated (default "x86_64 arm64")
+#   VMTEST_TIMEOUT      seconds per VM (default 360)
 #   VMTEST_BIAS_US      time allowed per idle period in the guest's cross-check
 #                       (default 50 under TCG, else 2)
 #   VMTEST_LOGDIR       serial logs (default build/vmtest)
@@ -23,10 +27,9 @@ root=$(cd "$here/../.." && pwd)
 bin=${IDLESCOPE:-$root/build/idlescope}
 cache=${IDLESCOPE_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/idlescope/vm}
 kernels=${VMTEST_KERNELS:-6.1 6.12}
-accel=${VMTEST_ACCEL:-tcg,thread=single}
-vm_timeout=${VMTEST_TIMEOUT:-240}
+vm_timeout=${VMTEST_TIMEOUT:-360}
 logdir=${VMTEST_LOGDIR:-$root/build/vmtest}
-arch=${VMTEST_ARCH:-x86_64}
+archs=${VMTEST_ARCH:-x86_64 arm64}
 # Time allowed per idle period in the guest's cross-check (the guest defaults
 # to 50 us under TCG, 2 us otherwise). Unknown name=value kernel parameters
 # without a dot reach /init, and so the guest test, as environment variables.
@@ -37,17 +40,42 @@ die() { say "$*"; exit 1; }
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 
-[ "$arch" = x86_64 ] || die "ARCH=$arch: only x86_64 guests are supported so far"
-[ -x "$bin" ] || die "$bin not found: run make first"
-if command -v readelf >/dev/null && [[ $(readelf -l "$bin") == *INTERP* ]]; then
-	die "$bin is dynamically linked; the guest has no libraries (build with STATIC=1)"
-fi
+bin_arm64=${IDLESCOPE_ARM64:-$root/build/arm64/idlescope}
+
+# Per guest architecture: the static binary, its ELF machine, the accelerator.
+bin_of() { if [ "$1" = arm64 ]; then echo "$bin_arm64"; else echo "$bin"; fi; }
+accel_of() {
+	if [ -n "${VMTEST_ACCEL:-}" ]; then echo "$VMTEST_ACCEL"
+	elif [ "$1" = arm64 ]; then echo tcg
+	else echo tcg,thread=single; fi
+}
+for a in $archs; do
+	case $a in
+	x86_64) machine='X86-64' make_hint='make' ;;
+	arm64) machine='AArch64' make_hint='make ARCH=arm64' ;;
+	*) die "VMTEST_ARCH: unknown guest architecture '$a' (x86_64, arm64)" ;;
+	esac
+	b=$(bin_of "$a")
+	[ -x "$b" ] || die "$b not found: run $make_hint first"
+	if command -v readelf >/dev/null; then
+		[[ $(readelf -h "$b") == *"Machine:"*"$machine"* ]] || die "$b is not an $a binary"
+		[[ $(readelf -l "$b") != *INTERP* ]] ||
+			die "$b is dynamically linked; the guest has no libraries (build with STATIC=1)"
+	fi
+done
+has_arch() { [[ " $archs " == *" $1 "* ]]; }
 
 # --- host tools -------------------------------------------------------------
 
 need_pkgs=()
-command -v qemu-system-x86_64 >/dev/null || need_pkgs+=(qemu-system-x86)
-command -v iasl >/dev/null || need_pkgs+=(acpica-tools)
+if has_arch x86_64; then
+	command -v qemu-system-x86_64 >/dev/null || need_pkgs+=(qemu-system-x86)
+	command -v iasl >/dev/null || need_pkgs+=(acpica-tools)
+fi
+if has_arch arm64; then
+	command -v qemu-system-aarch64 >/dev/null || need_pkgs+=(qemu-system-arm)
+	command -v dtc >/dev/null || need_pkgs+=(device-tree-compiler)
+fi
 command -v cpio >/dev/null || need_pkgs+=(cpio)
 # The dynamic busybox package also installs /bin/busybox; only -static works here.
 [[ $(dpkg-query -W -f='${Status}' busybox-static 2>/dev/null) == *' ok installed' ]] ||
@@ -64,21 +92,63 @@ fi
 busybox=$(dpkg -L busybox-static | awk '/\/bin\/busybox$/ && !n++')
 [ -x "$busybox" ] || die "busybox-static has no /bin/busybox"
 
+# --- arm64: packages through a private apt state ------------------------------
+
+# arm64 kernels and busybox come from the host's bookworm sources read with
+# APT::Architecture=arm64 in $cache/apt-arm64; the host's dpkg is not touched.
+if has_arch arm64; then
+	log() { say "$*"; } # for debian-apt.sh
+	# shellcheck source-path=SCRIPTDIR source=../lib/debian-apt.sh disable=SC1091
+	. "$here/../lib/debian-apt.sh"
+	private_apt_init "$cache/apt-arm64" arm64
+	private_apt_sources "${VMTEST_SUITE:-bookworm}" http://deb.debian.org/debian
+fi
+
+# The static busybox of arm64 guests, from busybox-static:arm64 (extracted,
+# cached); set busybox_arm64. The applet list is read from the host's busybox
+# of the same Debian release.
+fetch_busybox_arm64() {
+	local dir=$cache/busybox-static-arm64 tmp
+	busybox_arm64=$dir/busybox
+	[ -x "$busybox_arm64" ] && return 0
+	compgen -G "$PRIVATE_APT_DIR/lists/*_Packages*" >/dev/null ||
+		private_apt apt-get update >&2 || return 1
+	tmp=$(mktemp -d "$cache/dl.XXXXXX") || return 1
+	if (cd "$tmp" && private_apt apt-get download busybox-static >&2) &&
+		dpkg-deb --fsys-tarfile "$tmp"/busybox-static_*_arm64.deb | tar -x -C "$tmp" ./bin/busybox &&
+		mkdir -p "$dir" && mv "$tmp/bin/busybox" "$busybox_arm64"; then
+		rm -rf "$tmp"
+		return 0
+	fi
+	rm -rf "$tmp"
+	return 1
+}
+
 
 # --- kernels ----------------------------------------------------------------
 
+# apt for the guest's architecture: the host's own for x86_64, the private
+# state for arm64 (no root needed there).
+apt_of() { # arch command args...
+	local a=$1
+	shift
+	if [ "$a" = arm64 ]; then private_apt "$@"; else "$@"; fi
+}
+debarch_of() { if [ "$1" = arm64 ]; then echo arm64; else echo amd64; fi; }
+
 # Package name for a series, from the local apt lists; empty if unknown.
-resolve_pkg() {
-	local p
+resolve_pkg() { # series arch
+	local p d
+	d=$(debarch_of "$2")
 	case $1 in
 	6.1)
-		apt-cache depends linux-image-amd64 2>/dev/null |
-			awk '$1 == "Depends:" && $2 ~ /^linux-image-6\.1\.[0-9]+-[0-9]+-amd64$/ && !n++ { print $2 }'
+		apt_of "$2" apt-cache depends "linux-image-$d" 2>/dev/null |
+			awk -v d="$d" '$1 == "Depends:" && $2 ~ "^linux-image-6\\.1\\.[0-9]+-[0-9]+-" d "$" && !n++ { print $2 }'
 		;;
 	6.12)
-		for p in $(apt-cache pkgnames linux-image-6.12. 2>/dev/null |
-			grep -E '^linux-image-6\.12\.[0-9]+\+deb12-amd64$' | sort -rV); do
-			if [[ $(apt-cache policy "$p") == *'Candidate: '[0-9]* ]]; then
+		for p in $(apt_of "$2" apt-cache pkgnames linux-image-6.12. 2>/dev/null |
+			grep -E "^linux-image-6\.12\.[0-9]+\+deb12-$d\$" | sort -rV); do
+			if [[ $(apt_of "$2" apt-cache policy "$p") == *'Candidate: '[0-9]* ]]; then
 				echo "$p"
 				return
 			fi
@@ -89,11 +159,12 @@ resolve_pkg() {
 }
 
 # Newest vmlinuz already in the cache for a series (offline fallback).
-cached_series() {
-	local pat
+cached_series() { # series arch
+	local pat d
+	d=$(debarch_of "$2")
 	case $1 in
-	6.1) pat='linux-image-6.1.*-amd64' ;;
-	6.12) pat='linux-image-6.12.*+deb12-amd64' ;;
+	6.1) pat="linux-image-6.1.*-$d" ;;
+	6.12) pat="linux-image-6.12.*+deb12-$d" ;;
 	*) pat=$1 ;;
 	esac
 	# shellcheck disable=SC2086 # $pat is a glob on purpose
@@ -101,7 +172,7 @@ cached_series() {
 		sed "s|^|$cache/|"
 }
 
-download_pkg() { # package -> path of its vmlinuz in the cache
+download_pkg() { # package arch -> path of its vmlinuz in the cache
 	# Called in a condition, where set -e is off: every step is checked.
 	local pkg=$1 dir=$cache/$1 tmp t0
 	if ! compgen -G "$dir/vmlinuz-*" >/dev/null; then
@@ -109,7 +180,7 @@ download_pkg() { # package -> path of its vmlinuz in the cache
 		mkdir -p "$cache" && tmp=$(mktemp -d "$cache/dl.XXXXXX") || return 1
 		# apt-get download writes to the current directory, which the _apt
 		# sandbox user cannot reach under $HOME.
-		if ! (cd "$tmp" && apt-get -o APT::Sandbox::User=root download "$pkg" >&2) ||
+		if ! (cd "$tmp" && apt_of "$2" apt-get -o APT::Sandbox::User="$(id -un)" download "$pkg" >&2) ||
 			! dpkg-deb --fsys-tarfile "$tmp"/*.deb | tar -x -C "$tmp" --wildcards './boot/vmlinuz-*' ||
 			! mkdir -p "$dir" || ! mv "$tmp"/boot/vmlinuz-* "$dir"/; then
 			rm -rf "$tmp"
@@ -121,28 +192,29 @@ download_pkg() { # package -> path of its vmlinuz in the cache
 	compgen -G "$dir/vmlinuz-*" | head -1
 }
 
-kernel_path() { # series, package or path -> $vmlinuz (no subshell: apt_updated sticks)
-	local k=$1 pkg
+kernel_path() { # series, package or path; arch -> $vmlinuz (no subshell: apt_updated sticks)
+	local k=$1 a=$2 pkg
 	vmlinuz=
 	if [ -f "$k" ]; then
 		vmlinuz=$k
 		return
 	fi
-	pkg=$(resolve_pkg "$k")
-	if [ -n "$pkg" ] && vmlinuz=$(download_pkg "$pkg"); then
+	pkg=$(resolve_pkg "$k" "$a")
+	if [ -n "$pkg" ] && vmlinuz=$(download_pkg "$pkg" "$a"); then
 		return
 	fi
-	# Debian drops superseded ABI packages: refresh the lists once and retry.
-	if [ "$(id -u)" = 0 ] && [ -z "${apt_updated:-}" ]; then
-		apt_updated=1
+	# Debian drops superseded ABI packages: refresh the lists once and retry
+	# (the host's lists need root; arm64's private ones do not).
+	if { [ "$a" = arm64 ] || [ "$(id -u)" = 0 ]; } && [[ " ${apt_updated:-} " != *" $a "* ]]; then
+		apt_updated="${apt_updated:-} $a"
 		say "$k: ${pkg:+$pkg not downloadable}${pkg:-no package in the apt lists}, running apt-get update"
-		apt-get update >&2 || true
-		pkg=$(resolve_pkg "$k")
-		if [ -n "$pkg" ] && vmlinuz=$(download_pkg "$pkg"); then
+		apt_of "$a" apt-get update >&2 || true
+		pkg=$(resolve_pkg "$k" "$a")
+		if [ -n "$pkg" ] && vmlinuz=$(download_pkg "$pkg" "$a"); then
 			return
 		fi
 	fi
-	vmlinuz=$(cached_series "$k")
+	vmlinuz=$(cached_series "$k" "$a")
 	if [ -n "$vmlinuz" ]; then
 		say "$k: using cached $vmlinuz"
 		return
@@ -155,14 +227,15 @@ kernel_path() { # series, package or path -> $vmlinuz (no subshell: apt_updated 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-build_initrd() { # -> $work/initrd.img
-	local r=$work/root a
+build_initrd() { # arch -> $work/initrd-ARCH.img
+	local arch=$1 r=$work/root-$1 a bb=$busybox
+	[ "$arch" = arm64 ] && bb=$busybox_arm64
 	mkdir -p "$r"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,run,mnt}
-	cp "$busybox" "$r/bin/busybox"
+	cp "$bb" "$r/bin/busybox"
 	for a in $("$busybox" --list); do
 		[ -e "$r/bin/$a" ] || ln -s busybox "$r/bin/$a"
 	done
-	cp "$bin" "$r/bin/idlescope"
+	cp "$(bin_of "$arch")" "$r/bin/idlescope"
 	cp "${VMTEST_GUEST_TEST:-$here/guest-test.sh}" "$r/test.sh"
 	cat >"$r/init" <<'EOF'
 #!/bin/sh
@@ -181,14 +254,43 @@ poweroff -f
 EOF
 	chmod 0755 "$r/init" "$r/test.sh"
 
-	# The kernel (ACPI_TABLE_UPGRADE) reads tables only from an uncompressed
-	# cpio at the start of the initrd; the rest may be compressed.
+	: >"$work/initrd-$arch.img"
+	[ "$arch" != x86_64 ] || initrd_ssdt_x86_64 >>"$work/initrd-$arch.img"
+	(cd "$r" && find . | cpio -o -H newc --quiet | gzip -1) >>"$work/initrd-$arch.img"
+}
+
+# x86_64 idle states: the kernel (ACPI_TABLE_UPGRADE) reads tables only from an
+# uncompressed cpio at the start of the initrd; the rest may be compressed.
+initrd_ssdt_x86_64() { # -> cpio on stdout
 	mkdir -p "$work/acpi/kernel/firmware/acpi"
 	iasl -p "$work/acpi/kernel/firmware/acpi/ssdt" "$here/ssdt-cst.asl" >"$work/iasl.log" 2>&1 ||
 		{ cat "$work/iasl.log" >&2; die "iasl failed"; }
-	(cd "$work/acpi" && echo kernel/firmware/acpi/ssdt.aml |
-		cpio -o -H newc --quiet) >"$work/initrd.img"
-	(cd "$r" && find . | cpio -o -H newc --quiet | gzip -1) >>"$work/initrd.img"
+	(cd "$work/acpi" && echo kernel/firmware/acpi/ssdt.aml | cpio -o -H newc --quiet)
+}
+
+# arm64 idle states and clusters: QEMU's own device tree for this machine with
+# arm64-idle-states.dtsi and a cpu-idle-states list per CPU added (dtc path
+# references, no text surgery), recompiled -> $work/virt-arm64.dtb.
+# The guest checks its topology against vmtest_clusters.
+arm64_clusters=2
+arm64_machine=(-M virt -cpu cortex-a57 -smp "4,clusters=$arm64_clusters,cores=2" -m 1G)
+build_dtb_arm64() {
+	local d=$work/dtb c
+	mkdir -p "$d"
+	qemu-system-aarch64 -accel "$(accel_of arm64)" "${arm64_machine[@]}" -nographic \
+		-machine dumpdtb="$d/virt.dtb" >"$d/dump.log" 2>&1 ||
+		{ cat "$d/dump.log" >&2; die "qemu-system-aarch64 -machine dumpdtb failed"; }
+	dtc -q -I dtb -O dts -o "$d/virt.dts" "$d/virt.dtb"
+	{
+		cat "$d/virt.dts" "$here/arm64-idle-states.dtsi"
+		sed -n 's/^\t\tcpu@\([0-9a-f]*\) {$/\1/p' "$d/virt.dts" | while read -r c; do
+			printf '&{/cpus/cpu@%s} {\n\tcpu-idle-states = <&cpu_ret &cluster_ret>;\n};\n' "$c"
+		done
+	} >"$d/virt-idle.dts"
+	dtc -q -I dts -O dtb -o "$work/virt-arm64.dtb" "$d/virt-idle.dts" ||
+		die "dtc failed on $d/virt-idle.dts"
+	grep -q 'cpu-idle-states' <(dtc -q -I dtb -O dts "$work/virt-arm64.dtb") ||
+		die "the arm64 device tree has no cpu-idle-states"
 }
 
 # --- boot and check ---------------------------------------------------------
@@ -211,16 +313,62 @@ verdict() { # log rc
 	fi
 }
 
+# One boot per architecture: kernel, serial log; returns qemu's (timeout's) status.
+boot_x86_64() { # vmlinuz log
+	local accel
+	accel=$(accel_of x86_64)
+	timeout "$vm_timeout" qemu-system-x86_64 -accel "$accel" -cpu max -smp 4 -m 1G \
+		-nographic -no-reboot -kernel "$1" -initrd "$work/initrd-x86_64.img" \
+		-append "console=ttyS0 panic=-1 quiet vmtest_accel=${accel%%,*} $bias_arg" </dev/null >"$2" 2>&1
+}
+boot_arm64() { # vmlinuz log
+	local accel
+	accel=$(accel_of arm64)
+	timeout "$vm_timeout" qemu-system-aarch64 -accel "$accel" "${arm64_machine[@]}" \
+		-dtb "$work/virt-arm64.dtb" -nographic -no-reboot -kernel "$1" -initrd "$work/initrd-arm64.img" \
+		-append "console=ttyAMA0 panic=-1 quiet vmtest_accel=${accel%%,*} vmtest_clusters=$arm64_clusters $bias_arg" \
+		</dev/null >"$2" 2>&1
+}
+
+# Which guest architecture a VMTEST_KERNELS word is for: a series is for every
+# one, a package by its name, a vmlinuz file by its image header (arm64 Image
+# magic "ARM\x64" at offset 56); "" when unknown.
+kernel_arch() {
+	case $1 in
+	6.1 | 6.12) echo any ;;
+	linux-image-*arm64*) echo arm64 ;;
+	linux-image-*) echo x86_64 ;;
+	*)
+		if [ "$(od -An -c -j56 -N4 "$1" 2>/dev/null | tr -d ' ')" = 'ARMd' ]; then
+			echo arm64
+		elif [ -f "$1" ]; then
+			echo x86_64
+		fi
+		;;
+	esac
+}
+
 t_all=$(now)
-build_initrd
-say "initrd $(du -k "$work/initrd.img" | cut -f1) KiB, accel $accel"
+if has_arch x86_64; then
+	build_initrd x86_64
+	say "x86_64 initrd $(du -k "$work/initrd-x86_64.img" | cut -f1) KiB, accel $(accel_of x86_64)"
+fi
+if has_arch arm64; then
+	fetch_busybox_arm64 || die "no arm64 busybox (apt-get download busybox-static:arm64 failed and nothing cached)"
+	build_initrd arm64
+	build_dtb_arm64
+	say "arm64 initrd $(du -k "$work/initrd-arm64.img" | cut -f1) KiB, accel $(accel_of arm64), ${arm64_machine[*]}"
+fi
 mkdir -p "$logdir"
 summary=()
 failed=0
+for a in $archs; do
 for k in $kernels; do
+	ka=$(kernel_arch "$k")
+	[ "$ka" = any ] || [ "$ka" = "$a" ] || continue
 	t0=$(now)
-	if ! kernel_path "$k"; then
-		summary+=("FAIL  $k: no kernel (apt-cache/apt-get download failed and nothing cached)")
+	if ! kernel_path "$k" "$a"; then
+		summary+=("FAIL  $a $k: no kernel (apt-cache/apt-get download failed and nothing cached)")
 		failed=1
 		continue
 	fi
@@ -230,11 +378,12 @@ for k in $kernels; do
 	say "$name: booting ($(basename "$(dirname "$vmlinuz")"))"
 	tb=$(now)
 	rc=0
-	timeout "$vm_timeout" qemu-system-x86_64 -accel "$accel" -cpu max -smp 4 -m 1G \
-		-nographic -no-reboot -kernel "$vmlinuz" -initrd "$work/initrd.img" \
-		-append "console=ttyS0 panic=-1 quiet vmtest_accel=${accel%%,*} $bias_arg" </dev/null >"$log" 2>&1 || rc=$?
+	case $a in
+	x86_64) boot_x86_64 "$vmlinuz" "$log" || rc=$? ;;
+	arm64) boot_arm64 "$vmlinuz" "$log" || rc=$? ;;
+	esac
 	v=$(verdict "$log" "$rc")
-	line=$(printf '%-4s  %-22s boot+test %5ss, total %5ss  %s' "${v%%:*}" "$name" \
+	line=$(printf '%-4s  %-6s %-22s boot+test %5ss, total %5ss  %s' "${v%%:*}" "$a" "$name" \
 		"$(since "$tb")" "$(since "$t0")" "$(tr -d '\r' <"$log" |
 			sed -n 's/^INFO \(idle states [^(]*\) (.*/\1;/p; s/^INFO \(missing_events .*\)/\1/p' | paste -sd' ' -)")
 	if [ "$v" != PASS ]; then
@@ -245,6 +394,7 @@ for k in $kernels; do
 		tail -n 30 "$log" | tr -d '\r' | sed 's/^/    /' >&2
 	fi
 	summary+=("$line")
+done
 done
 
 echo "vmtest summary ($(since "$t_all")s, logs in $logdir):"
