@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "flatten.h"
 #include "topology.h"
 #include "units.h"
 #include "workload.h"
@@ -128,4 +129,22 @@ int cli_prepare(const struct common_opts *o, struct topology *t, struct cpulist 
 		return EXIT_RUNTIME;
 	}
 	return 0;
+}
+
+int cli_check_asserts(const struct common_opts *o, const json_t *doc,
+		      int (*flatten)(const json_t *doc, struct metric_set *out), FILE *out)
+{
+	struct metric_set m = { 0 };
+	int ret = EXIT_RUNTIME;
+
+	if (!o->nr_asserts)
+		return EXIT_OK;
+	if (doc && !flatten(doc, &m)) {
+		fflush(out);
+		ret = assertions_check(o->asserts, o->nr_asserts, &m, NULL, NULL);
+	} else {
+		cli_error("--fail-if: the report cannot be evaluated (out of memory?)");
+	}
+	metric_set_free(&m);
+	return ret;
 }

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "assert.h"
 #include "cpulist.h"
 #include "render.h"
@@ -40,6 +42,12 @@ struct topology;
  * the error; *out is stdout or the opened file. */
 int cli_prepare(const struct common_opts *o, struct topology *t, struct cpulist *sel,
 		FILE **out);
+/* --fail-if over a printed report: doc flattened by flatten (flatten_summary
+ * or flatten_hist); out is flushed first so the report precedes the failed
+ * assertions. Returns EXIT_OK, EXIT_ASSERT, or EXIT_RUNTIME when the report
+ * cannot be evaluated. */
+int cli_check_asserts(const struct common_opts *o, const json_t *doc,
+		      int (*flatten)(const json_t *doc, struct metric_set *out), FILE *out);
 /* Prints "idlescope: <msg>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -260,16 +260,10 @@ static void print(struct hist_cmd *h, uint64_t now)
 	render_hist(h->out, h->o.format == FMT_JSON ? FMT_JSON : FMT_TABLE, &r);
 	if (h->o.nr_asserts) {
 		json_t *doc = hist_report_json(&r);
-		struct metric_set m = { 0 };
-		int ret;
+		int ret = cli_check_asserts(&h->o, doc, flatten_hist, h->out);
 
-		if (doc && !flatten_hist(doc, &m)) {
-			fflush(h->out);
-			ret = assertions_check(h->o.asserts, h->o.nr_asserts, &m, NULL, NULL);
-			if (ret > h->assert_ret)
-				h->assert_ret = ret;
-		}
-		metric_set_free(&m);
+		if (ret > h->assert_ret)
+			h->assert_ret = ret;
 		json_decref(doc);
 	}
 	free(r.views);

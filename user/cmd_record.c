@@ -263,13 +263,8 @@ static int emit_summary(struct record *r, uint64_t start, uint64_t stop)
 	}
 	if (!err && r->o.nr_asserts) {
 		json_t *doc = summary_json(&s);
-		struct metric_set m = { 0 };
 
-		if (doc && !flatten_summary(doc, &m)) {
-			fflush(r->out);
-			r->assert_ret = assertions_check(r->o.asserts, r->o.nr_asserts, &m, NULL, NULL);
-		}
-		metric_set_free(&m);
+		r->assert_ret = cli_check_asserts(&r->o, doc, flatten_summary, r->out);
 		json_decref(doc);
 	}
 	summary_free(&s);

@@ -647,15 +647,8 @@ static int emit(struct replay *r)
 		render_table(r->out, &s);
 		print_replay_table(r->out, r);
 	}
-	if (!err && r->o.nr_asserts && doc) {
-		struct metric_set m = { 0 };
-
-		if (!flatten_summary(doc, &m)) {
-			fflush(r->out);
-			r->assert_ret = assertions_check(r->o.asserts, r->o.nr_asserts, &m, NULL, NULL);
-		}
-		metric_set_free(&m);
-	}
+	if (!err)
+		r->assert_ret = cli_check_asserts(&r->o, doc, flatten_summary, r->out);
 	json_decref(doc);
 	summary_free(&s);
 	idle_raw_free(&raw);
