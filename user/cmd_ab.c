@@ -327,7 +327,7 @@ int cmd_ab(int argc, char **argv)
 	const struct argp_child children[] = { { &common_argp, 0, NULL, 0 }, { 0 } };
 	const struct argp argp = { options, parse_opt, "[-- COMMAND [ARGS...]]", doc, children, NULL,
 				   NULL };
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction sa = { .sa_handler = on_signal }, old_hup;
 	char err[512], path[] = "/tmp/idlescope-ab-XXXXXX";
 	int ret = EXIT_RUNTIME, saved = 0, fd = -1;
 
@@ -355,6 +355,8 @@ int cmd_ab(int argc, char **argv)
 	/* from here every exit path restores the settings */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	if (sigaction(SIGHUP, NULL, &old_hup) || old_hup.sa_handler != SIG_IGN)
+		sigaction(SIGHUP, &sa, NULL); /* a closed terminal restores too (not under nohup) */
 	for (; saved < a.nr_sets; saved++)
 		if (setting_save(&a.sets[saved], err, sizeof(err))) {
 			cli_error("%s", err);

@@ -302,6 +302,7 @@ int cmd_record(int argc, char **argv)
 
 	argp_parse(&record_argp, argc, argv, ARGP_IN_ORDER, NULL, &r);
 	idle_set_verbose(r.o.verbose);
+	window_block_signals(); /* a signal from here on: a summary or one error line */
 
 	if ((ret = cli_prepare(&r.o, &r.topo, &r.sel, &r.out)))
 		goto cleanup;
@@ -339,6 +340,8 @@ int cmd_record(int argc, char **argv)
 		cli_error("%s", err);
 		goto cleanup;
 	}
+	if (window_check_interrupted()) /* loading took a while */
+		goto cleanup;
 	push_params(&r, false);
 	for (int c = 0; r.freq && c < r.topo.nr_possible; c++) {
 		uint64_t khz;
@@ -354,6 +357,8 @@ int cmd_record(int argc, char **argv)
 		cli_error("%s", err);
 		goto cleanup;
 	}
+	if (window_check_interrupted())
+		goto cleanup;
 
 	r.win.duration_ns = r.o.duration_ns;
 	r.win.interval_ns = r.o.interval_ns;
