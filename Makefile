@@ -79,6 +79,8 @@ help:
 	@echo 'make unit|replay|bats   one test layer'
 	@echo 'make deps       install build and test dependencies from Debian (root)'
 	@echo 'make install    install to $$(DESTDIR)$$(PREFIX)/bin (PREFIX, DESTDIR)'
+	@echo 'make fuzz       libFuzzer targets, FUZZ_SECONDS (300) each; make test runs them briefly'
+	@echo 'make soak       10 min of record -i 1 under stress-ng: RSS and map memory flat (root)'
 	@echo 'make bench      overhead vs a minimal BPF floor, side by side; writes docs/performance.md'
 	@echo 'make vmlinux    regenerate vmlinux/$$(ARCH)/vmlinux.h from BTF'
 	@echo 'make ARCH=arm64 cross-build build/arm64/idlescope (after sudo make deps ARCH=arm64)'
@@ -129,7 +131,7 @@ replay: check-root $(REPLAY_BINS)
 bats: check-root all
 	$(Q)IDLESCOPE=$(abspath $(OUT)/idlescope) bats tests/bats
 
-test: deps all check-root $(UNIT_BINS) $(REPLAY_BINS)
+test: deps all check-root $(UNIT_BINS) $(REPLAY_BINS) fuzz-build
 	$(Q)OUT=$(OUT) ./tests/run.sh
 
 # The bench's floor observer: a minimal BPF counter (tests/bench/floor.bpf.c).
@@ -182,3 +184,30 @@ endif
 .PHONY: vmtest
 vmtest: $(OUT)/idlescope
 	$(Q)IDLESCOPE=$(abspath $(OUT)/idlescope) VMTEST_ARCH=$(ARCH) ./tests/vm/run.sh
+
+# libFuzzer targets (tests/fuzz/README.md): tests/fuzz/fuzz_X.c becomes
+# $(OUT)/fuzz/fuzz_X, linked with every user/ object built with ASan/UBSan.
+FUZZ_CC     ?= clang
+FUZZ_CFLAGS := -g -O1 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude -Iuser -I$(OUT) \
+	       -DIDLESCOPE_VERSION='"$(VERSION)"' -fno-omit-frame-pointer \
+	       -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_SRCS   := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BINS   := $(patsubst tests/fuzz/%.c,$(OUT)/fuzz/%,$(FUZZ_SRCS))
+FUZZ_OBJS   := $(patsubst $(OUT)/user/%.o,$(OUT)/fuzz/obj/%.o,$(LIB_OBJS))
+FUZZ_SECONDS ?= 300
+
+$(OUT)/fuzz/obj/%.o: user/%.c $(wildcard include/*.h user/*.h) $(SKELS)
+	$(call msg,FUZZ-CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(OUT)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_OBJS)
+	$(call msg,FUZZ-LD,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_OBJS) $(LDLIBS) -o $@
+
+.PHONY: fuzz fuzz-build
+fuzz-build: $(FUZZ_BINS)
+
+# Long run: FUZZ_SECONDS per target (FUZZ_TARGETS=name... for some).
+fuzz: $(FUZZ_BINS)
+	$(Q)OUT=$(OUT) FUZZ_SECONDS=$(FUZZ_SECONDS) ./tests/fuzz/run.sh long $(FUZZ_TARGETS)

@@ -23,6 +23,8 @@ if [ -n "$arch" ] && [ "$arch" != "$host" ]; then
 else
 	pkgs=(make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libjansson-dev
 	      pkg-config bats rt-tests stress-ng libcmocka-dev jq util-linux linux-perf)
+	# robustness tests: libFuzzer runtime, strace (files written), capsh
+	pkgs+=(libclang-rt-14-dev strace libcap2-bin)
 fi
 
 missing=()

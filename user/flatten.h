@@ -32,5 +32,8 @@ void metric_set_free(struct metric_set *m);
  * `record -i`, whose last summary line counts). Returns the document or
  * NULL with a one-line reason in err. */
 json_t *load_summary_file(const char *path, char *err, size_t errlen);
+/* The same from len bytes at buf (no NUL needed); name labels the errors. */
+json_t *load_summary_buffer(const char *buf, size_t len, const char *name, char *err,
+			    size_t errlen);
 
 #endif
