@@ -211,3 +211,8 @@ fuzz-build: $(FUZZ_BINS)
 # Long run: FUZZ_SECONDS per target (FUZZ_TARGETS=name... for some).
 fuzz: $(FUZZ_BINS)
 	$(Q)OUT=$(OUT) FUZZ_SECONDS=$(FUZZ_SECONDS) ./tests/fuzz/run.sh long $(FUZZ_TARGETS)
+
+# Robustness soak (not in make test): tests/robust/soak.sh.
+.PHONY: soak
+soak: all check-root
+	$(Q)OUT=$(OUT) IDLESCOPE=$(abspath $(OUT)/idlescope) ./tests/robust/soak.sh

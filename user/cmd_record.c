@@ -139,8 +139,10 @@ static void print_interval(struct record *r, uint64_t now, uint64_t start)
 	struct interval_sample iv = { 0 };
 	struct idle_raw cur;
 
-	if (idle_session_read(&r->sess, &cur))
+	if (idle_session_read_stats(&r->sess, &cur)) {
+		cli_error("cannot read the BPF maps for interval %d", r->seq + 1);
 		return;
+	}
 	iv.seq = ++r->seq;
 	iv.offset_ns = now - start;
 	iv.duration_ns = now - r->prev_ns;
@@ -373,7 +375,7 @@ int cmd_record(int argc, char **argv)
 	r.next_state_refresh = start + STATE_REFRESH_NS;
 	idle_session_start(&r.sess, start);
 	if (r.o.interval_ns) {
-		idle_session_read(&r.sess, &r.prev);
+		idle_session_read_stats(&r.sess, &r.prev);
 		r.prev_ns = start;
 	}
 	if ((ret = window_release(&r.win, r.o.command)))

@@ -69,7 +69,8 @@ static bool state_key(const char *key, int *state)
 	const char *p = key + 5;
 	long n = 0;
 
-	if (strncmp(key, "state", 5) || !isdigit((unsigned char)*p))
+	if (strncmp(key, "state", 5) || !isdigit((unsigned char)*p) ||
+	    (p[0] == '0' && isdigit((unsigned char)p[1]))) /* the kernel's names: state0, state1 */
 		return false;
 	for (; isdigit((unsigned char)*p) && n < 1000; p++)
 		n = n * 10 + (*p - '0');
