@@ -188,7 +188,9 @@ vmtest: $(OUT)/idlescope
 # libFuzzer targets (tests/fuzz/README.md): tests/fuzz/fuzz_X.c becomes
 # $(OUT)/fuzz/fuzz_X, linked with every user/ object built with ASan/UBSan.
 FUZZ_CC     ?= clang
-FUZZ_CFLAGS := -g -O1 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude -Iuser -I$(OUT) \
+# no -Werror: clang warns where gcc (the build's -Werror) does not, and a new
+# parser must not break make test over a warning only clang prints
+FUZZ_CFLAGS := -g -O1 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Iinclude -Iuser -I$(OUT) \
 	       -DIDLESCOPE_VERSION='"$(VERSION)"' -fno-omit-frame-pointer \
 	       -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_SRCS   := $(wildcard tests/fuzz/fuzz_*.c)

@@ -85,13 +85,18 @@ jq -e '.[:-1] | [.[].interval] == [range(1; length + 1)]' "$tmp/all.json" >/dev/
 	fail "interval lines missing or out of order"
 # one line per second of the run (the last partial second has none)
 [ "$lines" -ge $((elapsed - 1)) ] || fail "$lines interval lines for ${elapsed}s"
-jq -e '.[:-1] | all(.duration_ns > 0.9e9 and .duration_ns < 1.5e9)' "$tmp/all.json" >/dev/null ||
-	fail "an interval line is not ~1 s: $(jq -c '[.[:-1][].duration_ns]' "$tmp/all.json")"
+# ticks stay on the 1 s grid: line k ends at or after k s (a late tick is
+# made up by a shorter next interval), and the durations add up to the offsets
+jq -e '.[:-1] | . as $l | all(range(length); $l[.].offset_ns >= (. + 1) * 1e9 and
+	$l[.].duration_ns > 0 and $l[.].offset_ns == ([$l[0:. + 1][].duration_ns] | add))' \
+	"$tmp/all.json" >/dev/null || fail "interval lines off the 1 s grid or not adding up"
+late_ms=$(jq '[.[:-1] | to_entries[] | .value.offset_ns - (.key + 1) * 1e9] | max / 1e6 | floor' "$tmp/all.json")
 # the storm reached the maps: the scheduler handlers charged the stressors
 # at least half the machine's time (they keep the CPUs busy: few idle periods)
 entries=$(jq '.[-1].totals.entries' "$tmp/all.json")
 storm_s=$(jq '[.[-1].packing.top_tasks[] | select(.comm | startswith("stress-ng")) | .runtime_ns] | add / 1e9 | floor' "$tmp/all.json")
-[ "$storm_s" -ge $((secs * n / 2)) ] || fail "stress-ng ran only ${storm_s}s of CPU time in the packing table"
+# (a quarter: other work may share the machine)
+[ "$storm_s" -ge $((secs * n / 4)) ] || fail "stress-ng ran only ${storm_s}s of CPU time in the packing table"
 jq -e '.[-1].packing | has("lost_updates")' "$tmp/all.json" >/dev/null || fail "no packing lost_updates counter"
 jq -e '.[-1].dropped_events | has("cpu_out_of_range") and has("bad_state")' "$tmp/all.json" >/dev/null ||
 	fail "no dropped_events counters"
@@ -100,7 +105,7 @@ drops=$(jq '[.[-1].cpus[].wakeups.detail_drops] | add' "$tmp/all.json")
 jq -e '.[-1] | [.cpus[] | select(.wakeups.detail_drops > 0) | .cpu] as $d |
 	all($d[]; . as $c | any(.warnings[]; test("CPU \($c): [0-9]+ wakeup details dropped")))' \
 	"$tmp/all.json" >/dev/null || fail "detail drops without a warning"
-echo "load: $lines interval lines, $entries idle entries, ${storm_s}s of stress-ng CPU time, $drops wakeup details dropped," \
+echo "load: $lines interval lines (latest tick ${late_ms} ms late), $entries idle entries, ${storm_s}s of stress-ng CPU time, $drops wakeup details dropped," \
 	"dropped_events $(jq -c '.[-1].dropped_events' "$tmp/all.json")"
 [ "$map1" -eq "$map0" ] || fail "BPF map memory grew: $map0 -> $map1 bytes"
 [ $((rss1 - rss0)) -le "$slack" ] || fail "RSS grew: $rss0 -> $rss1 kB (slack $slack kB)"
