@@ -38,17 +38,12 @@ void window_block_signals(void)
 int window_interrupted(void)
 {
 	struct timespec zero = { 0, 0 };
-	sigset_t s, pending;
+	sigset_t s;
+	int sig;
 
 	ending_signals(&s);
-	if (sigpending(&pending))
-		return 0;
-	for (int sig = 1; sig < NSIG; sig++)
-		if (sigismember(&s, sig) && sigismember(&pending, sig)) {
-			sigtimedwait(&s, NULL, &zero);
-			return sig;
-		}
-	return 0;
+	sig = sigtimedwait(&s, NULL, &zero); /* -1 (EAGAIN) when none is pending */
+	return sig > 0 ? sig : 0;
 }
 
 int window_check_interrupted(void)

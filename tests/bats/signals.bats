@@ -6,7 +6,7 @@
 bats_require_minimum_version 1.5.0
 load helpers
 
-@test "40 runs, SIGINT/SIGTERM/SIGHUP at 1-400 ms: summary or one error line, nothing left loaded" {
+@test "40 runs, SIGINT/SIGTERM/SIGHUP at 1-1400 ms: summary or one error line, nothing left loaded" {
 	run "$BATS_TEST_DIRNAME/../robust/signals.sh" "${IDLESCOPE_SIGNAL_RUNS:-40}"
 	echo "$output"
 	[ "$status" -eq 0 ]

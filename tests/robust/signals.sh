@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Signals at random moments: runs idlescope RUNS times, each sent SIGINT,
-# SIGTERM or SIGHUP 1-400 ms after it exec'd (start-up, BPF load and attach,
+# SIGTERM or SIGHUP 1-1400 ms after it exec'd (start-up, BPF load and attach,
 # mid-run, output), and checks every run ended one of the two documented ways
 # (docs/idlescope.8, SIGNALS):
 #   summary: complete output (JSON parses, interval lines numbered 1..n, the
@@ -78,7 +78,9 @@ classify() { # mode sig rc out err
 for i in $(seq "$runs"); do
 	mode=${modes[RANDOM % ${#modes[@]}]}
 	sig=${sigs[RANDOM % ${#sigs[@]}]}
-	delay_ms=$((1 + RANDOM % 400))
+	# half in 1-400 ms (start-up, load, attach on an idle machine), half
+	# in 400-1400 ms (mid-run and output even when start-up is slow)
+	if ((RANDOM % 2)); then delay_ms=$((1 + RANDOM % 400)); else delay_ms=$((400 + RANDOM % 1000)); fi
 	( run_mode "$mode" ) >"$tmp/out" 2>"$tmp/err" &
 	pid=$!
 	wait_exec_idlescope "$pid"
