@@ -93,6 +93,8 @@ help:
 	@echo 'make vmtest     kernel VMs: Debian 6.1 and 6.12, x86_64 and arm64 guests under QEMU TCG'
 	@echo 'make deps       install build and test dependencies from Debian (root)'
 	@echo 'make install    install to $$(DESTDIR)$$(PREFIX)/bin (PREFIX, DESTDIR)'
+	@echo 'make fuzz       libFuzzer targets, FUZZ_SECONDS (300) each; make test runs them briefly'
+	@echo 'make soak       10 min of record -i 1 under stress-ng: RSS and map memory flat (root)'
 	@echo 'make bench      overhead vs a minimal BPF floor, side by side; writes docs/performance.md'
 	@echo 'make vmlinux    regenerate vmlinux/$$(ARCH)/vmlinux.h from BTF'
 	@echo 'make ARCH=arm64 cross-build build/arm64/idlescope (after sudo make deps ARCH=arm64)'
@@ -164,7 +166,8 @@ replay: check-root $(REPLAY_BINS)
 bats: check-root all
 	$(Q)IDLESCOPE=$(abspath $(OUT)/idlescope) bats tests/bats
 
-test: deps all check-root $(UNIT_BINS) $(REPLAY_BINS) $(if $(filter 0,$(IDLESCOPE_VMTEST)),,vmtest-bins)
+test: deps all check-root $(UNIT_BINS) $(REPLAY_BINS) fuzz-build \
+      $(if $(filter 0,$(IDLESCOPE_VMTEST)),,vmtest-bins)
 	$(Q)OUT=$(OUT) ./tests/run.sh
 
 # The bench's floor observer: a minimal BPF counter (tests/bench/floor.bpf.c).
@@ -230,3 +233,37 @@ endif
 vmtest: vmtest-bins
 	$(Q)IDLESCOPE=$(abspath $(OUT)/idlescope) VMTEST_ARCH='$(VMTEST_ARCH)' \
 	    IDLESCOPE_ARM64=$(abspath $(if $(ARM64_CROSS),$(OUT),build/arm64)/idlescope) ./tests/vm/run.sh
+
+# libFuzzer targets (tests/fuzz/README.md): tests/fuzz/fuzz_X.c becomes
+# $(OUT)/fuzz/fuzz_X, linked with every user/ object built with ASan/UBSan.
+FUZZ_CC     ?= clang
+# no -Werror: clang warns where gcc (the build's -Werror) does not, and a new
+# parser must not break make test over a warning only clang prints
+FUZZ_CFLAGS := -g -O1 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Iinclude -Iuser -I$(OUT) \
+	       -DIDLESCOPE_VERSION='"$(VERSION)"' -fno-omit-frame-pointer \
+	       -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_SRCS   := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BINS   := $(patsubst tests/fuzz/%.c,$(OUT)/fuzz/%,$(FUZZ_SRCS))
+FUZZ_OBJS   := $(patsubst $(OUT)/user/%.o,$(OUT)/fuzz/obj/%.o,$(LIB_OBJS))
+FUZZ_SECONDS ?= 300
+
+$(OUT)/fuzz/obj/%.o: user/%.c $(wildcard include/*.h user/*.h) $(SKELS)
+	$(call msg,FUZZ-CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(OUT)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_OBJS)
+	$(call msg,FUZZ-LD,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_OBJS) $(LDLIBS) -o $@
+
+.PHONY: fuzz fuzz-build
+fuzz-build: $(FUZZ_BINS)
+
+# Long run: FUZZ_SECONDS per target (FUZZ_TARGETS=name... for some).
+fuzz: $(FUZZ_BINS)
+	$(Q)OUT=$(OUT) FUZZ_SECONDS=$(FUZZ_SECONDS) ./tests/fuzz/run.sh long $(FUZZ_TARGETS)
+
+# Robustness soak (not in make test): tests/robust/soak.sh.
+.PHONY: soak
+soak: all check-root
+	$(Q)OUT=$(OUT) IDLESCOPE=$(abspath $(OUT)/idlescope) ./tests/robust/soak.sh

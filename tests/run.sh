@@ -35,6 +35,13 @@ if [ -n "$total" ] && [ "$ran" -lt "$total" ]; then
 	fail=$((fail + total - ran)) # bats stopped early
 fi
 
+# Fuzz targets: checked-in inputs, then a few seconds each (tests/fuzz/run.sh).
+if [ "${IDLESCOPE_FUZZ:-1}" != 0 ]; then
+	OUT=$out ./tests/fuzz/run.sh short 2>&1 | tee "$log" || true
+	pass=$((pass + $(grep -c '^PASS ' "$log")))
+	fail=$((fail + $(grep -c '^FAIL ' "$log")))
+fi
+
 # Kernel test VMs (other kernels under QEMU TCG); IDLESCOPE_VMTEST=0 skips.
 if [ "${IDLESCOPE_VMTEST:-1}" != 0 ]; then
 	IDLESCOPE=$(realpath "$out/idlescope") ./tests/vm/run.sh 2>&1 | tee "$log" || true

@@ -28,13 +28,17 @@ static const struct argp_option options[] = {
 
 void cli_error(const char *fmt, ...)
 {
+	char msg[1024];
 	va_list ap;
 
-	fputs("idlescope: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	/* one line, whatever a file or an argument quoted in it holds */
+	for (char *p = msg; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	fprintf(stderr, "idlescope: %s\n", msg);
 }
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)

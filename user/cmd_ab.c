@@ -6,6 +6,7 @@
 #include <jansson.h>
 #include <math.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,9 +149,15 @@ static int build_variants(struct ab *a)
  * -1 when it could not start. */
 static int run_record(struct ab *a, const char *path)
 {
-	char dur[32], *argv[64];
-	int argc = 0, st;
+	char dur[32], **argv;
+	int argc = 0, st, n = 0;
 	pid_t pid;
+
+	for (char **c = a->o.command; c && *c; c++)
+		n++;
+	argv = calloc((size_t)n + 16, sizeof(*argv));
+	if (!argv)
+		return -1;
 
 	argv[argc++] = "idlescope";
 	argv[argc++] = "record";
@@ -165,17 +172,18 @@ static int run_record(struct ab *a, const char *path)
 	}
 	if (a->o.command) {
 		argv[argc++] = "--";
-		for (char **c = a->o.command; *c && argc < 63; c++)
+		for (char **c = a->o.command; *c; c++)
 			argv[argc++] = *c;
 	}
 	argv[argc] = NULL;
 	pid = fork();
-	if (pid < 0)
-		return -1;
 	if (pid == 0) {
 		execv("/proc/self/exe", argv);
 		_exit(126);
 	}
+	free(argv);
+	if (pid < 0)
+		return -1;
 	while (waitpid(pid, &st, 0) < 0) {
 		if (errno != EINTR)
 			return -1;
@@ -327,8 +335,8 @@ int cmd_ab(int argc, char **argv)
 	const struct argp_child children[] = { { &common_argp, 0, NULL, 0 }, { 0 } };
 	const struct argp argp = { options, parse_opt, "[-- COMMAND [ARGS...]]", doc, children, NULL,
 				   NULL };
-	struct sigaction sa = { .sa_handler = on_signal };
-	char err[512], path[] = "/tmp/idlescope-ab-XXXXXX";
+	struct sigaction sa = { .sa_handler = on_signal }, old_hup;
+	char err[512], path[64];
 	int ret = EXIT_RUNTIME, saved = 0, fd = -1;
 
 	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &a);
@@ -355,17 +363,21 @@ int cmd_ab(int argc, char **argv)
 	/* from here every exit path restores the settings */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	if (sigaction(SIGHUP, NULL, &old_hup) || old_hup.sa_handler != SIG_IGN)
+		sigaction(SIGHUP, &sa, NULL); /* a closed terminal restores too (not under nohup) */
 	for (; saved < a.nr_sets; saved++)
 		if (setting_save(&a.sets[saved], err, sizeof(err))) {
 			cli_error("%s", err);
 			goto restore;
 		}
-	fd = mkstemp(path);
+	/* each run's summary goes to an anonymous file, not the file system:
+	 * inherited (no CLOEXEC), so the record child opens it by this path */
+	fd = memfd_create("idlescope-ab-summary", 0);
 	if (fd < 0) {
-		cli_error("cannot create a temporary file: %s", strerror(errno));
+		cli_error("cannot create a memory file: %s", strerror(errno));
 		goto restore;
 	}
-	close(fd);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	for (int r = 0; r < a.repeat; r++)
 		for (int v = 0; v < a.nr_variants; v++) {
 			char name[256];
@@ -380,7 +392,7 @@ int cmd_ab(int argc, char **argv)
 			fprintf(stderr, "idlescope ab: run %d/%d, %s\n", r * a.nr_variants + v + 1,
 				a.repeat * a.nr_variants, name);
 			/* a run that writes no summary must not reuse the last one */
-			if (truncate(path, 0)) {
+			if (ftruncate(fd, 0)) {
 				cli_error("cannot reset %s: %s", path, strerror(errno));
 				goto restore;
 			}
@@ -407,7 +419,7 @@ restore:
 			ret = EXIT_RUNTIME;
 		}
 	if (fd >= 0)
-		unlink(path);
+		close(fd);
 out:
 	if (a.out != stdout)
 		fclose(a.out);

@@ -293,6 +293,7 @@ int cmd_hist(int argc, char **argv)
 
 	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &h);
 	idle_set_verbose(h.o.verbose);
+	window_block_signals(); /* a signal from here on: a summary or one error line */
 	if (h.o.format == FMT_CSV) {
 		cli_error("hist prints table or json");
 		return EXIT_USAGE;
@@ -322,6 +323,8 @@ int cmd_hist(int argc, char **argv)
 		cli_error("%s", err);
 		goto cleanup;
 	}
+	if (window_check_interrupted()) /* loading took a while */
+		goto cleanup;
 	/* exit-latency needs the state table to know timer-ended periods' states */
 	for (int c = 0; c < h.topo.nr_possible; c++) {
 		struct idle_params p;
@@ -333,6 +336,8 @@ int cmd_hist(int argc, char **argv)
 		cli_error("%s", err);
 		goto cleanup;
 	}
+	if (window_check_interrupted())
+		goto cleanup;
 	if (h.sess.missing[0])
 		fprintf(stderr, "idlescope: not on this kernel (skipped): %s\n", h.sess.missing);
 

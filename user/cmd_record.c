@@ -139,8 +139,10 @@ static void print_interval(struct record *r, uint64_t now, uint64_t start)
 	struct interval_sample iv = { 0 };
 	struct idle_raw cur;
 
-	if (idle_session_read(&r->sess, &cur))
+	if (idle_session_read_stats(&r->sess, &cur)) {
+		cli_error("cannot read the BPF maps for interval %d", r->seq + 1);
 		return;
+	}
 	iv.seq = ++r->seq;
 	iv.offset_ns = now - start;
 	iv.duration_ns = now - r->prev_ns;
@@ -297,6 +299,7 @@ int cmd_record(int argc, char **argv)
 
 	argp_parse(&record_argp, argc, argv, ARGP_IN_ORDER, NULL, &r);
 	idle_set_verbose(r.o.verbose);
+	window_block_signals(); /* a signal from here on: a summary or one error line */
 
 	if ((ret = cli_prepare(&r.o, &r.topo, &r.sel, &r.out)))
 		goto cleanup;
@@ -335,6 +338,8 @@ int cmd_record(int argc, char **argv)
 		cli_error("%s", err);
 		goto cleanup;
 	}
+	if (window_check_interrupted()) /* loading took a while */
+		goto cleanup;
 	push_params(&r, false);
 	for (int c = 0; r.freq && c < r.topo.nr_possible; c++) {
 		uint64_t khz;
@@ -350,6 +355,8 @@ int cmd_record(int argc, char **argv)
 		cli_error("%s", err);
 		goto cleanup;
 	}
+	if (window_check_interrupted())
+		goto cleanup;
 
 	r.win.duration_ns = r.o.duration_ns;
 	r.win.interval_ns = r.o.interval_ns;
@@ -364,7 +371,7 @@ int cmd_record(int argc, char **argv)
 	r.next_state_refresh = start + STATE_REFRESH_NS;
 	idle_session_start(&r.sess, start);
 	if (r.o.interval_ns) {
-		idle_session_read(&r.sess, &r.prev);
+		idle_session_read_stats(&r.sess, &r.prev);
 		r.prev_ns = start;
 	}
 	if ((ret = window_release(&r.win, r.o.command)))

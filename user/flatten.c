@@ -219,24 +219,20 @@ static json_t *check_schema(json_t *doc, const char *path, char *err, size_t err
 	return NULL;
 }
 
-json_t *load_summary_file(const char *path, char *err, size_t errlen)
+json_t *load_summary_buffer(const char *buf, size_t len, const char *name, char *err,
+			    size_t errlen)
 {
 	json_error_t je;
-	json_t *doc = json_load_file(path, 0, &je), *last = NULL;
-	FILE *f;
-	char *line = NULL;
-	size_t cap = 0;
+	json_t *doc = json_loadb(buf, len, 0, &je), *last = NULL;
+	const char *p = buf, *end = buf + len;
 
 	if (doc)
-		return check_schema(doc, path, err, errlen);
-	f = fopen(path, "re");
-	if (!f) {
-		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
-		return NULL;
-	}
+		return check_schema(doc, name, err, errlen);
 	/* JSON Lines (record -i --format json): the last summary line */
-	while (getline(&line, &cap, f) > 0) {
-		json_t *d = json_loads(line, 0, NULL);
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		json_t *d = json_loadb(p, n, 0, NULL);
 
 		if (d && json_object_get(d, "schema")) {
 			json_decref(last);
@@ -244,14 +240,60 @@ json_t *load_summary_file(const char *path, char *err, size_t errlen)
 		} else {
 			json_decref(d);
 		}
+		p += n + 1;
 	}
-	free(line);
-	fclose(f);
 	if (!last) {
-		snprintf(err, errlen, "%s: invalid JSON at line %d: %s", path, je.line, je.text);
+		snprintf(err, errlen, "%s: invalid JSON at line %d: %s", name, je.line, je.text);
 		return NULL;
 	}
-	return check_schema(last, path, err, errlen);
+	return check_schema(last, name, err, errlen);
+}
+
+/* Larger than any summary (a 4096-CPU one is a few MB): a bound, not a guess. */
+#define MAX_SUMMARY_BYTES (256u << 20)
+
+json_t *load_summary_file(const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "re");
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	json_t *doc;
+
+	if (!f) {
+		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+		return NULL;
+	}
+	for (;;) {
+		size_t n;
+
+		if (len == cap) {
+			char *b = cap < MAX_SUMMARY_BYTES ? realloc(buf, cap ? 2 * cap : 65536) : NULL;
+
+			if (!b) {
+				snprintf(err, errlen, "%s: %s", path,
+					 cap < MAX_SUMMARY_BYTES ? "out of memory" : "too large for a summary");
+				free(buf);
+				fclose(f);
+				return NULL;
+			}
+			buf = b;
+			cap = cap ? 2 * cap : 65536;
+		}
+		n = fread(buf + len, 1, cap - len, f);
+		len += n;
+		if (n == 0)
+			break;
+	}
+	if (ferror(f)) {
+		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+		free(buf);
+		fclose(f);
+		return NULL;
+	}
+	fclose(f);
+	doc = load_summary_buffer(buf, len, path, err, errlen);
+	free(buf);
+	return doc;
 }
 
 int flatten_hist(const json_t *doc, struct metric_set *out)

@@ -601,6 +601,24 @@ int idle_session_read(struct idle_session *s, struct idle_raw *out)
 	return 0;
 }
 
+int idle_session_read_stats(struct idle_session *s, struct idle_raw *out)
+{
+	uint32_t n = (uint32_t)s->nr_cpus;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	out->nr_cpus = s->nr_cpus;
+	out->stats = idle_calloc((size_t)n * IS_MAX_STATES, sizeof(*out->stats));
+	if (!out->stats)
+		return -ENOMEM;
+	if ((err = read_state_array(s, bpf_map__fd(s->skel->maps.idle_stats), out->stats,
+				    sizeof(*out->stats)))) {
+		idle_raw_free(out);
+		return err;
+	}
+	return 0;
+}
+
 int idle_session_read_hist(struct idle_session *s, struct hist_slot *out, bool reset)
 {
 	int fd = bpf_map__fd(s->skel->maps.hist_data);

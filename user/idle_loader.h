@@ -93,6 +93,9 @@ void idle_session_start(struct idle_session *s, uint64_t start_ns);
 /* Periods that end after stop_ns are not counted from now on. */
 void idle_session_stop(struct idle_session *s, uint64_t stop_ns);
 int idle_session_read(struct idle_session *s, struct idle_raw *out);
+/* Only out->stats (the per-state counters): what an interval line needs.
+ * Its cost and memory do not grow with the detail and task tables. */
+int idle_session_read_stats(struct idle_session *s, struct idle_raw *out);
 void idle_raw_free(struct idle_raw *r);
 void idle_session_close(struct idle_session *s);
 

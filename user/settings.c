@@ -1,10 +1,12 @@
 /* Apply and restore the knobs `ab` compares. */
 #include "settings.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sysfs.h"
@@ -58,14 +60,41 @@ static int write_file(const char *path, const char *val)
 	return e;
 }
 
+/* The characters of sysctl names (kernel.sched_energy_aware, net/ipv4/...). */
+#define SYSCTL_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./"
+
+/* "stateN.disable" exactly (sscanf would take "state1" or "state 1.dis"). */
+static bool state_key(const char *key, int *state)
+{
+	const char *p = key + 5;
+	long n = 0;
+
+	if (strncmp(key, "state", 5) || !isdigit((unsigned char)*p) ||
+	    (p[0] == '0' && isdigit((unsigned char)p[1]))) /* the kernel's names: state0, state1 */
+		return false;
+	for (; isdigit((unsigned char)*p) && n < 1000; p++)
+		n = n * 10 + (*p - '0');
+	if (strcmp(p, ".disable"))
+		return false;
+	*state = (int)n;
+	return true;
+}
+
 int setting_parse(const char *spec, struct setting *s, char *err, size_t errlen)
 {
 	const char *eq = strchr(spec, '=');
 	char path[512], vals[512], *save = NULL, *v;
+	struct stat st;
 
 	memset(s, 0, sizeof(*s));
 	if (!eq || eq == spec || !eq[1]) {
 		snprintf(err, errlen, "--set needs KEY=V1,V2 (got '%s')", spec);
+		return -1;
+	}
+	/* a truncated key could name another sysctl, a truncated value write
+	 * another number: refuse instead */
+	if ((size_t)(eq - spec) >= sizeof(s->key) || strlen(eq + 1) >= sizeof(vals)) {
+		snprintf(err, errlen, "--set %.*s...: too long", 32, spec);
 		return -1;
 	}
 	snprintf(s->key, sizeof(s->key), "%.*s", (int)(eq - spec), spec);
@@ -73,6 +102,10 @@ int setting_parse(const char *spec, struct setting *s, char *err, size_t errlen)
 	for (v = strtok_r(vals, ",", &save); v; v = strtok_r(NULL, ",", &save)) {
 		if (s->nr_values == IS_MAX_VALUES) {
 			snprintf(err, errlen, "at most %d values per --set", IS_MAX_VALUES);
+			return -1;
+		}
+		if (strlen(v) >= sizeof(s->values[0])) {
+			snprintf(err, errlen, "--set %s: value '%.16s...' too long", s->key, v);
 			return -1;
 		}
 		snprintf(s->values[s->nr_values++], sizeof(s->values[0]), "%s", v);
@@ -103,7 +136,7 @@ int setting_parse(const char *spec, struct setting *s, char *err, size_t errlen)
 		}
 		return 0;
 	}
-	if (sscanf(s->key, "state%d.disable", &s->state) == 1) {
+	if (state_key(s->key, &s->state)) {
 		s->kind = SET_STATE_DISABLE;
 		if (!sysfs_exists("devices/system/cpu/cpu0/cpuidle/state%d/disable", s->state)) {
 			snprintf(err, errlen, "%s: no idle state %d on this machine", s->key, s->state);
@@ -121,7 +154,8 @@ int setting_parse(const char *spec, struct setting *s, char *err, size_t errlen)
 	for (char *p = path + strlen("/proc/sys/"); *p; p++)
 		if (*p == '.')
 			*p = '/';
-	if (strstr(s->key, "..") || access(path, W_OK)) {
+	if (strstr(s->key, "..") || strspn(s->key, SYSCTL_CHARS) != strlen(s->key) ||
+	    stat(path, &st) || !S_ISREG(st.st_mode) || access(path, W_OK)) {
 		snprintf(err, errlen,
 			 "unknown --set key '%s' (a sysctl such as kernel.sched_energy_aware, "
 			 "governor, or stateN.disable)", s->key);

@@ -8,19 +8,65 @@
 #include "cli.h"
 #include "idle_loader.h"
 
+static sigset_t original_mask; /* before window_block_signals, for the command */
+static bool early_blocked;
+
+/* SIGHUP only when not ignored on entry: under nohup a hangup must not end
+ * the run. (Linux never discards a blocked signal, ignored or not.) */
+static void ending_signals(sigset_t *s)
+{
+	struct sigaction old;
+
+	sigemptyset(s);
+	sigaddset(s, SIGINT);
+	sigaddset(s, SIGTERM);
+	if (sigaction(SIGHUP, NULL, &old) || old.sa_handler != SIG_IGN)
+		sigaddset(s, SIGHUP);
+}
+
+void window_block_signals(void)
+{
+	sigset_t s;
+
+	if (early_blocked)
+		return;
+	ending_signals(&s);
+	sigprocmask(SIG_BLOCK, &s, &original_mask);
+	early_blocked = true;
+}
+
+int window_interrupted(void)
+{
+	struct timespec zero = { 0, 0 };
+	sigset_t s;
+	int sig;
+
+	ending_signals(&s);
+	sig = sigtimedwait(&s, NULL, &zero); /* -1 (EAGAIN) when none is pending */
+	return sig > 0 ? sig : 0;
+}
+
+int window_check_interrupted(void)
+{
+	int sig = window_interrupted();
+
+	if (!sig)
+		return 0;
+	cli_error("interrupted by SIG%s before the measurement started", sigabbrev_np(sig));
+	return 1;
+}
+
 int window_prepare(struct window *w, char **command)
 {
 	int e;
 
-	sigemptyset(&w->waitset);
-	sigaddset(&w->waitset, SIGINT);
-	sigaddset(&w->waitset, SIGTERM);
+	ending_signals(&w->waitset);
 	sigaddset(&w->waitset, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &w->waitset, &w->oldmask);
 	w->signals_blocked = true;
 	if (!command)
 		return 0;
-	if ((e = workload_start(&w->wl, command, &w->oldmask))) {
+	if ((e = workload_start(&w->wl, command, early_blocked ? &original_mask : &w->oldmask))) {
 		cli_error("cannot start '%s': %s", command[0], strerror(-e));
 		return EXIT_RUNTIME;
 	}
@@ -92,6 +138,9 @@ void window_cleanup(struct window *w)
 {
 	if (w->have_wl)
 		workload_stop(&w->wl, SIGTERM);
+	/* after window_block_signals the ending signals stay blocked: one
+	 * arriving while the summary is written must not kill the process
+	 * (and change its exit status) on the way out */
 	if (w->signals_blocked)
 		sigprocmask(SIG_SETMASK, &w->oldmask, NULL);
 	w->signals_blocked = false;

@@ -1,5 +1,5 @@
 /* A measurement window shared by every command: ends at -d, when the
- * `-- COMMAND` exits, or on SIGINT/SIGTERM (taken synchronously with
+ * `-- COMMAND` exits, or on SIGINT/SIGTERM/SIGHUP (taken synchronously with
  * sigtimedwait, so the summary always prints), with periodic ticks. */
 #ifndef IDLESCOPE_WINDOW_H
 #define IDLESCOPE_WINDOW_H
@@ -27,6 +27,16 @@ struct window_ticks {
 	void (*on_refresh)(void *ctx, uint64_t now);
 	void *ctx;
 };
+
+/* Blocks SIGINT, SIGTERM and SIGHUP for the rest of the process (a command
+ * calls it first, so a signal during start-up or output cannot kill it
+ * half-way); the measured command still gets the mask from before. */
+void window_block_signals(void);
+/* A pending ending signal, consumed (a signal before the window opened), or 0. */
+int window_interrupted(void);
+/* "idlescope: interrupted by SIGxxx before the measurement started" when a
+ * signal is pending; returns 1 then (the caller exits EXIT_RUNTIME), else 0. */
+int window_check_interrupted(void);
 
 /* Blocks the ending signals and, with command, starts it held at a gate.
  * Returns 0 or an exit code after printing the error. */

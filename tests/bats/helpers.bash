@@ -86,3 +86,52 @@ our_bpf_progs_since() { # mark
 	done
 	echo "$n"
 }
+
+# BPF objects a live process holds, from its fdinfo (a link's fd names its
+# program too): "prog_id 12", "link_id 3", "map_id 40", one per line. Exact
+# even while other idlescope instances run on the machine.
+bpf_ids_of_pid() { # pid
+	grep -hE '^(prog_id|link_id|map_id):' /proc/"$1"/fdinfo/* 2>/dev/null |
+		tr -d ':' | LC_ALL=C sort -u
+}
+
+# Those of the ids (bpf_ids_of_pid lines on stdin) that still exist; the
+# kernel frees objects after an RCU grace period, so this waits up to 3 s.
+bpf_ids_still_loaded() {
+	local ids left kind id try
+	ids=$(cat)
+	for try in $(seq 30); do
+		left=
+		while read -r kind id; do
+			[ -n "$id" ] || continue
+			case $kind in
+			prog_id) bpftool prog show id "$id" >/dev/null 2>&1 && left+="$kind $id " ;;
+			link_id) bpftool link show id "$id" >/dev/null 2>&1 && left+="$kind $id " ;;
+			map_id) bpftool map show id "$id" >/dev/null 2>&1 && left+="$kind $id " ;;
+			esac
+		done <<<"$ids"
+		[ -z "$left" ] && return 0
+		sleep 0.1
+	done
+	echo "$left"
+}
+
+# Bytes of BPF map memory (memlock) a live process holds.
+bpf_map_memlock_of_pid() { # pid
+	awk '/^memlock:/ { s += $2 } END { print s + 0 }' /proc/"$1"/fdinfo/* 2>/dev/null
+}
+
+# VmRSS of a live process in kB.
+rss_kb_of_pid() { # pid
+	awk '/^VmRSS:/ { print $2 }' /proc/"$1"/status
+}
+
+# Waits until pid has exec'd idlescope (its comm), up to 2 s.
+wait_exec_idlescope() { # pid
+	local try
+	for try in $(seq 200); do
+		[ "$(cat /proc/"$1"/comm 2>/dev/null)" = idlescope ] && return 0
+		sleep 0.01
+	done
+	return 1
+}

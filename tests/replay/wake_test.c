@@ -262,31 +262,6 @@ static void test_detail_last_slot(void **state)
 	replay_fixture_teardown(&(void *){ &f });
 }
 
-/* A full table drops the flushed counts, and says how many. */
-static void test_detail_drops(void **state)
-{
-	struct replay_fixture f;
-	const int distinct = 2 * IS_WAKE_DETAILS_PER_CPU + 10; /* table: 2 CPUs' worth */
-	uint64_t counted = 0;
-	char err[256];
-
-	(void)state;
-	memset(&f, 0, sizeof(f));
-	assert_int_equal(idle_session_open(&f.s, 2, &(struct session_opts){ .replay = true }, err,
-					   sizeof(err)), 0);
-	for (int i = 0; i < distinct; i++)
-		irq_period(&f.s, 0, (1 + (uint64_t)i) * MS, 1000 + (uint64_t)i);
-	assert_int_equal(idle_session_read(&f.s, &f.raw), 0);
-	for (int i = 0; i < f.raw.nr_details; i++)
-		counted += f.raw.details[i].val.count;
-	/* the table holds 2 x 192 keys, the last slot one more; the other 9
-	 * IRQs were dropped, and every period is either counted or dropped */
-	assert_int_equal(f.raw.nr_details, 2 * IS_WAKE_DETAILS_PER_CPU + 1);
-	assert_int_equal(f.raw.wake[0].detail_drops, 9);
-	assert_int_equal(counted + f.raw.wake[0].detail_drops, distinct);
-	replay_fixture_teardown(&(void *){ &f });
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -298,7 +273,6 @@ int main(void)
 	};
 	const struct CMUnitTest detail_tests[] = {
 		cmocka_unit_test(test_detail_last_slot),
-		cmocka_unit_test(test_detail_drops),
 	};
 
 	return cmocka_run_group_tests_name("replay-wake", tests, setup, replay_fixture_teardown) ||
