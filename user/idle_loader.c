@@ -14,6 +14,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "kernel_features.h"
 #include "idlescope.skel.h"
 
 static bool verbose;
@@ -44,32 +45,6 @@ static bool env_set(const char *name)
 	const char *v = getenv(name);
 
 	return v && *v && strcmp(v, "0");
-}
-
-/* tp_btf needs the tracepoint's btf_trace_<name> typedef in vmlinux BTF. */
-static bool btf_has_tracepoint(const struct btf *vmlinux, const char *tp)
-{
-	char name[128];
-
-	if (!vmlinux)
-		return false;
-	snprintf(name, sizeof(name), "btf_trace_%s", tp);
-	return btf__find_by_name_kind(vmlinux, name, BTF_KIND_TYPEDEF) > 0;
-}
-
-static bool tracefs_has_event(const char *event)
-{
-	static const char *roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
-	static const char *groups[] = { "power", "irq", "irq_vectors", "timer", "sched", "ipi" };
-	char path[256];
-
-	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++)
-		for (size_t g = 0; g < sizeof(groups) / sizeof(groups[0]); g++) {
-			snprintf(path, sizeof(path), "%s/events/%s/%s", roots[i], groups[g], event);
-			if (access(path, F_OK) == 0)
-				return true;
-		}
-	return false;
 }
 
 /* The events, in the order they attach. */
@@ -144,12 +119,11 @@ static bool wanted(const struct idle_session *s, const struct event *e)
 	return true;
 }
 
-/* Chooses tp_btf or raw_tp for each wanted event this kernel has. */
-static void choose_programs(struct idle_session *s, const struct btf *vmlinux)
+/* Chooses tp_btf or raw_tp for each wanted event this kernel has (the shared
+ * probe, kernel_features.c, says which exist). */
+static void choose_programs(struct idle_session *s, const struct kernel_features *f)
 {
-	bool tp_btf = vmlinux && !env_set("IDLESCOPE_NO_TP_BTF");
-
-	s->idle_attach = tp_btf ? "tp_btf" : "raw_tp";
+	s->idle_attach = f->tp_btf ? "tp_btf" : "raw_tp";
 	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
 		const struct event *e = &events[i];
 		bool have;
@@ -163,7 +137,7 @@ static void choose_programs(struct idle_session *s, const struct btf *vmlinux)
 		if (e->arch && !strcmp(e->arch, "x86"))
 			continue;
 #endif
-		have = btf_has_tracepoint(vmlinux, e->name) || tracefs_has_event(e->name);
+		have = features_has_event(e->name);
 		if (e->group == EV_IDLE)
 			have = true; /* required: attach reports the error */
 		if (!have) {
@@ -174,6 +148,61 @@ static void choose_programs(struct idle_session *s, const struct btf *vmlinux)
 			s->miss_attach = s->idle_attach;
 		bpf_program__set_autoload(prog_for(s->skel, s->idle_attach, e->name), true);
 	}
+}
+
+/* record: the exact idle outcome through fexit where the probe attached one,
+ * else the tracepoints alone (idle_fexit_why says why). */
+static void choose_idle_fexit(struct idle_session *s, const struct kernel_features *f)
+{
+	struct bpf_program *p = NULL;
+
+	if (f->idle_fexit) {
+		snprintf(s->idle_fexit_why, sizeof(s->idle_fexit_why), "%s",
+			 f->idle_fexit_why[0] ? f->idle_fexit_why : "no vmlinux BTF");
+		return;
+	}
+	if (!strcmp(f->idle_fexit_func, "cpuidle_enter_state"))
+		p = s->skel->progs.fexit_cpuidle_enter_state;
+	else if (!strcmp(f->idle_fexit_func, "cpuidle_enter"))
+		p = s->skel->progs.fexit_cpuidle_enter;
+	if (!p)
+		return;
+	bpf_program__set_autoload(p, true);
+	s->idle_fexit_func = f->idle_fexit_func;
+	s->idle_fexit_prog = p;
+}
+
+/* hist path-latency: fentry on --from and --to, fexit on --from. Refused
+ * here, before any load, when fentry is not allowed or a function is not in
+ * BTF. */
+static int choose_path_programs(struct idle_session *s, const struct session_opts *o,
+				const struct kernel_features *f, char *err, size_t errlen)
+{
+	const char *fn[2] = { o->path_from, o->path_to };
+
+	for (int i = 0; i < 2; i++)
+		if (!fn[i] || !features_has_func(fn[i])) {
+			snprintf(err, errlen, "no function '%s' in this kernel's BTF (--%s)",
+				 fn[i] ? fn[i] : "", i ? "to" : "from");
+			return -1;
+		}
+	if (f->fentry) {
+		snprintf(err, errlen,
+			 "path-latency needs fentry/fexit, which this kernel refuses (%s on %s)",
+			 strerror(-f->fentry), f->fentry_probe_func);
+		return -1;
+	}
+	if (bpf_program__set_attach_target(s->skel->progs.path_from_fentry, 0, o->path_from) ||
+	    bpf_program__set_attach_target(s->skel->progs.path_from_fexit, 0, o->path_from) ||
+	    bpf_program__set_attach_target(s->skel->progs.path_to_fentry, 0, o->path_to)) {
+		snprintf(err, errlen, "cannot target %s/%s: %s", o->path_from, o->path_to,
+			 strerror(errno));
+		return -1;
+	}
+	bpf_program__set_autoload(s->skel->progs.path_from_fentry, true);
+	bpf_program__set_autoload(s->skel->progs.path_from_fexit, true);
+	bpf_program__set_autoload(s->skel->progs.path_to_fentry, true);
+	return 0;
 }
 
 /* Membership into group_of / group_members (before attach: the counters
@@ -230,8 +259,8 @@ static int load_groups(struct idle_session *s, const struct session_opts *o)
 int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_opts *o,
 		      char *err, size_t errlen)
 {
+	const struct kernel_features *f;
 	struct bpf_program *p;
-	struct btf *vmlinux;
 	int e;
 
 	memset(s, 0, sizeof(*s));
@@ -240,6 +269,8 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 	s->wake = o->wake || (o->replay && o->hist_metric == HM_NONE) ||
 		  o->hist_metric == HM_EXIT_LATENCY;
 	s->hist_metric = o->hist_metric;
+	s->path_from = o->path_from;
+	s->path_to = o->path_to;
 	libbpf_set_print(libbpf_print);
 	s->skel = idlescope_bpf__open();
 	if (!s->skel) {
@@ -255,6 +286,8 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 	 * what this run needs */
 	bpf_map__set_max_entries(s->skel->maps.hist_data,
 				 o->hist_metric ? (uint32_t)nr_cpus * IS_MAX_STATES : 1);
+	bpf_map__set_max_entries(s->skel->maps.path_cpus,
+				 o->hist_metric == HM_PATH_LATENCY ? (uint32_t)nr_cpus : 1);
 	if (o->hist_metric != HM_WAKEUP_LATENCY && o->hist_metric != HM_RUNQ_LATENCY)
 		bpf_map__set_max_entries(s->skel->maps.task_ts, 1);
 	if (!(o->wake || o->replay || o->hist_metric == HM_EXIT_LATENCY)) {
@@ -300,11 +333,19 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 	if (s->replay) {
 		bpf_program__set_autoload(s->skel->progs.replay_idle, true);
 	} else {
-		vmlinux = btf__load_vmlinux_btf();
-		if (libbpf_get_error(vmlinux))
-			vmlinux = NULL;
-		choose_programs(s, vmlinux);
-		btf__free(vmlinux);
+		f = features_get();
+		if (o->hist_metric == HM_PATH_LATENCY) {
+			if (choose_path_programs(s, o, f, err, errlen)) {
+				idlescope_bpf__destroy(s->skel);
+				s->skel = NULL;
+				return -1;
+			}
+			s->idle_attach = "fentry";
+		} else {
+			choose_programs(s, f);
+		}
+		if (o->hist_metric == HM_NONE)
+			choose_idle_fexit(s, f);
 		/* Live sessions count nothing until idle_session_start(). */
 		s->skel->bss->start_ns = UINT64_MAX;
 	}
@@ -357,6 +398,20 @@ int idle_session_attach(struct idle_session *s, char *err, size_t errlen)
 		if (!bpf_program__autoload(p) || p == s->skel->progs.replay_idle)
 			continue;
 		l = bpf_program__attach(p);
+		if (!l && !strncmp(name, "path_", 5)) {
+			snprintf(err, errlen, "cannot attach %s to %s: %s (not traceable here?)", name,
+				 p == s->skel->progs.path_to_fentry ? s->path_to : s->path_from,
+				 strerror(errno));
+			return -1;
+		}
+		if (!l && p == s->idle_fexit_prog) {
+			/* the probe attached, this did not: fall back to tracepoints */
+			snprintf(s->idle_fexit_why, sizeof(s->idle_fexit_why),
+				 "fexit on %s: attach failed: %s", s->idle_fexit_func, strerror(errno));
+			s->idle_fexit_func = NULL;
+			s->idle_fexit_prog = NULL;
+			continue;
+		}
 		if (!l) {
 			int e = errno;
 			const char *event = strchr(name + strlen("raw_tp"), '_') + 1;
@@ -570,4 +625,22 @@ int idle_session_replay(struct idle_session *s, const struct replay_event *ev)
 	if (err)
 		return -errno;
 	return (int)opts.retval;
+}
+
+int idle_session_read_path(struct idle_session *s, struct path_cpu *sum)
+{
+	int fd = bpf_map__fd(s->skel->maps.path_cpus);
+
+	memset(sum, 0, sizeof(*sum));
+	for (uint32_t c = 0; c < (uint32_t)s->nr_cpus; c++) {
+		struct path_cpu p;
+
+		if (bpf_map_lookup_elem(fd, &c, &p))
+			return -errno;
+		sum->unmatched_to += p.unmatched_to;
+		sum->replaced += p.replaced;
+		sum->overflow += p.overflow;
+		sum->depth += p.depth; /* FROMs still pending at the end */
+	}
+	return 0;
 }

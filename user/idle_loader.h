@@ -18,6 +18,7 @@
 
 struct idlescope_bpf;
 struct bpf_link;
+struct bpf_program;
 
 #define IS_MAX_LINKS 32
 
@@ -34,6 +35,12 @@ struct idle_session {
 	const char *idle_attach; /* "tp_btf" or "raw_tp" */
 	const char *miss_attach; /* "tp_btf", "raw_tp" or NULL */
 	char missing[256];       /* optional events this kernel lacks, ", "-separated */
+	/* record: fexit on the idle path (exact entered/rejected), or NULL when
+	 * only the tracepoints are used, idle_fexit_why saying why */
+	const char *idle_fexit_func;
+	struct bpf_program *idle_fexit_prog;
+	char idle_fexit_why[160];
+	const char *path_from, *path_to; /* hist path-latency */
 	int nr_links;
 	struct bpf_link *links[IS_MAX_LINKS];
 };
@@ -79,6 +86,7 @@ struct session_opts {
 	const struct cpulist *group_cpus; /* [nr_groups] */
 	bool packing;                   /* busy-group timeline (needs groups) */
 	bool freq;                      /* frequency residency */
+	const char *path_from, *path_to; /* hist path-latency: functions */
 };
 
 /* Opens and loads. Returns 0, or -1 with a one-line reason in err (exit
@@ -101,6 +109,8 @@ int idle_session_set_freq(struct idle_session *s, int cpu, uint32_t khz);
 /* Copies the hist histograms ([nr_cpus * IS_MAX_STATES]) and, with reset,
  * zeroes them for the next interval. Returns 0 or -errno. */
 int idle_session_read_hist(struct idle_session *s, struct hist_slot *out, bool reset);
+/* path-latency: sums the per-CPU unmatched/replaced/overflow counters. */
+int idle_session_read_path(struct idle_session *s, struct path_cpu *sum);
 
 /* Feeds one replay event through BPF_PROG_TEST_RUN. Returns the program's
  * return value (0 = handled) or -errno. */

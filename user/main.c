@@ -18,6 +18,7 @@ static const struct {
 	{ "record", cmd_record, "idle-state residency and prediction error, cross-checked with the kernel" },
 	{ "ab", cmd_ab, "A/B runs under setting variants, repeated, with Welch's t-test" },
 	{ "compare", cmd_compare, "metrics of two or more JSON summaries side by side, with deltas" },
+	{ "info", cmd_info, "what this kernel supports (--features), and what each missing piece costs" },
 	{ "hist", cmd_hist, "one-shot histograms: residency, exit/wakeup/runq latency, idle entry/exit" },
 };
 
@@ -44,6 +45,8 @@ int main(int argc, char **argv)
 		printf("%s\n", argp_program_version);
 		return EXIT_OK;
 	}
+	if (!strcmp(argv[1], "--features"))
+		argv[1] = "info";
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name)) {
 			char name[64];
