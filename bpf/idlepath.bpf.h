@@ -42,12 +42,23 @@ static __always_inline void handle_idle_outcome(__u32 cpu, int index, int ret)
 	st->fx_entered++;
 }
 
+/* d < IS_PATH_DEPTH at every use; clang knows and drops a plain mask, and the
+ * 5.10/6.1 verifiers then lose the bound: mask behind an opaque barrier. */
+static __always_inline __u32 path_index(__u32 d)
+{
+	asm volatile("" : "+r"(d));
+	return d & (IS_PATH_DEPTH - 1);
+}
+
 static __always_inline void path_from_entry(__u32 cpu)
 {
 	struct path_cpu *p = bpf_map_lookup_elem(&path_cpus, &cpu);
+	__u64 now = bpf_ktime_get_ns();
 	__u32 d;
 
-	if (!p)
+	/* nothing before the window: the three programs attach one by one,
+	 * and a FROM seen without its fexit would stay pending for good */
+	if (!p || !idlepath_window_open(now))
 		return;
 	d = p->depth;
 	if (d > IS_PATH_DEPTH)
@@ -63,7 +74,7 @@ static __always_inline void path_from_entry(__u32 cpu)
 		p->depth = d;
 		return;
 	}
-	p->ts[d] = bpf_ktime_get_ns();
+	p->ts[path_index(d)] = now;
 	p->returned &= ~(1u << d);
 	p->depth = d + 1;
 }
@@ -101,7 +112,7 @@ static __always_inline void path_to_entry(__u32 cpu)
 		return;
 	}
 	d--;
-	ts = p->ts[d & (IS_PATH_DEPTH - 1)];
+	ts = p->ts[path_index(d)];
 	p->returned &= ~(1u << d);
 	p->depth = d;
 	if (ts >= start_ns && idlepath_window_open(now) && now >= ts)

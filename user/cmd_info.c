@@ -91,6 +91,9 @@ static int build_rows(const struct kernel_features *f, struct feature_row *r)
 	ROW("tp_btf", "tp_btf programs", f->tp_btf,
 	    "raw_tp programs instead: the same events and numbers",
 	    "%s", f->tp_btf ? "used" : f->btf ? "off (IDLESCOPE_NO_TP_BTF)" : "no BTF");
+	ROW("tp_btf_scalar_ptr", "tp_btf int-pointer arguments", f->tp_btf_scalar_ptr,
+	    "hrtimer_expire_entry (timer lateness) through raw_tp: the same numbers", "%s",
+	    f->tp_btf_scalar_ptr ? "hrtimer_expire_entry via tp_btf" : "refused by the verifier");
 	ROW("cpu_idle_miss", "power:cpu_idle_miss (6.0)", f->cpu_idle_miss,
 	    "above/below from idlescope's own classification only (no kernel-exact miss column)",
 	    "%s", f->cpu_idle_miss ? "present" : "absent");
@@ -111,8 +114,9 @@ static int build_rows(const struct kernel_features *f, struct feature_row *r)
 	    "no exact entered/rejected counts per state; hist path-latency refused",
 	    "%s on %s", errname(f->fentry), f->fentry_probe_func);
 	ROW("idle_fexit", "fexit on the cpuidle entry", !f->idle_fexit,
-	    "record counts entries from the tracepoints (rejected ones included)", "%s",
-	    !f->idle_fexit ? f->idle_fexit_func : f->idle_fexit_why);
+	    "record counts entries from the tracepoints (rejected ones included)", "%s%s%s",
+	    f->idle_fexit ? errname(f->idle_fexit) : "", f->idle_fexit ? " on " : "",
+	    f->idle_fexit_func ? f->idle_fexit_func : "-");
 #undef ROW
 	return n;
 }
@@ -166,7 +170,7 @@ int cmd_info(int argc, char **argv)
 	const struct kernel_features *f;
 	struct utsname u;
 	char online[256] = "", cpufreq[64], states[512];
-	int nrows, packages = 0, dies = 0, ret = EXIT_OK;
+	int nrows, packages = 0, dies = 0, clusters = 0, ret = EXIT_OK;
 	bool have_topo;
 	FILE *out = stdout;
 
@@ -185,6 +189,9 @@ int cmd_info(int argc, char **argv)
 	if (have_topo) {
 		cpulist_format(&topo.online, online, sizeof(online));
 		count_topology(&topo, &packages, &dies);
+		/* clusters that group CPUs (sysfs gives every CPU one on some x86) */
+		for (int i = 0; i < topo.nr_clusters; i++)
+			clusters += cpulist_count(&topo.clusters[i]) > 1;
 	}
 	if (sysfs_read_str(cpufreq, sizeof(cpufreq), "devices/system/cpu/cpufreq/policy0/scaling_driver") &&
 	    sysfs_read_str(cpufreq, sizeof(cpufreq), "devices/system/cpu/cpu0/cpufreq/scaling_driver"))
@@ -198,13 +205,15 @@ int cmd_info(int argc, char **argv)
 							      "version", u.version, "arch", u.machine));
 		for (int i = 0; i < nrows; i++)
 			json_object_set_new(feats, rows[i].key,
-					    json_pack("{s:b,s:s,s:s?}", "available", rows[i].available,
-						      "detail", rows[i].detail, "cost",
-						      rows[i].available ? NULL : rows[i].cost));
+					    json_pack("{s:s,s:b,s:s,s:s}", "label", rows[i].label,
+						      "available", rows[i].available, "detail",
+						      rows[i].detail, "cost", rows[i].cost));
 		json_object_set_new(root, "features", feats);
 		json_object_set_new(root, "record_idle_path",
-				    json_pack("{s:s,s:s?}", "source", f->idle_fexit ? "tracepoint" : "fexit",
-					      "function", f->idle_fexit ? NULL : f->idle_fexit_func));
+				    json_pack("{s:s,s:s?,s:s?}", "source",
+					      f->idle_fexit ? "tracepoint" : "fexit", "function",
+					      f->idle_fexit ? NULL : f->idle_fexit_func, "fallback_reason",
+					      f->idle_fexit ? f->idle_fexit_why : NULL));
 		json_object_set_new(root, "cpuidle",
 				    json_pack("{s:s,s:s,s:i,s:s}", "driver", sys.driver, "governor",
 					      sys.governor, "states", ci.nr_states, "table", states));
@@ -213,8 +222,7 @@ int cmd_info(int argc, char **argv)
 		json_object_set_new(root, "topology",
 				    json_pack("{s:i,s:s,s:i,s:i,s:i}", "possible_cpus",
 					      have_topo ? topo.nr_possible : 0, "online", online,
-					      "packages", packages, "dies", dies, "clusters",
-					      have_topo ? topo.nr_clusters : 0));
+					      "packages", packages, "dies", dies, "clusters", clusters));
 		if (json_dumpf(root, out, JSON_INDENT(2)) || fputc('\n', out) == EOF)
 			ret = EXIT_RUNTIME;
 		json_decref(root);
@@ -225,15 +233,17 @@ int cmd_info(int argc, char **argv)
 			fprintf(out, "  %-32s %-4s %-30s %s\n", rows[i].label,
 				rows[i].available ? "yes" : "no", rows[i].detail,
 				rows[i].available ? "-" : rows[i].cost);
-		fprintf(out, "record idle path: %s%s\n", f->idle_fexit ? "tracepoints" : "fexit on ",
-			f->idle_fexit ? "" : f->idle_fexit_func);
+		fprintf(out, "record idle path: %s%s%s%s\n", f->idle_fexit ? "tracepoints (" : "fexit on ",
+			f->idle_fexit ? f->idle_fexit_why : f->idle_fexit_func, f->idle_fexit ? ")" : "", "");
 		fprintf(out, "cpuidle: driver %s, governor %s, %d states%s%s\n", sys.driver,
 			sys.governor[0] ? sys.governor : "unknown", ci.nr_states,
 			ci.nr_states ? ": " : "", states);
 		fprintf(out, "cpufreq: %s\n", cpufreq[0] ? cpufreq : "absent");
 		if (have_topo)
-			fprintf(out, "topology: %d possible CPUs (online %s), %d packages, %d dies, %d clusters\n",
-				topo.nr_possible, online, packages, dies, topo.nr_clusters);
+			fprintf(out, "topology: %d possible CPUs (online %s), %d package%s, %d die%s, "
+				     "%d cluster%s of several CPUs\n",
+				topo.nr_possible, online, packages, packages == 1 ? "" : "s", dies,
+				dies == 1 ? "" : "s", clusters, clusters == 1 ? "" : "s");
 	}
 	if (out != stdout && fclose(out))
 		ret = EXIT_RUNTIME;

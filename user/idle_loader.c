@@ -16,6 +16,7 @@
 
 #include "kernel_features.h"
 #include "idlescope.skel.h"
+#include "idlescope_nofetch.skel.h"
 
 static bool verbose;
 
@@ -146,7 +147,10 @@ static void choose_programs(struct idle_session *s, const struct kernel_features
 		}
 		if (e->group == EV_MISS)
 			s->miss_attach = s->idle_attach;
-		bpf_program__set_autoload(prog_for(s->skel, s->idle_attach, e->name), true);
+		bpf_program__set_autoload(prog_for(s->skel, !strcmp(e->name, "hrtimer_expire_entry") &&
+							    !f->tp_btf_scalar_ptr ? "raw_tp" : s->idle_attach,
+						   e->name),
+					  true);
 	}
 }
 
@@ -256,6 +260,45 @@ static int load_groups(struct idle_session *s, const struct session_opts *o)
 	return 0;
 }
 
+/* The skeleton over the object this kernel can load: the default one, or
+ * before 5.12 the build without atomic fetch ops, whose maps, programs and
+ * globals are the same (checked: the skeleton maps the globals by layout). */
+static struct idlescope_bpf *open_skeleton(bool nofetch)
+{
+	struct idlescope_bpf *obj;
+	int err;
+
+	if (!nofetch)
+		return idlescope_bpf__open();
+	obj = calloc(1, sizeof(*obj));
+	if (!obj)
+		return NULL;
+	err = idlescope_bpf__create_skeleton(obj);
+	if (!err) {
+		obj->skeleton->data = (void *)idlescope_nofetch_bpf__elf_bytes(&obj->skeleton->data_sz);
+		err = bpf_object__open_skeleton(obj->skeleton, NULL);
+	}
+	if (!err) {
+		/* the globals must lie where the default object's do */
+		size_t sz;
+		const void *bytes = idlescope_bpf__elf_bytes(&sz);
+		struct bpf_object *def = bpf_object__open_mem(bytes, sz, NULL);
+		struct bpf_map *ro = def ? bpf_object__find_map_by_name(def, ".rodata") : NULL;
+		struct bpf_map *bss = def ? bpf_object__find_map_by_name(def, ".bss") : NULL;
+
+		if (!ro || !bss || bpf_map__value_size(ro) != bpf_map__value_size(obj->maps.rodata) ||
+		    bpf_map__value_size(bss) != bpf_map__value_size(obj->maps.bss))
+			err = -EINVAL;
+		bpf_object__close(def);
+	}
+	if (err) {
+		idlescope_bpf__destroy(obj);
+		errno = -err;
+		return NULL;
+	}
+	return obj;
+}
+
 int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_opts *o,
 		      char *err, size_t errlen)
 {
@@ -272,7 +315,8 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 	s->path_from = o->path_from;
 	s->path_to = o->path_to;
 	libbpf_set_print(libbpf_print);
-	s->skel = idlescope_bpf__open();
+	/* replay runs on the analysing machine's kernel too */
+	s->skel = open_skeleton(!o->replay ? features_get()->atomic_fetch != 0 : false);
 	if (!s->skel) {
 		snprintf(err, errlen, "cannot open the BPF object: %s", strerror(errno));
 		return -1;
@@ -302,6 +346,12 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 		bpf_map__set_max_entries(s->skel->maps.pack_wakers, 1);
 	}
 	s->nr_groups = o->nr_groups;
+	if (o->nr_groups && !o->replay && features_get()->atomic_fetch) {
+		snprintf(err, errlen, "group rows need BPF atomic fetch ops (kernel 5.12+)");
+		idlescope_bpf__destroy(s->skel);
+		s->skel = NULL;
+		return -1;
+	}
 	if (o->nr_groups) {
 		bpf_map__set_max_entries(s->skel->maps.group_of, (uint32_t)nr_cpus);
 		bpf_map__set_max_entries(s->skel->maps.group_members, (uint32_t)o->nr_groups);
@@ -352,8 +402,10 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 
 	if (idlescope_bpf__load(s->skel)) {
 		e = errno;
-		if (e == EPERM || e == EACCES)
+		if (e == EPERM)
 			snprintf(err, errlen, "need CAP_BPF and CAP_PERFMON to load BPF programs (run as root)");
+		else if (e == EACCES)
+			snprintf(err, errlen, "this kernel's verifier refused a BPF program (-v shows libbpf's log)");
 		else
 			snprintf(err, errlen, "cannot load the BPF programs: %s (-v shows libbpf's log)",
 				 strerror(e));

@@ -108,6 +108,31 @@ static int probe_atomic_fetch(void)
 	return 0;
 }
 
+/* A tp_btf program reading hrtimer_expire_entry's second argument (ktime_t *). */
+static bool probe_tp_btf_scalar_ptr(void)
+{
+	const struct bpf_insn insns[] = {
+		INSN(BPF_LDX | BPF_DW | BPF_MEM, BPF_REG_2, BPF_REG_1, 8, 0),
+		INSN(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, 0),
+		INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_TRACE_RAW_TP);
+	int id, fd;
+
+	if (!vmlinux)
+		return false;
+	id = btf__find_by_name_kind(vmlinux, "btf_trace_hrtimer_expire_entry", BTF_KIND_TYPEDEF);
+	if (id <= 0)
+		return false;
+	opts.attach_btf_id = (__u32)id;
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, NULL, "GPL", insns,
+			   sizeof(insns) / sizeof(insns[0]), &opts);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
 int features_probe_trace(const char *func, bool exit)
 {
 	const struct bpf_insn insns[] = {
@@ -185,6 +210,7 @@ const struct kernel_features *features_get(void)
 	feat.overutilized = features_has_event("sched_overutilized_tp");
 	feat.pelt_cfs = features_has_event("pelt_cfs_tp");
 	feat.sched_switch_prev_state = sched_switch_has_prev_state();
+	feat.tp_btf_scalar_ptr = feat.tp_btf && probe_tp_btf_scalar_ptr();
 	feat.atomic_fetch = env_set("IDLESCOPE_NO_ATOMIC_FETCH") ? -EINVAL : probe_atomic_fetch();
 	feat.fentry_probe_func = "vfs_read";
 	feat.fentry = features_probe_trace(feat.fentry_probe_func, false);

@@ -21,6 +21,9 @@ struct kernel_features {
 	bool sched_switch_prev_state; /* sched_switch passes prev_state (5.18) */
 	bool overutilized;   /* bare sched_overutilized_tp */
 	bool pelt_cfs;       /* bare pelt_cfs_tp */
+	/* tp_btf may read an argument that points to a non-struct (hrtimer_expire_entry's
+	 * ktime_t *now); 5.10's verifier refuses, raw_tp is used for that event then */
+	bool tp_btf_scalar_ptr;
 	int atomic_fetch;    /* 0: BPF atomics returning the old value load (5.12), else -errno */
 	int fentry;          /* 0: an fentry program loads and attaches, else -errno */
 	const char *fentry_probe_func; /* the function that probe used */
