@@ -228,9 +228,9 @@ int cmd_info(int argc, char **argv)
 		json_decref(root);
 	} else {
 		fprintf(out, "idlescope info: kernel %s %s\n", u.release, u.machine);
-		fprintf(out, "  %-32s %-4s %-30s %s\n", "feature", "have", "found", "without it");
+		fprintf(out, "  %-32s %-4s %-34s %s\n", "feature", "have", "found", "without it");
 		for (int i = 0; i < nrows; i++)
-			fprintf(out, "  %-32s %-4s %-30s %s\n", rows[i].label,
+			fprintf(out, "  %-32s %-4s %-34s %s\n", rows[i].label,
 				rows[i].available ? "yes" : "no", rows[i].detail,
 				rows[i].available ? "-" : rows[i].cost);
 		fprintf(out, "record idle path: %s%s%s%s\n", f->idle_fexit ? "tracepoints (" : "fexit on ",

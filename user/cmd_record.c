@@ -335,7 +335,7 @@ int cmd_record(int argc, char **argv)
 	}
 	/* group counters use fetch-and-add, packing cmpxchg: BPF atomics that
 	 * return the old value (5.12+); without them the verifier refuses both */
-	if (r.groups.nr_groups && features_get()->atomic_fetch) {
+	if (r.groups.nr_groups && features_lack_atomic_fetch()) {
 		if (r.packing) {
 			cli_error("--packing needs BPF atomic fetch ops (kernel 5.12+); this kernel lacks them");
 			goto cleanup;

@@ -316,7 +316,7 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 	s->path_to = o->path_to;
 	libbpf_set_print(libbpf_print);
 	/* replay runs on the analysing machine's kernel too */
-	s->skel = open_skeleton(!o->replay ? features_get()->atomic_fetch != 0 : false);
+	s->skel = open_skeleton(!o->replay ? features_lack_atomic_fetch() : false);
 	if (!s->skel) {
 		snprintf(err, errlen, "cannot open the BPF object: %s", strerror(errno));
 		return -1;
@@ -346,7 +346,7 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 		bpf_map__set_max_entries(s->skel->maps.pack_wakers, 1);
 	}
 	s->nr_groups = o->nr_groups;
-	if (o->nr_groups && !o->replay && features_get()->atomic_fetch) {
+	if (o->nr_groups && !o->replay && features_lack_atomic_fetch()) {
 		snprintf(err, errlen, "group rows need BPF atomic fetch ops (kernel 5.12+)");
 		idlescope_bpf__destroy(s->skel);
 		s->skel = NULL;

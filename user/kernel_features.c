@@ -218,6 +218,13 @@ const struct kernel_features *features_get(void)
 	return &feat;
 }
 
+bool features_lack_atomic_fetch(void)
+{
+	int e = features_get()->atomic_fetch;
+
+	return e && e != -EPERM;
+}
+
 void features_free(void)
 {
 	btf__free(vmlinux);

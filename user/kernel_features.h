@@ -32,6 +32,10 @@ struct kernel_features {
 	char idle_fexit_why[128];     /* why there is no idle fexit, "" when there is */
 };
 
+/* The kernel lacks BPF atomic fetch ops (not just: the probe was not allowed
+ * to load, when the real load will say what is missing). */
+bool features_lack_atomic_fetch(void);
+
 /* Probes on first call (BPF program loads need CAP_BPF/CAP_PERFMON; without
  * them the BPF probes read -EPERM) and returns the cached result. */
 const struct kernel_features *features_get(void);
