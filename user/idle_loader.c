@@ -193,7 +193,7 @@ static int choose_path_programs(struct idle_session *s, const struct session_opt
 	if (f->fentry) {
 		snprintf(err, errlen,
 			 "path-latency needs fentry/fexit, which this kernel refuses (%s on %s)",
-			 strerror(-f->fentry), f->fentry_probe_func);
+			 features_strerror(f->fentry), f->fentry_probe_func);
 		return -1;
 	}
 	if (bpf_program__set_attach_target(s->skel->progs.path_from_fentry, 0, o->path_from) ||

@@ -188,7 +188,7 @@ static void probe_idle_fexit(void)
 			return;
 		}
 		snprintf(w + l, n - (size_t)l, "%s%s: %s", l ? "; " : "", funcs[i],
-			 e == -ENOENT ? "not in BTF" : strerror(-e));
+			 e == -ENOENT ? "not in BTF" : features_strerror(e));
 		feat.idle_fexit = e;
 		if (e == -EPERM || e == -EACCES)
 			return; /* fexit is not allowed at all: the next one fails alike */
@@ -216,6 +216,15 @@ const struct kernel_features *features_get(void)
 	feat.fentry = features_probe_trace(feat.fentry_probe_func, false);
 	probe_idle_fexit();
 	return &feat;
+}
+
+const char *features_strerror(int e)
+{
+	if (e < 0)
+		e = -e;
+	if (e == 524)
+		return "not supported here (ENOTSUPP: no BPF trampoline)";
+	return strerror(e);
 }
 
 bool features_lack_atomic_fetch(void)

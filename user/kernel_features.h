@@ -48,6 +48,9 @@ bool features_has_func(const char *name);
 /* 0 when an fentry (exit = false) or fexit program attaches to func, else
  * -errno (-ENOENT: not in BTF). */
 int features_probe_trace(const char *func, bool exit);
+/* strerror, with ENOTSUPP (524: no BPF trampoline for the function or arch,
+ * e.g. arm64 before 6.4) spelled out. */
+const char *features_strerror(int e);
 /* Frees the cached BTF. */
 void features_free(void);
 
