@@ -51,13 +51,18 @@ echo "$sep"
 mapfile -t keys < <(jq -r '.features | keys_unsorted[]' "${files[0]}")
 for k in "${keys[@]}"; do
 	label=$(jq -r --arg k "$k" '.features[$k].label // $k' "${files[0]}")
-	row "$label" "if .features[\"$k\"] == null then \"?\" elif .features[\"$k\"].available then \"yes\" else \"no (\" + (.features[\"$k\"].detail | gsub(\"\\\\|\"; \"/\")) + \")\" end"
+	# which function fexit took is worth a column entry; the other details are
+	# only interesting when the feature is missing
+	row "$label" "(.features[\"$k\"]) as \$f | if \$f == null then \"?\"
+		elif \$f.available and \"$k\" == \"idle_fexit\" then \"yes: \" + \$f.detail
+		elif \$f.available then \"yes\"
+		else \"no (\" + (\$f.detail | gsub(\"\\\\|\"; \"/\")) + \")\" end"
 done
 row "record idle path" '.record_idle_path | if .source == "fexit" then "fexit on " + .function else "tracepoints" end'
 row "cpuidle driver / governor" '.cpuidle.driver + " / " + .cpuidle.governor'
 row "idle states (exit/target us)" '.cpuidle.table | if . == "" then "none" else . end'
 row "cpufreq" 'if .cpufreq.present then .cpufreq.driver else "absent" end'
-row "topology" '"\(.topology.possible_cpus) CPUs, \(.topology.packages) packages, \(.topology.clusters) clusters"'
+row "topology" '"\(.topology.possible_cpus) CPUs; packages \(.topology.packages), clusters of 2+ CPUs \(.topology.clusters)"'
 echo
 echo "## Without a feature"
 echo

@@ -133,7 +133,7 @@ bullseye_kernel() {
 	. "$root/tests/lib/debian-apt.sh"
 	mkdir -p "$cache" || return 1
 	private_apt_init "$d" amd64
-	private_apt_sources bullseye http://deb.debian.org/debian
+	[ -s "$d/sources.list" ] || private_apt_sources bullseye http://deb.debian.org/debian
 	if ! compgen -G "$d/lists/*bullseye*Packages*" >/dev/null; then
 		private_apt apt-get update >&2 || return 1
 	fi
