@@ -1,6 +1,7 @@
-/* Loads, attaches and reads the idle BPF programs (bpf/idle.bpf.c): probes
- * tp_btf vs raw_tp and cpu_idle_miss, sizes the per-CPU maps, and snapshots
- * them. Also drives the replay program for tests and trace import. */
+/* Loads, attaches and reads the idle BPF programs (bpf/idlescope.bpf.c): picks
+ * the object and program variants from the shared probe (kernel_features.c),
+ * sizes the per-CPU maps, and snapshots them. Also drives the replay program
+ * for tests and trace import. */
 #ifndef IDLESCOPE_IDLE_LOADER_H
 #define IDLESCOPE_IDLE_LOADER_H
 
