@@ -96,6 +96,8 @@ help:
 	@echo 'make fuzz       libFuzzer targets, FUZZ_SECONDS (300) each; make test runs them briefly'
 	@echo 'make soak       10 min of record -i 1 under stress-ng: RSS and map memory flat (root)'
 	@echo 'make bench      overhead vs a minimal BPF floor, side by side; writes docs/performance.md'
+	@echo 'make vmtest     kernel test VMs (QEMU TCG, Debian 5.10, 6.1, 6.12)'
+	@echo 'make compat     make vmtest, then docs/compat.md from what the guests probed'
 	@echo 'make vmlinux    regenerate vmlinux/$$(ARCH)/vmlinux.h from BTF'
 	@echo 'make ARCH=arm64 cross-build build/arm64/idlescope (after sudo make deps ARCH=arm64)'
 
@@ -106,6 +108,14 @@ $(OUT)/%.bpf.o: bpf/%.bpf.c $(wildcard include/*.h bpf/*.bpf.h) vmlinux/$(ARCH)/
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 	$(Q)$(LLVM_STRIP) -g $@
+
+# The same object for kernels before 5.12, without BPF atomic fetch ops (no
+# group counters); the loader opens it when the probe finds none.
+$(OUT)/idlescope_nofetch.bpf.o: bpf/idlescope.bpf.c $(wildcard include/*.h bpf/*.bpf.h) vmlinux/$(ARCH)/vmlinux.h | $(OUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -DIS_NO_ATOMIC_FETCH -c $< -o $@
+	$(Q)$(LLVM_STRIP) -g $@
+SKELS += $(OUT)/idlescope_nofetch.skel.h
 
 $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
@@ -267,3 +277,9 @@ fuzz: $(FUZZ_BINS)
 .PHONY: soak
 soak: all check-root
 	$(Q)OUT=$(OUT) IDLESCOPE=$(abspath $(OUT)/idlescope) ./tests/robust/soak.sh
+
+# docs/compat.md from the guests' `idlescope info --format json` of a VM run
+.PHONY: compat
+compat: vmtest
+	$(Q)./tests/vm/compat.sh build/vmtest/compat >docs/compat.md.tmp && mv docs/compat.md.tmp docs/compat.md
+	$(call msg,GEN,docs/compat.md)

@@ -39,6 +39,20 @@ static __always_inline struct group_slot *group_slot_of(const struct idle_cpu_sl
 	return bpf_map_lookup_elem(&group_slots, g);
 }
 
+#ifdef IS_NO_ATOMIC_FETCH
+/* The variant for kernels before 5.12 (idlescope_nofetch.bpf.o): their
+ * verifier rejects fetch-and-add anywhere in a program, even where the
+ * loader's knobs make it dead code, and the loader turns groups off there. */
+static __always_inline void group_on_enter(__u32 cpu, struct idle_cpu_slot *slot, __u64 now_ns,
+					   __u32 state)
+{
+}
+
+static __always_inline void group_on_exit(__u32 cpu, struct idle_cpu_slot *slot, __u64 now_ns,
+					  __u64 enter_ns)
+{
+}
+#else
 /* cpu entered an idle state (its slot already holds the state). The group
  * id and size come from the CPU's own slot and the group slot: no lookups
  * beyond the shared counter on the hot path. */
@@ -107,5 +121,7 @@ static __always_inline void group_on_exit(__u32 cpu, struct idle_cpu_slot *slot,
 		st->state_time_ns[s] += d;
 	}
 }
+
+#endif /* IS_NO_ATOMIC_FETCH */
 
 #endif

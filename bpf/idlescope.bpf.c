@@ -23,6 +23,7 @@ char LICENSE[] SEC("license") = "GPL";
 #include "freq.bpf.h"
 #include "group.bpf.h"
 #include "idle.bpf.h"
+#include "idlepath.bpf.h"
 
 /* One handler call, two attach flavours. Arguments are declared u64 (or as
  * pointers read with CO-RE) so both flavours take the same body. */
@@ -186,6 +187,45 @@ TP_PAIR(sched_migrate_task, handle_migrate(task_cpu_of(p), (__u32)dest_cpu, task
 	struct task_struct *p, __u64 dest_cpu)
 TP_PAIR(sched_switch, on_sched_switch(ctx, prev, next), bool preempt, struct task_struct *prev,
 	struct task_struct *next)
+
+/* fentry/fexit (loader: autoload only where the probe attached one). The
+ * idle outcome from cpuidle_enter_state, or from cpuidle_enter (same
+ * arguments swapped, same return value) where the former is noinstr (6.3+). */
+SEC("fexit/cpuidle_enter_state")
+int BPF_PROG(fexit_cpuidle_enter_state, void *dev, void *drv, int index, int ret)
+{
+	handle_idle_outcome(this_cpu(), index, ret);
+	return 0;
+}
+
+SEC("fexit/cpuidle_enter")
+int BPF_PROG(fexit_cpuidle_enter, void *drv, void *dev, int index, int ret)
+{
+	handle_idle_outcome(this_cpu(), index, ret);
+	return 0;
+}
+
+/* path-latency: the targets are set by the loader (--from, --to). */
+SEC("fentry/cpuidle_select")
+int BPF_PROG(path_from_fentry)
+{
+	path_from_entry(this_cpu());
+	return 0;
+}
+
+SEC("fexit/cpuidle_select")
+int BPF_PROG(path_from_fexit)
+{
+	path_from_exit(this_cpu());
+	return 0;
+}
+
+SEC("fentry/cpuidle_enter")
+int BPF_PROG(path_to_fentry)
+{
+	path_to_entry(this_cpu());
+	return 0;
+}
 
 /* Replay: never attached; BPF_PROG_TEST_RUN passes a struct replay_event as
  * the context, and the same handlers run with the event's cpu and clock. */

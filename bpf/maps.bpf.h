@@ -149,6 +149,13 @@ struct {
 	__type(key, __u32);
 	__type(value, struct replay_event);
 } replay_batch SEC(".maps");
+/* path-latency: pending FROM entries per CPU (1 entry when off). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct path_cpu);
+} path_cpus SEC(".maps");
 
 /* The window: exits before start_ns are not counted; from stop_ns on the
  * handlers do nothing, so map reads after it see a frozen picture, including

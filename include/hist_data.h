@@ -13,6 +13,7 @@ enum hist_metric {
 	HM_RUNQ_LATENCY,   /* sched_wakeup(_new) or preemption -> switched in */
 	HM_IDLE_ENTRY,     /* switch to the idle task -> cpu_idle enter, per state */
 	HM_IDLE_EXIT,      /* cpu_idle exit -> switch away from idle, per state */
+	HM_PATH_LATENCY,   /* fentry FROM -> the next fentry TO on the same CPU */
 	HM_NR_METRICS
 };
 
@@ -22,6 +23,19 @@ enum wakeup_part {
 	WP_WAKEUP = 1,  /* sched_waking -> sched_wakeup: the wakeup path (IPI, idle exit) */
 	WP_RUNQ = 2,    /* sched_wakeup -> switched in: the run queue */
 	WP_NR_PARTS
+};
+
+/* path-latency: FROM entries awaiting a TO on one CPU, innermost last. A FROM
+ * entered while an earlier one still runs (an interrupt, recursion) nests;
+ * a FROM entered after the previous one returned without a TO replaces it. */
+#define IS_PATH_DEPTH 8
+struct path_cpu {
+	__u64 ts[IS_PATH_DEPTH];
+	__u32 depth;
+	__u32 returned;      /* bit i: frame i's FROM call has returned */
+	__u64 unmatched_to;  /* TO entries with no FROM pending */
+	__u64 replaced;      /* FROMs that returned and were followed by another FROM */
+	__u64 overflow;      /* FROMs nested deeper than IS_PATH_DEPTH (not timed) */
 };
 
 /* When a task became ready (task_ts values). */

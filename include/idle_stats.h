@@ -91,6 +91,11 @@ struct idle_state_stats {
 	__u64 poll_limit;      /* of below on a polling state: ended at its limit */
 	__u64 miss_above;      /* power:cpu_idle_miss(below=0), kernel-exact */
 	__u64 miss_below;      /* power:cpu_idle_miss(below=1) */
+	/* fexit on cpuidle_enter_state/cpuidle_enter, where the kernel allows
+	 * it: kernel-exact outcomes of the entries (sysfs usage and rejected) */
+	__u64 fx_entered;      /* entries that ended in this state (its return value) */
+	__u64 fx_rejected;     /* entries of this requested state that returned < 0 */
+	__u64 fx_demoted;      /* entries of this requested state that entered another */
 	__u64 ideal[IS_MAX_STATES]; /* periods whose ideal state was i */
 	__u64 hist[IS_HIST_BUCKETS];
 } __attribute__((aligned(64)));

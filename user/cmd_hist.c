@@ -35,6 +35,8 @@ static const struct metric {
 	  "sched_wakeup or preemption -> task running" },
 	{ "idle-entry", HM_IDLE_ENTRY, true, false, "switch to the idle task -> cpu_idle enter" },
 	{ "idle-exit", HM_IDLE_EXIT, true, false, "cpu_idle exit -> switch away from idle" },
+	{ "path-latency", HM_PATH_LATENCY, false, false,
+	  "entry of --from FUNC -> the next entry of --to FUNC on the same CPU (fentry)" },
 };
 
 struct hist_cmd {
@@ -45,6 +47,7 @@ struct hist_cmd {
 	uint64_t unit_ns, linear_ns;
 	long pid;
 	const char *comm;
+	const char *from, *to; /* path-latency */
 	int count, seq;
 	bool have_interval_arg;
 	struct topology topo;
@@ -59,7 +62,7 @@ struct hist_cmd {
 	FILE *out;
 };
 
-enum { OPT_PER_CPU = 0x300, OPT_PER_STATE, OPT_UNIT, OPT_LINEAR };
+enum { OPT_PER_CPU = 0x300, OPT_PER_STATE, OPT_UNIT, OPT_LINEAR, OPT_FROM, OPT_TO };
 
 static const struct argp_option options[] = {
 	{ "per-cpu", OPT_PER_CPU, NULL, 0, "One histogram per CPU", 0 },
@@ -68,12 +71,14 @@ static const struct argp_option options[] = {
 	{ "linear", OPT_LINEAR, "BUCKET", 0, "Linear buckets BUCKET wide (in UNIT, or 10us)", 0 },
 	{ "pid", 'p', "PID", 0, "Only this process (wakeup/runq latency)", 0 },
 	{ "comm", 'c', "COMM", 0, "Only tasks named COMM (wakeup/runq latency)", 0 },
+	{ "from", OPT_FROM, "FUNC", 0, "path-latency: the kernel function that starts the interval", 0 },
+	{ "to", OPT_TO, "FUNC", 0, "path-latency: the kernel function that ends it", 0 },
 	{ 0 }
 };
 
 static const char doc[] =
 	"One-shot histograms: METRIC is residency, exit-latency, wakeup-latency, runq-latency, "
-	"idle-entry or idle-exit.\v"
+	"idle-entry, idle-exit or path-latency (--from FUNC --to FUNC, where fentry is allowed).\v"
 	"With INTERVAL, prints and resets every INTERVAL seconds, COUNT times. Log2 buckets by "
 	"default, percentiles under each histogram.";
 
@@ -129,6 +134,13 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (kill((pid_t)h->pid, 0) && errno == ESRCH)
 			argp_error(state, "no process with PID %ld", h->pid);
 		break;
+	case OPT_FROM:
+	case OPT_TO:
+		if (!*arg || strlen(arg) > 127 || strspn(arg, "abcdefghijklmnopqrstuvwxyz"
+						     "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.") != strlen(arg))
+			argp_error(state, "--%s needs a kernel function name", key == OPT_FROM ? "from" : "to");
+		*(key == OPT_FROM ? &h->from : &h->to) = arg;
+		break;
 	case 'c':
 		if (!*arg || strlen(arg) > 15)
 			argp_error(state, "COMM must be 1-15 characters (the kernel's comm)");
@@ -165,6 +177,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "-p and -c apply to wakeup-latency and runq-latency");
 		if (h->pid && h->comm)
 			argp_error(state, "use -p or -c, not both");
+		if ((h->from || h->to) && h->m->id != HM_PATH_LATENCY)
+			argp_error(state, "--from and --to apply to path-latency");
+		if (h->m->id == HM_PATH_LATENCY && (!h->from || !h->to))
+			argp_error(state, "path-latency needs --from FUNC and --to FUNC");
+		if (h->m->id == HM_PATH_LATENCY && !strcmp(h->from, h->to))
+			argp_error(state, "--from and --to must be different functions");
 		if (h->per_state && !h->m->per_state)
 			argp_error(state, "--per-state does not apply to %s", h->m->name);
 		if (h->linear_ns >> 63)
@@ -252,6 +270,18 @@ static void print(struct hist_cmd *h, uint64_t now)
 		cli_error("cannot read the histogram map: %s", strerror(-err));
 		return;
 	}
+	if (h->m->id == HM_PATH_LATENCY) {
+		struct path_cpu pc;
+
+		if (!idle_session_read_path(&h->sess, &pc)) {
+			r.path_from = h->from;
+			r.path_to = h->to;
+			r.path_pending = pc.depth;
+			r.path_replaced = pc.replaced;
+			r.path_unmatched_to = pc.unmatched_to;
+			r.path_overflow = pc.overflow;
+		}
+	}
 	r.nr_views = build_views(h, &r.views);
 	if (r.nr_views < 0)
 		return;
@@ -319,6 +349,8 @@ int cmd_hist(int argc, char **argv)
 	so.hist_linear_ns = h.linear_ns;
 	so.tgid = (uint32_t)h.pid;
 	so.comm = h.comm;
+	so.path_from = h.from;
+	so.path_to = h.to;
 	if (idle_session_open(&h.sess, h.topo.nr_possible, &so, err, sizeof(err))) {
 		cli_error("%s", err);
 		goto cleanup;

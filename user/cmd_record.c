@@ -13,6 +13,7 @@
 #include "flatten.h"
 #include "commands.h"
 #include "cpuidle_sysfs.h"
+#include "kernel_features.h"
 #include "idle_loader.h"
 #include "model.h"
 #include "render.h"
@@ -223,7 +224,9 @@ static int emit_summary(struct record *r, uint64_t start, uint64_t stop)
 	struct summary s = { .sys = r->sys, .topo = &r->topo, .idle_attach = r->sess.idle_attach,
 			     .freq_status = r->freq ? "ok" : "no cpufreq on this machine",
 			     .miss_attach = r->sess.have_idle_miss ? r->sess.miss_attach : NULL,
-			     .wake_enabled = r->sess.wake, .missing_events = r->sess.missing };
+			     .wake_enabled = r->sess.wake, .missing_events = r->sess.missing,
+			     .idle_fexit_func = r->sess.idle_fexit_func,
+			     .idle_fexit_why = r->sess.idle_fexit_why };
 	struct idle_raw raw;
 	int err;
 
@@ -327,6 +330,17 @@ int cmd_record(int argc, char **argv)
 		cli_error("--packing needs topology groups (not --topology none)");
 		ret = EXIT_USAGE;
 		goto cleanup;
+	}
+	/* group counters use fetch-and-add, packing cmpxchg: BPF atomics that
+	 * return the old value (5.12+); without them the verifier refuses both */
+	if (r.groups.nr_groups && features_lack_atomic_fetch()) {
+		if (r.packing) {
+			cli_error("--packing needs BPF atomic fetch ops (kernel 5.12+); this kernel lacks them");
+			goto cleanup;
+		}
+		fprintf(stderr, "idlescope: no group rows: they need BPF atomic fetch ops (kernel 5.12+)\n");
+		groups_free(&r.groups);
+		memset(&r.groups, 0, sizeof(r.groups));
 	}
 	if (idle_session_open(&r.sess, r.topo.nr_possible,
 			      &(struct session_opts){ .wake = r.wake, .nr_groups = r.groups.nr_groups,

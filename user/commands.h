@@ -11,5 +11,6 @@ int cmd_serve(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_advise(int argc, char **argv);
+int cmd_info(int argc, char **argv);
 
 #endif

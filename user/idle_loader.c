@@ -15,7 +15,9 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "kernel_features.h"
 #include "idlescope.skel.h"
+#include "idlescope_nofetch.skel.h"
 
 static bool verbose;
 
@@ -45,32 +47,6 @@ static bool env_set(const char *name)
 	const char *v = getenv(name);
 
 	return v && *v && strcmp(v, "0");
-}
-
-/* tp_btf needs the tracepoint's btf_trace_<name> typedef in vmlinux BTF. */
-static bool btf_has_tracepoint(const struct btf *vmlinux, const char *tp)
-{
-	char name[128];
-
-	if (!vmlinux)
-		return false;
-	snprintf(name, sizeof(name), "btf_trace_%s", tp);
-	return btf__find_by_name_kind(vmlinux, name, BTF_KIND_TYPEDEF) > 0;
-}
-
-static bool tracefs_has_event(const char *event)
-{
-	static const char *roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
-	static const char *groups[] = { "power", "irq", "irq_vectors", "timer", "sched", "ipi" };
-	char path[256];
-
-	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++)
-		for (size_t g = 0; g < sizeof(groups) / sizeof(groups[0]); g++) {
-			snprintf(path, sizeof(path), "%s/events/%s/%s", roots[i], groups[g], event);
-			if (access(path, F_OK) == 0)
-				return true;
-		}
-	return false;
 }
 
 /* The events, in the order they attach. */
@@ -145,12 +121,11 @@ static bool wanted(const struct idle_session *s, const struct event *e)
 	return true;
 }
 
-/* Chooses tp_btf or raw_tp for each wanted event this kernel has. */
-static void choose_programs(struct idle_session *s, const struct btf *vmlinux)
+/* Chooses tp_btf or raw_tp for each wanted event this kernel has (the shared
+ * probe, kernel_features.c, says which exist). */
+static void choose_programs(struct idle_session *s, const struct kernel_features *f)
 {
-	bool tp_btf = vmlinux && !env_set("IDLESCOPE_NO_TP_BTF");
-
-	s->idle_attach = tp_btf ? "tp_btf" : "raw_tp";
+	s->idle_attach = f->tp_btf ? "tp_btf" : "raw_tp";
 	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
 		const struct event *e = &events[i];
 		bool have;
@@ -164,7 +139,7 @@ static void choose_programs(struct idle_session *s, const struct btf *vmlinux)
 		if (e->arch && !strcmp(e->arch, "x86"))
 			continue;
 #endif
-		have = btf_has_tracepoint(vmlinux, e->name) || tracefs_has_event(e->name);
+		have = features_has_event(e->name);
 		if (e->group == EV_IDLE)
 			have = true; /* required: attach reports the error */
 		if (!have) {
@@ -173,8 +148,66 @@ static void choose_programs(struct idle_session *s, const struct btf *vmlinux)
 		}
 		if (e->group == EV_MISS)
 			s->miss_attach = s->idle_attach;
-		bpf_program__set_autoload(prog_for(s->skel, s->idle_attach, e->name), true);
+		bpf_program__set_autoload(prog_for(s->skel, !strcmp(e->name, "hrtimer_expire_entry") &&
+							    !f->tp_btf_scalar_ptr ? "raw_tp" : s->idle_attach,
+						   e->name),
+					  true);
 	}
+}
+
+/* record: the exact idle outcome through fexit where the probe attached one,
+ * else the tracepoints alone (idle_fexit_why says why). */
+static void choose_idle_fexit(struct idle_session *s, const struct kernel_features *f)
+{
+	struct bpf_program *p = NULL;
+
+	if (f->idle_fexit) {
+		snprintf(s->idle_fexit_why, sizeof(s->idle_fexit_why), "%s",
+			 f->idle_fexit_why[0] ? f->idle_fexit_why : "no vmlinux BTF");
+		return;
+	}
+	if (!strcmp(f->idle_fexit_func, "cpuidle_enter_state"))
+		p = s->skel->progs.fexit_cpuidle_enter_state;
+	else if (!strcmp(f->idle_fexit_func, "cpuidle_enter"))
+		p = s->skel->progs.fexit_cpuidle_enter;
+	if (!p)
+		return;
+	bpf_program__set_autoload(p, true);
+	s->idle_fexit_func = f->idle_fexit_func;
+	s->idle_fexit_prog = p;
+}
+
+/* hist path-latency: fentry on --from and --to, fexit on --from. Refused
+ * here, before any load, when fentry is not allowed or a function is not in
+ * BTF. */
+static int choose_path_programs(struct idle_session *s, const struct session_opts *o,
+				const struct kernel_features *f, char *err, size_t errlen)
+{
+	const char *fn[2] = { o->path_from, o->path_to };
+
+	for (int i = 0; i < 2; i++)
+		if (!fn[i] || !features_has_func(fn[i])) {
+			snprintf(err, errlen, "no function '%s' in this kernel's BTF (--%s)",
+				 fn[i] ? fn[i] : "", i ? "to" : "from");
+			return -1;
+		}
+	if (f->fentry) {
+		snprintf(err, errlen,
+			 "path-latency needs fentry/fexit, which this kernel refuses (%s on %s)",
+			 features_strerror(f->fentry), f->fentry_probe_func);
+		return -1;
+	}
+	if (bpf_program__set_attach_target(s->skel->progs.path_from_fentry, 0, o->path_from) ||
+	    bpf_program__set_attach_target(s->skel->progs.path_from_fexit, 0, o->path_from) ||
+	    bpf_program__set_attach_target(s->skel->progs.path_to_fentry, 0, o->path_to)) {
+		snprintf(err, errlen, "cannot target %s/%s: %s", o->path_from, o->path_to,
+			 strerror(errno));
+		return -1;
+	}
+	bpf_program__set_autoload(s->skel->progs.path_from_fentry, true);
+	bpf_program__set_autoload(s->skel->progs.path_from_fexit, true);
+	bpf_program__set_autoload(s->skel->progs.path_to_fentry, true);
+	return 0;
 }
 
 /* Membership into group_of / group_members (before attach: the counters
@@ -228,11 +261,50 @@ static int load_groups(struct idle_session *s, const struct session_opts *o)
 	return 0;
 }
 
+/* The skeleton over the object this kernel can load: the default one, or
+ * before 5.12 the build without atomic fetch ops, whose maps, programs and
+ * globals are the same (checked: the skeleton maps the globals by layout). */
+static struct idlescope_bpf *open_skeleton(bool nofetch)
+{
+	struct idlescope_bpf *obj;
+	int err;
+
+	if (!nofetch)
+		return idlescope_bpf__open();
+	obj = calloc(1, sizeof(*obj));
+	if (!obj)
+		return NULL;
+	err = idlescope_bpf__create_skeleton(obj);
+	if (!err) {
+		obj->skeleton->data = (void *)idlescope_nofetch_bpf__elf_bytes(&obj->skeleton->data_sz);
+		err = bpf_object__open_skeleton(obj->skeleton, NULL);
+	}
+	if (!err) {
+		/* the globals must lie where the default object's do */
+		size_t sz;
+		const void *bytes = idlescope_bpf__elf_bytes(&sz);
+		struct bpf_object *def = bpf_object__open_mem(bytes, sz, NULL);
+		struct bpf_map *ro = def ? bpf_object__find_map_by_name(def, ".rodata") : NULL;
+		struct bpf_map *bss = def ? bpf_object__find_map_by_name(def, ".bss") : NULL;
+
+		if (!ro || !bss || bpf_map__value_size(ro) != bpf_map__value_size(obj->maps.rodata) ||
+		    bpf_map__value_size(bss) != bpf_map__value_size(obj->maps.bss))
+			err = -EINVAL;
+		bpf_object__close(def);
+	}
+	if (err) {
+		idlescope_bpf__destroy(obj);
+		errno = -err;
+		return NULL;
+	}
+	return obj;
+}
+
 int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_opts *o,
 		      char *err, size_t errlen)
 {
+	const struct kernel_features *f;
 	struct bpf_program *p;
-	struct btf *vmlinux;
 	int e;
 
 	memset(s, 0, sizeof(*s));
@@ -241,8 +313,11 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 	s->wake = o->wake || (o->replay && o->hist_metric == HM_NONE) ||
 		  o->hist_metric == HM_EXIT_LATENCY;
 	s->hist_metric = o->hist_metric;
+	s->path_from = o->path_from;
+	s->path_to = o->path_to;
 	libbpf_set_print(libbpf_print);
-	s->skel = idlescope_bpf__open();
+	/* replay runs on the analysing machine's kernel too */
+	s->skel = open_skeleton(!o->replay ? features_lack_atomic_fetch() : false);
 	if (!s->skel) {
 		snprintf(err, errlen, "cannot open the BPF object: %s", strerror(errno));
 		return -1;
@@ -263,6 +338,8 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 	 * what this run needs */
 	bpf_map__set_max_entries(s->skel->maps.hist_data,
 				 o->hist_metric ? (uint32_t)nr_cpus * s->state_slots : 1);
+	bpf_map__set_max_entries(s->skel->maps.path_cpus,
+				 o->hist_metric == HM_PATH_LATENCY ? (uint32_t)nr_cpus : 1);
 	if (o->hist_metric != HM_WAKEUP_LATENCY && o->hist_metric != HM_RUNQ_LATENCY)
 		bpf_map__set_max_entries(s->skel->maps.task_ts, 1);
 	if (!(o->wake || o->replay || o->hist_metric == HM_EXIT_LATENCY)) {
@@ -279,6 +356,12 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 		bpf_map__set_max_entries(s->skel->maps.pack_wakers, 1);
 	}
 	s->nr_groups = o->nr_groups;
+	if (o->nr_groups && !o->replay && features_lack_atomic_fetch()) {
+		snprintf(err, errlen, "group rows need BPF atomic fetch ops (kernel 5.12+)");
+		idlescope_bpf__destroy(s->skel);
+		s->skel = NULL;
+		return -1;
+	}
 	if (o->nr_groups) {
 		bpf_map__set_max_entries(s->skel->maps.group_of, (uint32_t)nr_cpus);
 		bpf_map__set_max_entries(s->skel->maps.group_members, (uint32_t)o->nr_groups);
@@ -311,19 +394,29 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 		bpf_program__set_autoload(s->skel->progs.replay_idle, true);
 		bpf_program__set_autoload(s->skel->progs.replay_idle_batch, true);
 	} else {
-		vmlinux = btf__load_vmlinux_btf();
-		if (libbpf_get_error(vmlinux))
-			vmlinux = NULL;
-		choose_programs(s, vmlinux);
-		btf__free(vmlinux);
+		f = features_get();
+		if (o->hist_metric == HM_PATH_LATENCY) {
+			if (choose_path_programs(s, o, f, err, errlen)) {
+				idlescope_bpf__destroy(s->skel);
+				s->skel = NULL;
+				return -1;
+			}
+			s->idle_attach = "fentry";
+		} else {
+			choose_programs(s, f);
+		}
+		if (o->hist_metric == HM_NONE)
+			choose_idle_fexit(s, f);
 		/* Live sessions count nothing until idle_session_start(). */
 		s->skel->bss->start_ns = UINT64_MAX;
 	}
 
 	if (idlescope_bpf__load(s->skel)) {
 		e = errno;
-		if (e == EPERM || e == EACCES)
+		if (e == EPERM)
 			snprintf(err, errlen, "need CAP_BPF and CAP_PERFMON to load BPF programs (run as root)");
+		else if (e == EACCES)
+			snprintf(err, errlen, "this kernel's verifier refused a BPF program (-v shows libbpf's log)");
 		else
 			snprintf(err, errlen, "cannot load the BPF programs: %s (-v shows libbpf's log)",
 				 strerror(e));
@@ -380,6 +473,20 @@ int idle_session_attach(struct idle_session *s, char *err, size_t errlen)
 		if (!bpf_program__autoload(p) || p == s->skel->progs.replay_idle)
 			continue;
 		l = bpf_program__attach(p);
+		if (!l && !strncmp(name, "path_", 5)) {
+			snprintf(err, errlen, "cannot attach %s to %s: %s (not traceable here?)", name,
+				 p == s->skel->progs.path_to_fentry ? s->path_to : s->path_from,
+				 strerror(errno));
+			return -1;
+		}
+		if (!l && p == s->idle_fexit_prog) {
+			/* the probe attached, this did not: fall back to tracepoints */
+			snprintf(s->idle_fexit_why, sizeof(s->idle_fexit_why),
+				 "fexit on %s: attach failed: %s", s->idle_fexit_func, strerror(errno));
+			s->idle_fexit_func = NULL;
+			s->idle_fexit_prog = NULL;
+			continue;
+		}
 		if (!l) {
 			int e = errno;
 			const char *event = strchr(name + strlen("raw_tp"), '_') + 1;
@@ -708,4 +815,22 @@ long idle_session_replay_batch(struct idle_session *s, const struct replay_event
 		n -= k;
 	}
 	return rejected;
+}
+
+int idle_session_read_path(struct idle_session *s, struct path_cpu *sum)
+{
+	int fd = bpf_map__fd(s->skel->maps.path_cpus);
+
+	memset(sum, 0, sizeof(*sum));
+	for (uint32_t c = 0; c < (uint32_t)s->nr_cpus; c++) {
+		struct path_cpu p;
+
+		if (bpf_map_lookup_elem(fd, &c, &p))
+			return -errno;
+		sum->unmatched_to += p.unmatched_to;
+		sum->replaced += p.replaced;
+		sum->overflow += p.overflow;
+		sum->depth += p.depth; /* FROMs still pending at the end */
+	}
+	return 0;
 }

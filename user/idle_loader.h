@@ -1,6 +1,7 @@
-/* Loads, attaches and reads the idle BPF programs (bpf/idle.bpf.c): probes
- * tp_btf vs raw_tp and cpu_idle_miss, sizes the per-CPU maps, and snapshots
- * them. Also drives the replay program for tests and trace import. */
+/* Loads, attaches and reads the idle BPF programs (bpf/idlescope.bpf.c): picks
+ * the object and program variants from the shared probe (kernel_features.c),
+ * sizes the per-CPU maps, and snapshots them. Also drives the replay program
+ * for tests and trace import. */
 #ifndef IDLESCOPE_IDLE_LOADER_H
 #define IDLESCOPE_IDLE_LOADER_H
 
@@ -18,6 +19,7 @@
 
 struct idlescope_bpf;
 struct bpf_link;
+struct bpf_program;
 
 #define IS_MAX_LINKS 32
 
@@ -35,6 +37,12 @@ struct idle_session {
 	const char *idle_attach; /* "tp_btf" or "raw_tp" */
 	const char *miss_attach; /* "tp_btf", "raw_tp" or NULL */
 	char missing[256];       /* optional events this kernel lacks, ", "-separated */
+	/* record: fexit on the idle path (exact entered/rejected), or NULL when
+	 * only the tracepoints are used, idle_fexit_why saying why */
+	const char *idle_fexit_func;
+	struct bpf_program *idle_fexit_prog;
+	char idle_fexit_why[160];
+	const char *path_from, *path_to; /* hist path-latency */
 	int nr_links;
 	struct bpf_link *links[IS_MAX_LINKS];
 	struct replay_event *batch; /* replay: the mmapped replay_batch map */
@@ -80,6 +88,7 @@ struct session_opts {
 	const struct cpulist *group_cpus; /* [nr_groups] */
 	bool packing;                   /* busy-group timeline (needs groups) */
 	bool freq;                      /* frequency residency */
+	const char *path_from, *path_to; /* hist path-latency: functions */
 };
 
 /* Opens and loads. Returns 0, or -1 with a one-line reason in err (exit
@@ -105,6 +114,8 @@ int idle_session_set_freq(struct idle_session *s, int cpu, uint32_t khz);
 /* Copies the hist histograms ([nr_cpus * IS_MAX_STATES]) and, with reset,
  * zeroes them for the next interval. Returns 0 or -errno. */
 int idle_session_read_hist(struct idle_session *s, struct hist_slot *out, bool reset);
+/* path-latency: sums the per-CPU unmatched/replaced/overflow counters. */
+int idle_session_read_path(struct idle_session *s, struct path_cpu *sum);
 
 /* Feeds one replay event through BPF_PROG_TEST_RUN. Returns the program's
  * return value (0 = handled) or -errno. */

@@ -46,6 +46,15 @@ void check_state(const struct summary *s, const struct state_summary *st, int nc
 		r->above_diff = sdiff(st->above, k->above);
 		r->below_diff = sdiff(st->below, k->below);
 	}
+	/* fexit counts where the kernel does, at the end of each entry: only
+	 * the entries ending while the snapshots were read may differ */
+	r->fx_available = st->have_fexit && k->has_rejected;
+	if (r->fx_available) {
+		r->fx_entered_diff = sdiff(st->fx_entered, k->usage);
+		r->fx_rejected_diff = sdiff(st->fx_rejected, k->rejected);
+		r->fx_ok = (uint64_t)llabs(r->fx_entered_diff) <= r->entries_allowed &&
+			   (uint64_t)llabs(r->fx_rejected_diff) <= r->entries_allowed;
+	}
 	r->miss_available = st->have_miss && k->has_miss_counters;
 	if (r->miss_available) {
 		r->miss_above_diff = sdiff(st->miss_above, k->above);
@@ -69,7 +78,8 @@ const char *check_verdict(const struct summary *s)
 			if (!r.available)
 				continue;
 			any = true;
-			if (!r.entries_ok || !r.time_ok || (r.miss_available && !r.miss_ok))
+			if (!r.entries_ok || !r.time_ok || (r.miss_available && !r.miss_ok) ||
+			    (r.fx_available && !r.fx_ok))
 				return "mismatch";
 		}
 	}

@@ -28,6 +28,9 @@ struct check_row {
 	int64_t miss_above_diff, miss_below_diff; /* miss - kernel */
 	bool miss_ok;
 	int64_t above_diff, below_diff; /* BPF classification - kernel */
+	bool fx_available;      /* fexit counts and sysfs rejected both present */
+	int64_t fx_entered_diff, fx_rejected_diff; /* fexit - kernel usage / rejected */
+	bool fx_ok;
 };
 
 /* ncpus: CPUs summed into st (1, or the CPU count for totals). The edge

@@ -20,6 +20,7 @@ static const struct {
 	{ "compare", cmd_compare, "metrics of two or more JSON summaries side by side, with deltas" },
 	{ "report", cmd_report, "one self-contained HTML page of JSON summaries: charts, tables, comparison" },
 	{ "replay", cmd_replay, "a recorded trace (trace-cmd, ftrace, idlestat) through the same BPF handlers" },
+	{ "info", cmd_info, "what this kernel supports (--features), and what each missing piece costs" },
 	{ "hist", cmd_hist, "one-shot histograms: residency, exit/wakeup/runq latency, idle entry/exit" },
 	{ "serve", cmd_serve, "Prometheus exporter: the counters at http://127.0.0.1:9464/metrics" },
 	{ "advise", cmd_advise, "per idle state: misses, the miss-minimising target residency, break-even and energy" },
@@ -48,6 +49,8 @@ int main(int argc, char **argv)
 		printf("%s\n", argp_program_version);
 		return EXIT_OK;
 	}
+	if (!strcmp(argv[1], "--features"))
+		argv[1] = "info";
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name)) {
 			char name[64];

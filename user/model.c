@@ -81,6 +81,9 @@ static void fill_state(struct state_summary *st, int index, const struct idle_st
 	st->have_miss = have_miss;
 	st->miss_above = raw->miss_above;
 	st->miss_below = raw->miss_below;
+	st->fx_entered = raw->fx_entered;
+	st->fx_rejected = raw->fx_rejected;
+	st->fx_demoted = raw->fx_demoted;
 	memcpy(st->ideal, raw->ideal, sizeof(st->ideal));
 	memcpy(st->hist, raw->hist, sizeof(st->hist));
 	finish_state(st);
@@ -237,7 +240,7 @@ static void build_freq(struct cpu_summary *cs, int cpu, const struct window_capt
 }
 
 static void build_cpu(struct cpu_summary *cs, int cpu, const struct window_capture *w,
-		      const struct topology *topo, bool have_miss)
+		      const struct topology *topo, bool have_miss, bool have_fexit)
 {
 	const struct cpuidle_cpu_info *info = &w->info[cpu];
 	const struct idle_cpu_slot *slot = &w->raw->slots[cpu];
@@ -253,6 +256,7 @@ static void build_cpu(struct cpu_summary *cs, int cpu, const struct window_captu
 			struct state_summary *st = &cs->states[i];
 
 			fill_state(st, i, &raw[i], have_miss);
+			st->have_fexit = have_fexit;
 			snprintf(st->name, sizeof(st->name), "%s", info->states[i].name);
 			snprintf(st->desc, sizeof(st->desc), "%s", info->states[i].desc);
 			st->exit_latency_ns = info->states[i].exit_latency_ns;
@@ -491,6 +495,10 @@ static void add_state(struct state_summary *t, const struct state_summary *s)
 	t->poll_limit_known = t->poll_limit_known && s->poll_limit_known;
 	t->miss_above += s->miss_above;
 	t->miss_below += s->miss_below;
+	t->have_fexit = s->have_fexit;
+	t->fx_entered += s->fx_entered;
+	t->fx_rejected += s->fx_rejected;
+	t->fx_demoted += s->fx_demoted;
 	for (int i = 0; i < IS_MAX_STATES; i++)
 		t->ideal[i] += s->ideal[i];
 	for (int b = 0; b < IS_HIST_BUCKETS; b++)
@@ -571,7 +579,7 @@ int summary_build(struct summary *s, const struct window_capture *w, const struc
 	for (int c = 0; c < w->raw->nr_cpus; c++) {
 		if (!cpulist_has(sel, c))
 			continue;
-		build_cpu(&s->cpus[s->nr_cpus], c, w, s->topo, have_miss);
+		build_cpu(&s->cpus[s->nr_cpus], c, w, s->topo, have_miss, s->idle_fexit_func != NULL);
 		s->nr_cpus++;
 	}
 	s->cpu_out_of_range = w->raw->cpu_out_of_range;

@@ -43,6 +43,8 @@ struct state_summary {
 	bool poll_limit_known; /* a polling state whose limit sysfs tells */
 	bool have_miss; /* cpu_idle_miss was attached */
 	uint64_t miss_above, miss_below;
+	bool have_fexit; /* fx_*: fexit on the cpuidle entry was attached */
+	uint64_t fx_entered, fx_rejected, fx_demoted;
 	uint64_t ideal[IS_MAX_STATES];
 	uint64_t hist[IS_HIST_BUCKETS];
 	struct kernel_delta kernel;
@@ -155,6 +157,10 @@ struct summary {
 	uint64_t cpu_out_of_range;
 	bool wake_enabled;
 	const char *missing_events; /* optional events this kernel lacks, or "" */
+	/* where entries' outcomes come from: fexit on this function, or NULL
+	 * for the tracepoints alone (idle_fexit_why says why) */
+	const char *idle_fexit_func;
+	const char *idle_fexit_why;
 	int nr_wake_rows;
 	struct wake_row *wake_rows; /* selected CPUs, by count descending */
 	char group_level[16];       /* "" when groups are off */

@@ -35,6 +35,11 @@ static void row(FILE *f, const char *cpu, const struct state_summary *st)
 	u64_field(f, k->valid && k->has_miss_counters, k->below);
 	if (k->valid && k->has_rejected)
 		fprintf(f, "%" PRIu64, k->rejected);
+	fputc(',', f);
+	u64_field(f, st->have_fexit, st->fx_entered);
+	u64_field(f, st->have_fexit, st->fx_rejected);
+	if (st->have_fexit)
+		fprintf(f, "%" PRIu64, st->fx_demoted);
 	fputc('\n', f);
 }
 
@@ -42,7 +47,7 @@ void render_csv(FILE *f, const struct summary *s)
 {
 	fprintf(f, "cpu,state,name,exit_latency_ns,target_residency_ns,entries,time_ns,min_ns,avg_ns,"
 		   "max_ns,p50_ns,p90_ns,p99_ns,above,below,below_qos,poll_limit,miss_above,"
-		   "miss_below,k_usage,k_time_ns,k_above,k_below,k_rejected\n");
+		   "miss_below,k_usage,k_time_ns,k_above,k_below,k_rejected,fx_entered,fx_rejected,fx_demoted\n");
 	for (int c = 0; c < s->nr_cpus; c++) {
 		char cpu[16];
 
@@ -58,7 +63,7 @@ void render_csv(FILE *f, const struct summary *s)
 		const struct group_summary *gs = &s->groups[g];
 
 		for (int i = 0; i < gs->nr_states; i++)
-			fprintf(f, "%s,%d,\"%s\",,,%" PRIu64 ",%" PRIu64 ",,,,,,,,,,,,,,,,,\n", gs->name,
+			fprintf(f, "%s,%d,\"%s\",,,%" PRIu64 ",%" PRIu64 ",,,,,,,,,,,,,,,,,,,,\n", gs->name,
 				gs->states[i].index, gs->states[i].name, gs->states[i].periods,
 				gs->states[i].time_ns);
 	}

@@ -125,6 +125,13 @@ json_t *hist_report_json(const struct hist_report *r)
 	for (int i = 0; i < r->nr_views; i++)
 		json_array_append_new(views, json_view(r, &r->views[i]));
 	json_object_set_new(o, "histograms", views);
+	if (r->path_from)
+		json_object_set_new(o, "path",
+				    json_pack("{s:s,s:s,s:I,s:I,s:I,s:I}", "from", r->path_from, "to",
+					      r->path_to, "pending_from", (json_int_t)r->path_pending,
+					      "from_without_to", (json_int_t)r->path_replaced,
+					      "to_without_from", (json_int_t)r->path_unmatched_to,
+					      "too_deep", (json_int_t)r->path_overflow));
 	return o;
 }
 
@@ -139,6 +146,12 @@ void render_hist(FILE *f, enum out_format fmt, const struct hist_report *r)
 	} else {
 		for (int i = 0; i < r->nr_views; i++)
 			text_view(f, r, &r->views[i]);
+		if (r->path_from)
+			fprintf(f, "  %s -> %s: %" PRIu64 " FROM returned without a TO, %" PRIu64
+				   " TO without a FROM, %" PRIu64 " FROM pending at the end, %" PRIu64
+				   " nested too deep\n",
+				r->path_from, r->path_to, r->path_replaced, r->path_unmatched_to,
+				r->path_pending, r->path_overflow);
 	}
 	fflush(f);
 }

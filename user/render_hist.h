@@ -35,6 +35,9 @@ struct hist_report {
 	uint64_t duration_ns;
 	int nr_views;
 	struct hist_view *views;
+	/* path-latency: the functions and what could not be paired */
+	const char *path_from, *path_to;
+	uint64_t path_pending, path_replaced, path_unmatched_to, path_overflow;
 };
 
 void render_hist(FILE *f, enum out_format fmt, const struct hist_report *r);

@@ -68,6 +68,10 @@ static json_t *state_json(const struct state_summary *st, int nr_states, uint64_
 						   ? u64(st->kernel.rejected) : json_null());
 	json_object_set_new(o, "miss_above", st->have_miss ? u64(st->miss_above) : json_null());
 	json_object_set_new(o, "miss_below", st->have_miss ? u64(st->miss_below) : json_null());
+	/* fexit on the cpuidle entry: what the kernel's usage/rejected count */
+	json_object_set_new(o, "fx_entered", st->have_fexit ? u64(st->fx_entered) : json_null());
+	json_object_set_new(o, "fx_rejected", st->have_fexit ? u64(st->fx_rejected) : json_null());
+	json_object_set_new(o, "fx_demoted", st->have_fexit ? u64(st->fx_demoted) : json_null());
 	json_object_set_new(o, "hist", hist_json(st->hist));
 	return o;
 }
@@ -218,6 +222,11 @@ json_t *summary_json(const struct summary *s)
 	json_object_set_new(root, "events",
 			    json_pack("{s:s,s:o}", "cpu_idle", s->idle_attach, "cpu_idle_miss",
 				      s->miss_attach ? json_string(s->miss_attach) : json_null()));
+	json_object_set_new(root, "idle_path",
+			    s->idle_fexit_func
+				    ? json_pack("{s:s,s:s}", "source", "fexit", "function", s->idle_fexit_func)
+				    : json_pack("{s:s,s:s}", "source", "tracepoint", "fallback_reason",
+						s->idle_fexit_why ? s->idle_fexit_why : ""));
 	json_object_set_new(root, "topology", topology_json(s->topo));
 	for (int c = 0; c < s->nr_cpus; c++)
 		json_array_append_new(cpus, cpu_json(&s->cpus[c], s->duration_ns, s->wake_enabled));

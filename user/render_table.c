@@ -33,6 +33,11 @@ static void header(FILE *f, const struct summary *s)
 	fprintf(f, "cpuidle: driver %s, governor %s; events: cpu_idle via %s, cpu_idle_miss %s\n",
 		s->sys.driver, s->sys.governor[0] ? s->sys.governor : "unknown", s->idle_attach,
 		s->miss_attach ? s->miss_attach : "not available");
+	if (s->idle_fexit_func)
+		fprintf(f, "idle path: fexit on %s (entered and rejected counted as the kernel does)\n",
+			s->idle_fexit_func);
+	else
+		fprintf(f, "idle path: tracepoints (fexit: %s)\n", s->idle_fexit_why ? s->idle_fexit_why : "-");
 	if (t) {
 		int shared = 0, packages = 0;
 
@@ -170,6 +175,17 @@ static void check_line(FILE *f, const struct summary *s, const char *who,
 		r.entries_ok && r.time_ok && (!r.miss_available || r.miss_ok) ? "" : "  <-- check");
 }
 
+/* fexit counts over every state of the totals: 0 entered, 1 rejected, 2 demoted. */
+static uint64_t total_fx(const struct summary *s, int which)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < s->totals.nr_states; i++)
+		n += which == 0 ? s->totals.states[i].fx_entered
+		     : which == 1 ? s->totals.states[i].fx_rejected : s->totals.states[i].fx_demoted;
+	return n;
+}
+
 static void kernel_check(FILE *f, const struct summary *s)
 {
 	const char *v = check_verdict(s);
@@ -194,6 +210,20 @@ static void kernel_check(FILE *f, const struct summary *s)
 	if (s->nr_cpus > 1)
 		for (int i = 0; i < s->totals.nr_states; i++)
 			check_line(f, s, "all", &s->totals.states[i], s->nr_cpus);
+	if (s->idle_fexit_func) {
+		struct check_row r;
+		int bad = 0, rows = 0;
+
+		for (int c = 0; c < s->nr_cpus; c++)
+			for (int i = 0; i < s->cpus[c].nr_states; i++) {
+				check_state(s, &s->cpus[c].states[i], 1, &r);
+				rows += r.fx_available;
+				bad += r.fx_available && !r.fx_ok;
+			}
+		fprintf(f, "  fexit on %s: entered/rejected vs usage/rejected: %d of %d rows within the "
+			   "edges; all CPUs entered %" PRIu64 " rejected %" PRIu64 " demoted %" PRIu64 "\n",
+			s->idle_fexit_func, rows - bad, rows, total_fx(s, 0), total_fx(s, 1), total_fx(s, 2));
+	}
 	fprintf(f, "  verdict: %s", v);
 	if (!strcmp(v, "ok"))
 		fprintf(f, " (entries within the periods in flight at the edges; time within %.0f%% + %dns "

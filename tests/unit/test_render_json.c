@@ -469,25 +469,26 @@ static void test_csv(void **state)
 
 		for (const char *p = line; *p; p++)
 			commas += *p == ',';
-		assert_int_equal(commas, 23); /* 24 columns everywhere */
+		assert_int_equal(commas, 26); /* 27 columns everywhere */
 		if (n == 0)
 			assert_string_equal(line,
 					    "cpu,state,name,exit_latency_ns,target_residency_ns,entries,"
 					    "time_ns,min_ns,avg_ns,max_ns,p50_ns,p90_ns,p99_ns,above,"
 					    "below,below_qos,poll_limit,miss_above,miss_below,k_usage,"
-					    "k_time_ns,k_above,k_below,k_rejected");
+					    "k_time_ns,k_above,k_below,k_rejected,fx_entered,fx_rejected,"
+					    "fx_demoted");
 		/* cpu0 POLL: exit 0, target 0, 8 zero statistics, above/below/
 		 * below_qos 0 (13 zeros); poll limit unknown, no misses, no kernel
 		 * counters: 1 + 2 + 5 = 8 empty fields */
 		if (n == 1)
-			assert_string_equal(line, "0,0,\"POLL\",0,0,0,0,0,0,0,0,0,0,0,0,0,,,,,,,,");
+			assert_string_equal(line, "0,0,\"POLL\",0,0,0,0,0,0,0,0,0,0,0,0,0,,,,,,,,,,,");
 		/* cpu0 C1: exit 2000, target 2000, 3 entries, 6000 ns, min 1000,
 		 * avg 2000, max 3000, p50/p90/p99 1920/2868/2987, above 1, below 0,
 		 * below_qos 0, poll_limit empty (not a polling state), misses
 		 * empty, kernel usage 3, time 6000, above 1, below 0, rejected 0 */
 		if (n == 2)
 			assert_string_equal(line, "0,1,\"C1\",2000,2000,3,6000,1000,2000,3000,1920,"
-						  "2868,2987,1,0,0,,,,3,6000,1,0,0");
+						  "2868,2987,1,0,0,,,,3,6000,1,0,0,,,");
 		if (n == 3 || n == 4)
 			assert_int_equal(strncmp(line, "1,", 2), 0);
 		if (n >= 5)
@@ -520,11 +521,17 @@ static void test_csv_unknown_fields_empty(void **state)
 	cpus[0].states[1].have_miss = true;
 	cpus[0].states[1].miss_above = 5;
 	cpus[0].states[1].miss_below = 1;
+	/* fexit on cpu0 C1: 4 entered, 2 rejected, 1 demoted; the other
+	 * rows without fexit leave the three columns empty */
+	cpus[0].states[1].have_fexit = true;
+	cpus[0].states[1].fx_entered = 4;
+	cpus[0].states[1].fx_rejected = 2;
+	cpus[0].states[1].fx_demoted = 1;
 	text = render(false, false, &lines);
 	assert_non_null(strstr(text, "\n0,1,\"C1\",2000,2000,3,6000,1000,2000,3000,1920,2868,2987,"
-				     "1,0,0,,5,1,3,6000,,,\n"));
-	assert_non_null(strstr(text, "\n1,1,\"C1\",,,0,0,0,0,0,0,0,0,,,,,,,,,,,\n"));
-	assert_non_null(strstr(text, "\n0,0,\"POLL\",0,0,0,0,0,0,0,0,0,0,0,0,0,2,,,,,,,\n"));
+				     "1,0,0,,5,1,3,6000,,,,4,2,1\n"));
+	assert_non_null(strstr(text, "\n1,1,\"C1\",,,0,0,0,0,0,0,0,0,,,,,,,,,,,,,,\n"));
+	assert_non_null(strstr(text, "\n0,0,\"POLL\",0,0,0,0,0,0,0,0,0,0,0,0,0,2,,,,,,,,,,\n"));
 	free(text);
 }
 

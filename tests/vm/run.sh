@@ -8,8 +8,10 @@
 #   IDLESCOPE_ARM64     binary for arm64 guests (default build/arm64/idlescope,
 #                       from make ARCH=arm64)
 #   IDLESCOPE_VM_CACHE  kernel cache (default $XDG_CACHE_HOME/idlescope/vm)
-#   VMTEST_KERNELS      what to boot, space-separated: 6.1, 6.12, a package
-#                       name linux-image-..., or a vmlinuz path (default "6.1 6.12")
+#   VMTEST_KERNELS      what to boot, space-separated: 5.10 (Debian 11, x86_64
+#                       only, through a private apt state), 6.1, 6.12, a package
+#                       name linux-image-..., or a vmlinuz path
+#                       (default "5.10 6.1 6.12")
 #   VMTEST_ACCEL        QEMU accelerator (default for x86_64 tcg,thread=single:
 #                       MTTCG can oops x86 guests during BPF text patching; for
 #                       arm64 tcg, multi-threaded; the CI host's /dev/kvm is PVM
@@ -26,7 +28,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 bin=${IDLESCOPE:-$root/build/idlescope}
 cache=${IDLESCOPE_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/idlescope/vm}
-kernels=${VMTEST_KERNELS:-6.1 6.12}
+kernels=${VMTEST_KERNELS:-5.10 6.1 6.12}
 vm_timeout=${VMTEST_TIMEOUT:-360}
 logdir=${VMTEST_LOGDIR:-$root/build/vmtest}
 archs=${VMTEST_ARCH:-x86_64 arm64}
@@ -192,11 +194,51 @@ download_pkg() { # package arch -> path of its vmlinuz in the cache
 	compgen -G "$dir/vmlinuz-*" | head -1
 }
 
+# Debian 11's 5.10 (the oldest kernel idlescope supports) through a private
+# apt state for bullseye (tests/lib/debian-apt.sh): the host's dpkg and apt
+# lists are not touched. -> $vmlinuz, or returns 1.
+bullseye_kernel() {
+	local d=$cache/bullseye-apt pkg dir tmp
+	# shellcheck disable=SC2317 # called by debian-apt.sh
+	log() { say "$@"; }
+	# shellcheck source=tests/lib/debian-apt.sh disable=SC1091
+	. "$root/tests/lib/debian-apt.sh"
+	mkdir -p "$cache" || return 1
+	private_apt_init "$d" amd64
+	[ -s "$d/sources.list" ] || private_apt_sources bullseye http://deb.debian.org/debian
+	if ! compgen -G "$d/lists/*bullseye*Packages*" >/dev/null; then
+		private_apt apt-get update >&2 || return 1
+	fi
+	pkg=$(private_apt apt-cache depends linux-image-amd64 2>/dev/null |
+		awk '$1 == "Depends:" && $2 ~ /^linux-image-5\.10\.[0-9]+-[0-9]+-amd64$/ && !n++ { print $2 }')
+	[ -n "$pkg" ] || return 1
+	dir=$cache/$pkg
+	if ! compgen -G "$dir/vmlinuz-*" >/dev/null; then
+		tmp=$(mktemp -d "$cache/dl.XXXXXX") || return 1
+		if ! (cd "$tmp" && private_apt apt-get download "$pkg" >&2) ||
+			! dpkg-deb --fsys-tarfile "$tmp"/*.deb | tar -x -C "$tmp" --wildcards './boot/vmlinuz-*' ||
+			! mkdir -p "$dir" || ! mv "$tmp"/boot/vmlinuz-* "$dir"/; then
+			rm -rf "$tmp"
+			return 1
+		fi
+		rm -rf "$tmp"
+		say "$pkg: downloaded from bullseye"
+	fi
+	vmlinuz=$(compgen -G "$dir/vmlinuz-*" | head -1)
+}
+
 kernel_path() { # series, package or path; arch -> $vmlinuz (no subshell: apt_updated sticks)
 	local k=$1 a=$2 pkg
 	vmlinuz=
 	if [ -f "$k" ]; then
 		vmlinuz=$k
+		return
+	fi
+	if [ "$k" = 5.10 ]; then
+		bullseye_kernel && return
+		vmlinuz=$(cached_series 'linux-image-5.10.*-amd64' "$a")
+		[ -n "$vmlinuz" ] && say "5.10: using cached $vmlinuz"
+		[ -n "$vmlinuz" ]
 		return
 	fi
 	pkg=$(resolve_pkg "$k" "$a")
@@ -336,6 +378,7 @@ boot_arm64() { # vmlinuz log
 kernel_arch() {
 	case $1 in
 	6.1 | 6.12) echo any ;;
+	5.10) echo x86_64 ;; # bullseye's amd64 kernel (bullseye_kernel)
 	linux-image-*arm64*) echo arm64 ;;
 	linux-image-*) echo x86_64 ;;
 	*)
@@ -362,6 +405,7 @@ fi
 mkdir -p "$logdir"
 summary=()
 failed=0
+rm -rf "$logdir/compat" # the guests' idlescope info, this run's only
 for a in $archs; do
 for k in $kernels; do
 	ka=$(kernel_arch "$k")
@@ -394,6 +438,10 @@ for k in $kernels; do
 		tail -n 30 "$log" | tr -d '\r' | sed 's/^/    /' >&2
 	fi
 	summary+=("$line")
+	# idlescope info of this guest, for docs/compat.md (make compat)
+	mkdir -p "$logdir/compat"
+	tr -d '\r' <"$log" | sed -n 's/^VMTEST-INFO: //p' | tail -1 >"$logdir/compat/$name.json"
+	[ -s "$logdir/compat/$name.json" ] || rm -f "$logdir/compat/$name.json"
 done
 done
 
