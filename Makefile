@@ -51,7 +51,7 @@ CFLAGS   += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude -I$(OUT) \
 	    -DIDLESCOPE_VERSION='"$(VERSION)"'
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Werror \
 	    -Iinclude -Ivmlinux/$(ARCH) $(CLANG_BPF_SYS_INCLUDES)
-LDLIBS   := -lbpf -lelf -lz -ljansson -lm
+LDLIBS   := -lbpf -lelf -lz -ljansson -lm -lncurses -ltinfo
 ifeq ($(STATIC),1)
 LDFLAGS  += -static
 endif

@@ -7,5 +7,6 @@ int cmd_record(int argc, char **argv);
 int cmd_hist(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_ab(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 
 #endif

@@ -18,6 +18,7 @@ static const struct {
 	{ "record", cmd_record, "idle-state residency and prediction error, cross-checked with the kernel" },
 	{ "ab", cmd_ab, "A/B runs under setting variants, repeated, with Welch's t-test" },
 	{ "compare", cmd_compare, "metrics of two or more JSON summaries side by side, with deltas" },
+	{ "top", cmd_top, "live view: busy, idle states, misses and wakeups per CPU and group" },
 	{ "hist", cmd_hist, "one-shot histograms: residency, exit/wakeup/runq latency, idle entry/exit" },
 };
 
