@@ -78,7 +78,7 @@ help:
 	@echo 'make test       deps + build, unit, replay and live BATS tests (root)'
 	@echo 'make unit|replay|bats   one test layer'
 	@echo 'make deps       install build and test dependencies from Debian (root)'
-	@echo 'make install    install to $$(DESTDIR)$$(PREFIX)/bin (PREFIX, DESTDIR)'
+	@echo 'make install    install the binary, man page and bash completion under $$(DESTDIR)$$(PREFIX)'
 	@echo 'make bench      overhead vs a minimal BPF floor, side by side; writes docs/performance.md'
 	@echo 'make vmlinux    regenerate vmlinux/$$(ARCH)/vmlinux.h from BTF'
 	@echo 'make ARCH=arm64 cross-build build/arm64/idlescope (after sudo make deps ARCH=arm64)'
@@ -127,10 +127,10 @@ replay: check-root $(REPLAY_BINS)
 	$(Q)set -e; for t in $(REPLAY_BINS); do $$t; done
 
 bats: check-root all
-	$(Q)IDLESCOPE=$(abspath $(OUT)/idlescope) bats tests/bats
+	$(Q)IDLESCOPE=$(abspath $(OUT)/idlescope) IDLESCOPE_MAN=$(abspath $(MANPAGE)) bats tests/bats
 
 test: deps all check-root $(UNIT_BINS) $(REPLAY_BINS)
-	$(Q)OUT=$(OUT) ./tests/run.sh
+	$(Q)OUT=$(OUT) IDLESCOPE_MAN=$(abspath $(MANPAGE)) ./tests/run.sh
 
 # The bench's floor observer: a minimal BPF counter (tests/bench/floor.bpf.c).
 $(OUT)/floor.bpf.o: tests/bench/floor.bpf.c vmlinux/$(ARCH)/vmlinux.h | $(OUT)
@@ -145,12 +145,19 @@ $(OUT)/tests/floor: tests/bench/floor.c $(OUT)/floor.skel.h | $(OUT)/tests
 bench: deps all check-root $(OUT)/tests/floor
 	$(Q)OUT=$(OUT) ./tests/bench/run.sh
 
+# The man page, whatever its section (the tests take it from here too).
+MANPAGE  := $(firstword $(wildcard docs/idlescope.[1-8]))
+MANDIR   := $(PREFIX)/share/man/man$(patsubst .%,%,$(suffix $(MANPAGE)))
+BASHCOMPDIR := $(PREFIX)/share/bash-completion/completions
+
 install: $(OUT)/idlescope
 	install -D -m 0755 $(OUT)/idlescope $(DESTDIR)$(PREFIX)/bin/idlescope
-	install -D -m 0644 docs/idlescope.8 $(DESTDIR)$(PREFIX)/share/man/man8/idlescope.8
+	install -D -m 0644 $(MANPAGE) $(DESTDIR)$(MANDIR)/$(notdir $(MANPAGE))
+	install -D -m 0644 completion/idlescope.bash $(DESTDIR)$(BASHCOMPDIR)/idlescope
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/idlescope $(DESTDIR)$(PREFIX)/share/man/man8/idlescope.8
+	rm -f $(DESTDIR)$(PREFIX)/bin/idlescope $(DESTDIR)$(MANDIR)/$(notdir $(MANPAGE)) \
+	      $(DESTDIR)$(BASHCOMPDIR)/idlescope
 
 vmlinux:
 	./vmlinux/gen.sh $(ARCH)

@@ -22,7 +22,8 @@ if [ -n "$arch" ] && [ "$arch" != "$host" ]; then
 	esac
 else
 	pkgs=(make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libjansson-dev
-	      pkg-config bats rt-tests stress-ng libcmocka-dev jq util-linux linux-perf)
+	      pkg-config bats rt-tests stress-ng libcmocka-dev jq util-linux linux-perf
+	      libncurses-dev tmux bash-completion)
 fi
 
 missing=()
