@@ -464,10 +464,9 @@ int render_top(const struct summary *s, const struct top_layout *l, struct top_t
 	if ((c.truncated || c.nr_states < s->totals.nr_states) &&
 	    (err = legend_line(t, s, &c, width)))
 		return err;
-	if ((err = add_line(t, TOP_PLAIN, width, "%s",
-			    c.misses ? "above/below: too deep/too shallow per s; a group is busy"
-				       " when a CPU is"
-				     : "")) ||
+	if ((err = add_line(t, TOP_PLAIN, width, "%s%s",
+			    c.misses ? "above/below: too deep/too shallow per s" : "",
+			    c.misses && s->nr_groups ? "; a group is busy when a CPU is" : "")) ||
 	    (err = header_line(t, &c, width)))
 		return err;
 	all_row(&r, s);
