@@ -138,6 +138,21 @@ nstates() { # cpu
 	done
 }
 
+@test "top: a crash (SIGSEGV) still gives the terminal back" {
+	local pid
+	start_term
+	tm send-keys -t t "stty -g > $TMP_DIR/before; $IDLESCOPE top -i 1; echo rc=\$?; stty -g > $TMP_DIR/after" Enter
+	wait_screen '^CPU +busy%' 10
+	pid=$(top_pid)
+	[ -n "$pid" ]
+	kill -SEGV "$pid"
+	wait_screen '^rc=139$' 5
+	[ "$(pane '#{alternate_on}')" = 0 ]
+	[ "$(pane '#{cursor_flag}')" = 1 ]
+	wait_screen '^PROMPT\$ ?$' 5
+	cmp "$TMP_DIR/before" "$TMP_DIR/after"
+}
+
 @test "top: a smaller terminal (60x12) and a resize keep every line inside the screen" {
 	start_term
 	tm send-keys -t t "$IDLESCOPE top -i 0.5" Enter
