@@ -4,6 +4,7 @@
 # this file cannot fall behind it. Values: an option's own list in its help
 # ("table (default), json or csv"), a positional's ("METRIC is a, b or c"),
 # CPU lists from sysfs for CPULIST, files for FILE, a command after `--`.
+# shellcheck disable=SC2207 # COMPREPLY=($(compgen ...)): the completion idiom
 
 # Commands from `idlescope --help` ("  NAME  help" under "Commands:").
 _idlescope_commands()
@@ -66,7 +67,7 @@ _idlescope_list()
 # CPU lists: the online list, and each possible CPU (after a comma too).
 _idlescope_cpus()
 {
-    local cur=$1 base= online n c
+    local cur=$1 base='' online n c
     online=$(cat /sys/devices/system/cpu/online 2>/dev/null)
     n=$(sed 's/.*[-,]//' /sys/devices/system/cpu/possible 2>/dev/null)
     [[ $cur == *,* ]] && base=${cur%,*},
@@ -82,7 +83,7 @@ _idlescope()
     local cur prev words cword split
     _init_completion -s || return
 
-    local bin=${words[0]} cmd= i
+    local bin=${words[0]} cmd='' i
     [[ $bin == */* ]] || bin=$(type -P "$bin")
     [[ -x $bin ]] || return
 
@@ -131,7 +132,7 @@ _idlescope()
 
     # positionals: the Nth after OPTION... in the usage line; "WORD is a,
     # b or c." in the help lists WORD's values, NAME.json takes JSON files
-    local help usage npos=0 skip= w j
+    local help usage npos=0 skip='' w j
     for ((j = 1; j < cword; j++)); do
         w=${words[j]}
         if [[ -n $skip ]]; then skip=; continue; fi
