@@ -172,7 +172,7 @@ SYSROOT_STAMP := $(SYSROOT)/.idlescope-sysroot
 CFLAGS   += -isystem $(SYSROOT)/usr/include -isystem $(SYSROOT)/usr/include/aarch64-linux-gnu
 LDFLAGS  += -L$(SYSROOT)/usr/lib/aarch64-linux-gnu
 # Recipe-time check: -lzstd only when the sysroot script found libelf.a needs it.
-LDLIBS    = -lbpf -lelf -lz -ljansson -lm \
+LDLIBS    = -lbpf -lelf -lz -ljansson -lm -lncurses -ltinfo \
 	    $(shell test -f $(SYSROOT)/usr/lib/aarch64-linux-gnu/libzstd.a && echo -lzstd)
 
 .PHONY: cross-toolchain
