@@ -116,3 +116,13 @@ help_long_options() { # binary cmd
 	[ "$(complete_words "$fake" frobnicate --w)" = --wibble= ]
 	[ "$(complete_words "$fake" frobnicate --wibble "" | tr '\n' ' ')" = "fast medium slow " ]
 }
+
+@test "make install puts the completion where bash-completion looks, and the man page" {
+	local dest=$TMP_DIR/root
+	make -C "$BATS_TEST_DIRNAME/../.." --no-print-directory install DESTDIR="$dest" PREFIX=/opt/is >/dev/null
+	[ -f "$dest/opt/is/share/bash-completion/completions/idlescope" ]
+	cmp "$COMPLETION" "$dest/opt/is/share/bash-completion/completions/idlescope"
+	ls "$dest"/opt/is/share/man/man[1-8]/idlescope.[1-8]
+	make -C "$BATS_TEST_DIRNAME/../.." --no-print-directory uninstall DESTDIR="$dest" PREFIX=/opt/is >/dev/null
+	[ ! -e "$dest/opt/is/share/bash-completion/completions/idlescope" ]
+}

@@ -222,6 +222,17 @@ nstates() { # cpu
 	awk -v a="$ours" -v k="$kernel" 'BEGIN { d = a - k; if (d < 0) d = -d; exit !(d <= 0.2 * k) }'
 }
 
+@test "top: an error before the screen (not root) is one line on the normal screen, exit 1" {
+	local bin=$TMP_DIR/idlescope
+	cp "$IDLESCOPE" "$bin"
+	chmod 0755 "$TMP_DIR" "$bin"
+	start_term
+	tm send-keys -t t "setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all $bin top; echo rc=\$?" Enter
+	wait_screen '^rc=1$' 10
+	screen | grep -q '^idlescope: need CAP_BPF and CAP_PERFMON'
+	[ "$(pane '#{alternate_on}')" = 0 ]
+}
+
 @test "top: usage errors exit 2" {
 	run "$IDLESCOPE" top -i 10ms
 	[ "$status" -eq 2 ]
