@@ -37,7 +37,7 @@ static int wake_class(int kind)
 }
 
 #define MAX_WIDTH 512
-#define STATE_MIN_W 7 /* " 100.0" plus a space */
+#define STATE_MIN_W 6 /* " 100.0" */
 #define STATE_MAX_W 16
 #define TOP_ROWS 5 /* wakers and wakees shown */
 
@@ -235,10 +235,16 @@ static void fit_columns(struct columns *c, const struct summary *s, int width)
 	int used, full = 0;
 
 	memset(c, 0, sizeof(*c));
-	c->label_w = 4;
+	c->label_w = 3; /* "CPU", "all"; busy% starts with a blank */
+	for (int i = 0; i < s->nr_cpus; i++) {
+		char num[16];
+
+		if ((int)snprintf(num, sizeof(num), "%d", s->cpus[i].cpu) > c->label_w)
+			c->label_w = (int)strlen(num);
+	}
 	for (int g = 0; g < s->nr_groups; g++)
-		if ((int)strlen(s->groups[g].name) + 1 > c->label_w)
-			c->label_w = (int)strlen(s->groups[g].name) + 1;
+		if ((int)strlen(s->groups[g].name) > c->label_w)
+			c->label_w = (int)strlen(s->groups[g].name);
 	if (c->label_w > 16)
 		c->label_w = 16;
 	used = c->label_w + 6; /* " busy%" */
@@ -248,7 +254,9 @@ static void fit_columns(struct columns *c, const struct summary *s, int width)
 		c->state_w[j] = w < STATE_MIN_W ? STATE_MIN_W : w > STATE_MAX_W ? STATE_MAX_W : w;
 		full += c->state_w[j];
 	}
-	if (used + full + 16 > width) { /* the states and the misses do not fit */
+	/* everything does not fit: the state names shortened (with a legend)
+	 * before a column is dropped */
+	if (used + full + 16 + (s->wake_enabled ? 7 + 6 * NR_CLASSES : 0) > width) {
 		for (int j = 0; j < t->nr_states; j++) {
 			if (c->state_w[j] > STATE_MIN_W)
 				c->truncated = true;
@@ -295,8 +303,7 @@ static int row_line(struct top_text *t, const struct columns *c, const struct ro
 		    int width)
 {
 	char buf[MAX_WIDTH + 1], a[16], b[16];
-	int n = snprintf(buf, sizeof(buf), "%-*.*s%6.1f", c->label_w, c->label_w - 1, r->label,
-			 r->busy);
+	int n = snprintf(buf, sizeof(buf), "%-*.*s%6.1f", c->label_w, c->label_w, r->label, r->busy);
 
 	for (int j = 0; j < c->nr_states && n < MAX_WIDTH; j++) {
 		if (r->have_share[j])
@@ -357,10 +364,15 @@ static int legend_line(struct top_text *t, const struct summary *s, const struct
 	char buf[MAX_WIDTH + 1];
 	int n = snprintf(buf, sizeof(buf), "states:");
 
-	for (int j = 0; j < s->totals.nr_states && n < MAX_WIDTH; j++)
-		n += snprintf(buf + n, sizeof(buf) - (size_t)n, " %s%s%s%s",
-			      j < c->nr_states ? c->state_head[j] : "", j < c->nr_states ? "=" : "",
-			      s->totals.states[j].name, j < c->nr_states ? "" : " (hidden: narrow terminal)");
+	for (int j = 0; j < s->totals.nr_states && n < MAX_WIDTH; j++) {
+		const char *name = s->totals.states[j].name;
+
+		if (j >= c->nr_states)
+			n += snprintf(buf + n, sizeof(buf) - (size_t)n, " %s (hidden: narrow terminal)",
+				      name);
+		else if (strcmp(c->state_head[j], name))
+			n += snprintf(buf + n, sizeof(buf) - (size_t)n, " %s=%s", c->state_head[j], name);
+	}
 	return add_line(t, TOP_PLAIN, width, "%s", buf);
 }
 
