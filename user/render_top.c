@@ -459,6 +459,7 @@ int render_top(const struct summary *s, const struct top_layout *l, struct top_t
 	struct row r;
 	char title[MAX_WIDTH + 1], dur[32];
 	int err, body, rows = s->nr_cpus + s->nr_groups, wk = 0, fixed, n;
+	bool explain;
 
 	if (secs <= 0)
 		secs = 1e-9;
@@ -476,10 +477,15 @@ int render_top(const struct summary *s, const struct top_layout *l, struct top_t
 	if ((c.truncated || c.nr_states < s->totals.nr_states) &&
 	    (err = legend_line(t, s, &c, width)))
 		return err;
-	if ((err = add_line(t, TOP_PLAIN, width, "%s%s",
-			    c.misses ? "above/below: too deep/too shallow per s" : "",
-			    c.misses && s->nr_groups ? "; a group is busy when a CPU is" : "")) ||
-	    (err = header_line(t, &c, width)))
+	/* the explanation line only when every row fits anyway */
+	explain = !l->height || t->nr + 4 + rows + (l->footer ? 1 : 0) +
+					(s->wake_enabled ? 2 + nr_wakers_lines(s) : 0) <= l->height;
+	if (explain && (err = add_line(t, TOP_PLAIN, width, "%s%s",
+				      c.misses ? "above/below: too deep/too shallow per s" : "",
+				      c.misses && s->nr_groups ? "; a group is busy when a CPU is"
+							       : "")))
+		return err;
+	if ((err = header_line(t, &c, width)))
 		return err;
 	all_row(&r, s);
 	if ((err = row_line(t, &c, &r, secs, width)))

@@ -172,11 +172,11 @@ nstates() { # cpu
 	[ "$(pane '#{alternate_on}')" = 0 ]
 }
 
-@test "top: rows that do not fit scroll with j/k and End/Home, the footer says which" {
+@test "top: rows that do not fit scroll with j, k, End and Home; the footer says which" {
 	[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
 	start_term
-	tm resize-window -t t -x 80 -y 10
-	# 2 CPUs + 2 one-CPU groups = 4 rows, more than 10 lines leave room for
+	tm resize-window -t t -x 80 -y 8
+	# 2 CPUs + 2 one-CPU groups = 4 rows, more than 8 lines leave room for
 	tm send-keys -t t "$IDLESCOPE top -i 0.5 --topology custom:0,1" Enter
 	wait_screen 'rows 1-[0-9]+ of 4' 10
 	[ "$(screen | grep -cE '^(0|1|custom0|custom1) ')" -lt 4 ]
@@ -189,6 +189,9 @@ nstates() { # cpu
 	tm send-keys -t t Home
 	wait_screen 'rows 1-[0-9]+ of 4' 5
 	screen | grep -qE '^0 '
+	tm send-keys -t t j
+	wait_screen 'rows 2-[0-9]+ of 4' 5
+	! screen | grep -qE '^0 '
 	tm send-keys -t t q
 	wait_screen '^PROMPT\$ ?$' 5
 }
