@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -133,6 +134,12 @@ static void show(struct top *t)
 		screen_size(&l.height, &l.width);
 		l.footer = true;
 		l.scroll = t->scroll;
+	} else {
+		struct winsize ws;
+
+		/* plain lines on a terminal (no usable terminfo): its width */
+		if (isatty(STDOUT_FILENO) && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_col)
+			l.width = ws.ws_col;
 	}
 	if (render_top(&t->last, &l, &txt)) {
 		top_text_free(&txt);
@@ -306,9 +313,8 @@ int cmd_top(int argc, char **argv)
 {
 	struct top t = { .wake = true };
 	char err[256] = "";
-	sigset_t sigs, old;
+	sigset_t sigs;
 	int ret, sfd = -1, e;
-	bool blocked = false;
 	FILE *out;
 
 	argp_parse(&top_argp, argc, argv, 0, NULL, &t);
@@ -354,8 +360,9 @@ int cmd_top(int argc, char **argv)
 	sigaddset(&sigs, SIGTERM);
 	sigaddset(&sigs, SIGHUP);
 	sigaddset(&sigs, SIGWINCH);
-	sigprocmask(SIG_BLOCK, &sigs, &old);
-	blocked = true;
+	/* they stay blocked to the end: one still pending when unblocked would
+	 * kill the process on its way out */
+	sigprocmask(SIG_BLOCK, &sigs, NULL);
 	if ((sfd = signalfd(-1, &sigs, SFD_CLOEXEC)) < 0) {
 		cli_error("signalfd: %s", strerror(errno));
 		goto cleanup;
@@ -367,8 +374,8 @@ int cmd_top(int argc, char **argv)
 		goto cleanup;
 	}
 	if (t.screen && screen_open(err, sizeof(err))) {
-		cli_error("%s", err);
-		goto cleanup;
+		cli_error("%s; plain lines instead", err);
+		t.screen = false;
 	}
 	e = run(&t, sfd, t.prev_ns);
 	screen_close(); /* before any message, so it lands on the normal screen */
@@ -382,10 +389,6 @@ cleanup:
 	screen_close();
 	if (sfd >= 0)
 		close(sfd);
-	/* the signals stay blocked: one still pending would otherwise kill
-	 * the process on its way out with its default action */
-	(void)old;
-	(void)blocked;
 	idle_session_close(&t.sess);
 	idle_raw_free(&t.prev);
 	if (t.have_last)

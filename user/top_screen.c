@@ -55,7 +55,7 @@ int screen_open(char *err, size_t errlen)
 	have_tio = tcgetattr(STDIN_FILENO, &saved_tio) == 0;
 	scr = newterm(NULL, stdout, stdin);
 	if (!scr) {
-		snprintf(err, errlen, "cannot use terminal type '%s' (TERM; is its terminfo installed?)",
+		snprintf(err, errlen, "no terminfo entry for TERM '%s'",
 			 getenv("TERM") ? getenv("TERM") : "");
 		return -1;
 	}

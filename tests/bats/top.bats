@@ -196,6 +196,18 @@ nstates() { # cpu
 	wait_screen '^PROMPT\$ ?$' 5
 }
 
+@test "top: a terminal without terminfo gets plain lines as wide as the terminal, and a warning" {
+	start_term
+	tm send-keys -t t "TERM=no-such-term $IDLESCOPE top -i 0.5 -d 1.2; echo rc=\$?" Enter
+	wait_screen '^rc=0$' 10
+	tm capture-pane -p -S -200 -t t > "$TMP_DIR/screen" # with what scrolled off
+	cat "$TMP_DIR/screen"
+	grep -q "^idlescope: no terminfo entry for TERM 'no-such-term'; plain lines instead" "$TMP_DIR/screen"
+	[ "$(grep -c '^CPU ' "$TMP_DIR/screen")" -eq 2 ]
+	[ "$(awk '{ if (length($0) > 80) print }' "$TMP_DIR/screen")" = "" ]
+	[ "$(pane '#{alternate_on}')" = 0 ]
+}
+
 @test "top: not a terminal: one plain block per interval, no escape sequences" {
 	run "$IDLESCOPE" top -i 0.5 -d 1.7
 	[ "$status" -eq 0 ]
