@@ -21,7 +21,8 @@ teardown() {
 	[ -z "$SPIN" ] || kill "$SPIN" 2>/dev/null || true
 	[ -z "$BG" ] || kill "$BG" 2>/dev/null || true
 	wait 2>/dev/null || true
-	rm -rf "$TMP_DIR"
+	# the pane's shell may still be exiting
+	rm -rf "$TMP_DIR" 2>/dev/null || { sleep 1; rm -rf "$TMP_DIR"; }
 }
 
 tm() {
@@ -30,7 +31,7 @@ tm() {
 
 # A shell in an 80x24 terminal, with a plain prompt.
 start_term() {
-	tm new-session -d -s t -x 80 -y 24 "env -i PATH=$PATH TERM=tmux-256color HOME=$TMP_DIR PS1='PROMPT\$ ' bash --norc --noprofile"
+	tm new-session -d -s t -x 80 -y 24 "env -i PATH=$PATH TERM=tmux-256color HOME=$TMP_DIR HISTFILE= PS1='PROMPT\$ ' bash --norc --noprofile"
 	tm set-option -t t remain-on-exit on
 	wait_screen 'PROMPT\$' 5
 }
