@@ -51,7 +51,7 @@ CFLAGS   += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude -I$(OUT) \
 	    -DIDLESCOPE_VERSION='"$(VERSION)"'
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Werror \
 	    -Iinclude -Ivmlinux/$(ARCH) $(CLANG_BPF_SYS_INCLUDES)
-LDLIBS   := -lbpf -lelf -lz -ljansson -lm
+LDLIBS   := -lbpf -lelf -lz -ljansson -lm -lncurses -ltinfo
 ifeq ($(STATIC),1)
 LDFLAGS  += -static
 endif
@@ -92,7 +92,7 @@ help:
 	@echo 'make unit|replay|bats   one test layer'
 	@echo 'make vmtest     kernel VMs: Debian 6.1 and 6.12, x86_64 and arm64 guests under QEMU TCG'
 	@echo 'make deps       install build and test dependencies from Debian (root)'
-	@echo 'make install    install to $$(DESTDIR)$$(PREFIX)/bin (PREFIX, DESTDIR)'
+	@echo 'make install    install the binary, man page and bash completion under $$(DESTDIR)$$(PREFIX)'
 	@echo 'make fuzz       libFuzzer targets, FUZZ_SECONDS (300) each; make test runs them briefly'
 	@echo 'make soak       10 min of record -i 1 under stress-ng: RSS and map memory flat (root)'
 	@echo 'make bench      overhead vs a minimal BPF floor, side by side; writes docs/performance.md'
@@ -174,11 +174,11 @@ replay: check-root $(REPLAY_BINS)
 	$(Q)set -e; for t in $(REPLAY_BINS); do $$t; done
 
 bats: check-root all
-	$(Q)IDLESCOPE=$(abspath $(OUT)/idlescope) bats tests/bats
+	$(Q)IDLESCOPE=$(abspath $(OUT)/idlescope) IDLESCOPE_MAN=$(abspath $(MANPAGE)) bats tests/bats
 
 test: deps all check-root $(UNIT_BINS) $(REPLAY_BINS) fuzz-build \
       $(if $(filter 0,$(IDLESCOPE_VMTEST)),,vmtest-bins)
-	$(Q)OUT=$(OUT) ./tests/run.sh
+	$(Q)OUT=$(OUT) IDLESCOPE_MAN=$(abspath $(MANPAGE)) ./tests/run.sh
 
 # The bench's floor observer: a minimal BPF counter (tests/bench/floor.bpf.c).
 $(OUT)/floor.bpf.o: tests/bench/floor.bpf.c vmlinux/$(ARCH)/vmlinux.h | $(OUT)
@@ -198,12 +198,19 @@ $(OUT)/tests/trace_cmd_shim.so: tests/lib/trace_cmd_shim.c | $(OUT)/tests
 bench: deps all check-root $(OUT)/tests/floor $(OUT)/tests/trace_cmd_shim.so
 	$(Q)OUT=$(OUT) ./tests/bench/run.sh
 
+# The man page, whatever its section (the tests take it from here too).
+MANPAGE  := $(firstword $(wildcard docs/idlescope.[1-8]))
+MANDIR   := $(PREFIX)/share/man/man$(patsubst .%,%,$(suffix $(MANPAGE)))
+BASHCOMPDIR := $(PREFIX)/share/bash-completion/completions
+
 install: $(OUT)/idlescope
 	install -D -m 0755 $(OUT)/idlescope $(DESTDIR)$(PREFIX)/bin/idlescope
-	install -D -m 0644 docs/idlescope.8 $(DESTDIR)$(PREFIX)/share/man/man8/idlescope.8
+	install -D -m 0644 $(MANPAGE) $(DESTDIR)$(MANDIR)/$(notdir $(MANPAGE))
+	install -D -m 0644 completion/idlescope.bash $(DESTDIR)$(BASHCOMPDIR)/idlescope
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/idlescope $(DESTDIR)$(PREFIX)/share/man/man8/idlescope.8
+	rm -f $(DESTDIR)$(PREFIX)/bin/idlescope $(DESTDIR)$(MANDIR)/$(notdir $(MANPAGE)) \
+	      $(DESTDIR)$(BASHCOMPDIR)/idlescope
 
 vmlinux:
 	./vmlinux/gen.sh $(ARCH)
@@ -218,7 +225,7 @@ SYSROOT_STAMP := $(SYSROOT)/.idlescope-sysroot
 CFLAGS   += -isystem $(SYSROOT)/usr/include -isystem $(SYSROOT)/usr/include/aarch64-linux-gnu
 LDFLAGS  += -L$(SYSROOT)/usr/lib/aarch64-linux-gnu
 # Recipe-time check: -lzstd only when the sysroot script found libelf.a needs it.
-LDLIBS    = -lbpf -lelf -lz -ljansson -lm \
+LDLIBS    = -lbpf -lelf -lz -ljansson -lm -lncurses -ltinfo \
 	    $(shell test -f $(SYSROOT)/usr/lib/aarch64-linux-gnu/libzstd.a && echo -lzstd)
 
 .PHONY: cross-toolchain
@@ -264,7 +271,7 @@ $(OUT)/fuzz/obj/%.o: user/%.c $(wildcard include/*.h user/*.h) $(SKELS)
 
 $(OUT)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_OBJS)
 	$(call msg,FUZZ-LD,$@)
-	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_OBJS) $(LDLIBS) -o $@
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_OBJS) $(LDLIBS) $(HTTP_LIBS) -o $@
 
 .PHONY: fuzz fuzz-build
 fuzz-build: $(FUZZ_BINS)

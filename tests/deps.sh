@@ -24,7 +24,7 @@ else
 	pkgs=(make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libjansson-dev
 	      pkg-config bats rt-tests stress-ng libcmocka-dev jq util-linux linux-perf
 	      libmicrohttpd-dev dpkg-dev curl iproute2 prometheus chromium fonts-dejavu-core
-	      idlestat trace-cmd rt-app python3)
+	      idlestat trace-cmd rt-app python3 libncurses-dev tmux bash-completion)
 	# robustness tests: libFuzzer runtime, strace (files written), capsh
 	pkgs+=(libclang-rt-14-dev strace libcap2-bin)
 	# make vmtest / make test: x86_64 and arm64 guests (tests/vm/run.sh)

@@ -12,5 +12,6 @@ int cmd_report(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_advise(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 
 #endif

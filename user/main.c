@@ -21,6 +21,7 @@ static const struct {
 	{ "report", cmd_report, "one self-contained HTML page of JSON summaries: charts, tables, comparison" },
 	{ "replay", cmd_replay, "a recorded trace (trace-cmd, ftrace, idlestat) through the same BPF handlers" },
 	{ "info", cmd_info, "what this kernel supports (--features), and what each missing piece costs" },
+	{ "top", cmd_top, "live view: busy, idle states, misses and wakeups per CPU and group" },
 	{ "hist", cmd_hist, "one-shot histograms: residency, exit/wakeup/runq latency, idle entry/exit" },
 	{ "serve", cmd_serve, "Prometheus exporter: the counters at http://127.0.0.1:9464/metrics" },
 	{ "advise", cmd_advise, "per idle state: misses, the miss-minimising target residency, break-even and energy" },

@@ -94,6 +94,15 @@ void irq_name_in(const char *path, unsigned int irq, char *buf, size_t len)
 	fclose(f);
 }
 
+/* Names found before: `top` resolves at every interval, and a scan of
+ * /proc/kallsyms costs tens of milliseconds of CPU. */
+#define KSYM_CACHE 256
+static struct {
+	uint64_t addr;
+	char name[64];
+} ksym_cache[KSYM_CACHE];
+static int ksym_cached;
+
 void kallsyms_resolve(const uint64_t *addr, int n, char (*names)[64])
 {
 	char line[512], sym[256];
@@ -102,12 +111,21 @@ void kallsyms_resolve(const uint64_t *addr, int n, char (*names)[64])
 	FILE *f;
 	int left = n;
 
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		snprintf(names[i], 64, "0x%llx", (unsigned long long)addr[i]);
+		for (int j = 0; j < ksym_cached; j++)
+			if (ksym_cache[j].addr == addr[i]) {
+				snprintf(names[i], 64, "%s", ksym_cache[j].name);
+				left--;
+				break;
+			}
+	}
+	if (!left)
+		return;
 	f = fopen("/proc/kallsyms", "re");
 	if (!f)
 		return;
-	while (left && fgets(line, sizeof(line), f)) {
+	while (left > 0 && fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "%llx %c %255s", &a, &type, sym) != 3 || !a)
 			continue;
 		for (int i = 0; i < n; i++)
@@ -117,4 +135,15 @@ void kallsyms_resolve(const uint64_t *addr, int n, char (*names)[64])
 			}
 	}
 	fclose(f);
+	/* remembered found or not (an address not in kallsyms stays a number) */
+	for (int i = 0; i < n && ksym_cached < KSYM_CACHE; i++) {
+		bool known = false;
+
+		for (int j = 0; j < ksym_cached && !known; j++)
+			known = ksym_cache[j].addr == addr[i];
+		if (!known) {
+			ksym_cache[ksym_cached].addr = addr[i];
+			snprintf(ksym_cache[ksym_cached++].name, 64, "%s", names[i]);
+		}
+	}
 }

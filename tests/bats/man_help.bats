@@ -1,0 +1,91 @@
+#!/usr/bin/env bats
+# The man page and --help cannot drift: tests/lib/man-vs-help.sh checks every
+# command `idlescope --help` lists, both ways; here on the real page, and on
+# pages broken on purpose (so the check is seen to fail). --version too.
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+# The one place the tests take the man page from (`make` passes its
+# $(MANPAGE)); whatever its section.
+MANPAGE=${IDLESCOPE_MAN:-$(ls "$BATS_TEST_DIRNAME"/../../docs/idlescope.[1-8] 2>/dev/null | head -1)}
+CHECK=$BATS_TEST_DIRNAME/../lib/man-vs-help.sh
+
+setup() {
+	TMP_DIR=$(mktemp -d)
+}
+
+teardown() {
+	rm -rf "$TMP_DIR"
+}
+
+commands() {
+	"$IDLESCOPE" --help | sed -n '/^Commands:/,/^$/s/^  \([a-z][a-z0-9-]*\) .*/\1/p'
+}
+
+@test "man page: every command and option of --help is documented, and nothing more" {
+	[ -r "$MANPAGE" ]
+	run "$CHECK" "$IDLESCOPE" "$MANPAGE"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+}
+
+@test "man page check fails on an option the binary does not have" {
+	local cmd
+	for cmd in $(commands); do
+		awk -v sh=".SH ${cmd^^}" '{ print } $0 == sh { print ".TP"; print ".B \\-\\-no\\-such\\-option" }' \
+			"$MANPAGE" > "$TMP_DIR/page"
+		run "$CHECK" "$IDLESCOPE" "$TMP_DIR/page"
+		[ "$status" -eq 1 ]
+		[[ "$output" == *"$cmd: the man page documents --no-such-option"* ]]
+	done
+}
+
+@test "man page check fails on an undocumented option and a missing section" {
+	local cmd opt
+	# each command's last own option (not argp's --help, --usage, --version),
+	# renamed everywhere in the page
+	for cmd in $(commands); do
+		opt=$("$IDLESCOPE" "$cmd" --help | grep -oE '^ {2,6}(-., )?--[a-z0-9-]+' | grep -oE -- '--[a-z0-9-]+$' |
+			grep -vxE -- '--(help|usage|version)' | tail -1)
+		[ -n "$opt" ]
+		sed 's/\\-/-/g' "$MANPAGE" | sed -E "s/$opt([^a-z0-9-]|\$)/--gone\1/g" > "$TMP_DIR/page"
+		run "$CHECK" "$IDLESCOPE" "$TMP_DIR/page"
+		[ "$status" -eq 1 ]
+		[[ "$output" == *"$cmd: $opt is in '$cmd --help' but not in the man page"* ]]
+	done
+	cmd=$(commands | tail -1)
+	sed "s/^\.SH ${cmd^^}\$/.SH RENAMED/" "$MANPAGE" > "$TMP_DIR/page"
+	run "$CHECK" "$IDLESCOPE" "$TMP_DIR/page"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"$cmd: no section"* ]]
+}
+
+@test "man page check follows --help: a command the binary adds needs a section" {
+	local fake=$TMP_DIR/idlescope
+	cat > "$fake" <<-FAKE
+	#!/bin/sh
+	if [ "\$1" = --help ]; then
+		"$IDLESCOPE" --help | sed 's/^Commands:/&\n  frobnicate  made up/'
+	else
+		exec "$IDLESCOPE" "\$@"
+	fi
+	FAKE
+	chmod +x "$fake"
+	run "$CHECK" "$fake" "$MANPAGE"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"frobnicate: no section '.SH FROBNICATE'"* ]]
+}
+
+@test "--version: idlescope and every command print the same version line" {
+	local v cmd
+	v=$("$IDLESCOPE" --version)
+	[[ "$v" == "idlescope "?* ]]
+	[ "$("$IDLESCOPE" -V)" = "$v" ]
+	for cmd in $(commands); do
+		run "$IDLESCOPE" "$cmd" --version
+		[ "$status" -eq 0 ]
+		[ "$output" = "$v" ]
+	done
+}

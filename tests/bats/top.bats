@@ -1,0 +1,286 @@
+#!/usr/bin/env bats
+# `idlescope top` driven in a real terminal (tmux, 80x24): the screen
+# appears, its numbers agree with workloads whose behaviour is known (a
+# spinning task, cyclictest, sysfs counters), q / SIGTERM / SIGHUP / Ctrl-C
+# give the terminal back (normal screen, cursor, termios); plain lines when
+# stdout is not a terminal.
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup() {
+	# a private tmux server: nothing shared with the user's or another test's
+	TMUX_SOCK=idlescope-top-$$-$BATS_TEST_NUMBER
+	TMP_DIR=$(mktemp -d)
+	SPIN=
+	BG=
+}
+
+teardown() {
+	tmux -L "$TMUX_SOCK" kill-server 2>/dev/null || true
+	[ -z "$SPIN" ] || kill "$SPIN" 2>/dev/null || true
+	[ -z "$BG" ] || kill "$BG" 2>/dev/null || true
+	wait 2>/dev/null || true
+	# the pane's shell may still be exiting
+	rm -rf "$TMP_DIR" 2>/dev/null || { sleep 1; rm -rf "$TMP_DIR"; }
+}
+
+tm() {
+	tmux -L "$TMUX_SOCK" "$@"
+}
+
+# A shell in an 80x24 terminal, with a plain prompt.
+start_term() {
+	tm new-session -d -s t -x 80 -y 24 "env -i PATH=$PATH TERM=tmux-256color HOME=$TMP_DIR HISTFILE= PS1='PROMPT\$ ' bash --norc --noprofile"
+	tm set-option -t t remain-on-exit on
+	wait_screen 'PROMPT\$' 5
+}
+
+screen() {
+	tm capture-pane -p -t t
+}
+
+# Waits until the screen matches the extended regex $1, at most $2 s.
+wait_screen() {
+	local i
+	for i in $(seq $(($2 * 10))); do
+		screen | grep -Eq -- "$1" && return 0
+		sleep 0.1
+	done
+	echo "screen never matched '$1':" >&2
+	screen >&2
+	return 1
+}
+
+pane() { # format
+	tm display-message -p -t t "$1"
+}
+
+# pid of idlescope, the shell's child in the pane.
+top_pid() {
+	pgrep -P "$(pane '#{pane_pid}')" -x idlescope
+}
+
+# Numbers of the table row whose label is $1 on the last screen/block:
+# busy and the state shares, space-separated.
+row() { # label file nstates
+	awk -v l="$1" -v n="$3" '$1 "" == l && $2 ~ /^[0-9.]+$/ { s = $2; for (i = 3; i < 3 + n; i++) s = s " " $i; last = s } END { print last }' "$2"
+}
+
+nstates() { # cpu
+	local n
+	n=$(ls -d /sys/devices/system/cpu/cpu"$1"/cpuidle/state* 2>/dev/null | wc -l)
+	[ "$n" -gt 0 ] && echo "$n" || echo 1
+}
+
+@test "top: the screen shows the header and a row per CPU in 80x24 within 10 s, q quits with 0 and restores the terminal" {
+	start_term
+	tm send-keys -t t "stty -g > $TMP_DIR/before; $IDLESCOPE top -i 1; echo rc=\$?; stty -g > $TMP_DIR/after" Enter
+	wait_screen '^CPU +busy%' 10
+	wait_screen '^all +[0-9]' 5
+	screen > "$TMP_DIR/screen"
+	for c in $(seq 0 $(($(nproc) - 1))); do
+		grep -Eq "^$c +[0-9]+\.[0-9]" "$TMP_DIR/screen"
+	done
+	grep -q '^q quit' "$TMP_DIR/screen"
+	[ "$(pane '#{alternate_on}')" = 1 ]
+	[ "$(awk '{ if (length($0) > 80) print }' "$TMP_DIR/screen")" = "" ]
+	tm send-keys -t t q
+	wait_screen '^rc=0$' 5
+	wait_screen '^PROMPT\$ ?$' 5
+	[ "$(pane '#{alternate_on}')" = 0 ]
+	[ "$(pane '#{cursor_flag}')" = 1 ]
+	cmp "$TMP_DIR/before" "$TMP_DIR/after"
+}
+
+@test "top: a CPU kept busy by a pinned loop shows busy > 90%; busy + state shares = 100% on every CPU" {
+	[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
+	taskset -c 1 sh -c 'while :; do :; done' &
+	SPIN=$!
+	start_term
+	tm send-keys -t t "$IDLESCOPE top -i 1 -C 0,1" Enter
+	wait_screen '^all +[0-9]' 10
+	sleep 2.2 # two more intervals, the spinner's whole
+	screen > "$TMP_DIR/screen"
+	cat "$TMP_DIR/screen"
+	local r busy
+	r=$(row 1 "$TMP_DIR/screen" "$(nstates 1)")
+	busy=${r%% *}
+	echo "cpu1: $r"
+	awk -v b="$busy" 'BEGIN { exit !(b > 90) }'
+	# (states hidden for want of width cannot be summed)
+	grep -q 'hidden: narrow terminal' "$TMP_DIR/screen" && skip "more idle states than 80 columns hold"
+	for c in 0 1; do
+		r=$(row "$c" "$TMP_DIR/screen" "$(nstates "$c")")
+		# each figure is rounded to 0.1: the sum within 0.05 per figure
+		echo "$r" | awk '{ s = 0; for (i = 1; i <= NF; i++) s += $i; d = s - 100; if (d < 0) d = -d; exit !(d <= 0.05 * NF + 0.01) }'
+	done
+	tm send-keys -t t q
+	wait_screen '^PROMPT\$ ?$' 5
+}
+
+@test "top: SIGTERM, SIGHUP and Ctrl-C end it with 0 and restore the terminal" {
+	local sig pid
+	start_term
+	for sig in TERM HUP INT; do
+		tm send-keys -t t "clear; stty -g > $TMP_DIR/before; $IDLESCOPE top -i 1; echo rc=\$?; stty -g > $TMP_DIR/after" Enter
+		wait_screen '^CPU +busy%' 10
+		pid=$(top_pid)
+		[ -n "$pid" ]
+		if [ "$sig" = INT ]; then
+			tm send-keys -t t C-c
+		else
+			kill -"$sig" "$pid"
+		fi
+		wait_screen '^rc=0$' 5
+		[ "$(pane '#{alternate_on}')" = 0 ]
+		[ "$(pane '#{cursor_flag}')" = 1 ]
+		wait_screen '^PROMPT\$ ?$' 5
+		cmp "$TMP_DIR/before" "$TMP_DIR/after"
+		! kill -0 "$pid" 2>/dev/null
+	done
+}
+
+@test "top: a crash (SIGSEGV) still gives the terminal back" {
+	local pid
+	start_term
+	tm send-keys -t t "stty -g > $TMP_DIR/before; $IDLESCOPE top -i 1; echo rc=\$?; stty -g > $TMP_DIR/after" Enter
+	wait_screen '^CPU +busy%' 10
+	pid=$(top_pid)
+	[ -n "$pid" ]
+	kill -SEGV "$pid"
+	wait_screen '^rc=139$' 5
+	[ "$(pane '#{alternate_on}')" = 0 ]
+	[ "$(pane '#{cursor_flag}')" = 1 ]
+	wait_screen '^PROMPT\$ ?$' 5
+	cmp "$TMP_DIR/before" "$TMP_DIR/after"
+}
+
+@test "top: a smaller terminal (60x12) and a resize keep every line inside the screen" {
+	start_term
+	tm send-keys -t t "$IDLESCOPE top -i 0.5" Enter
+	wait_screen '^CPU +busy%' 10
+	tm resize-window -t t -x 60 -y 12
+	sleep 1.2
+	screen > "$TMP_DIR/screen"
+	cat "$TMP_DIR/screen"
+	[ "$(wc -l < "$TMP_DIR/screen")" -le 12 ]
+	[ "$(awk '{ if (length($0) > 60) print }' "$TMP_DIR/screen")" = "" ]
+	grep -Eq '^CPU +busy%' "$TMP_DIR/screen"
+	grep -q '^q quit' "$TMP_DIR/screen"
+	tm send-keys -t t q
+	wait_screen '^PROMPT\$ ?$' 5
+	[ "$(pane '#{alternate_on}')" = 0 ]
+}
+
+@test "top: rows that do not fit scroll with j, k, End and Home; the footer says which" {
+	[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
+	start_term
+	tm resize-window -t t -x 80 -y 8
+	# 2 CPUs + 2 one-CPU groups = 4 rows, more than 8 lines leave room for
+	tm send-keys -t t "$IDLESCOPE top -i 0.5 --topology custom:0,1" Enter
+	wait_screen 'rows 1-[0-9]+ of 4' 10
+	[ "$(screen | grep -cE '^(0|1|custom0|custom1) ')" -lt 4 ]
+	screen | grep -qE '^0 '
+	tm send-keys -t t End
+	wait_screen 'rows [0-9]+-4 of 4' 5
+	screen | grep -qE '^custom1 '
+	! screen | grep -qE '^0 '
+	tm send-keys -t t k
+	tm send-keys -t t Home
+	wait_screen 'rows 1-[0-9]+ of 4' 5
+	screen | grep -qE '^0 '
+	tm send-keys -t t j
+	wait_screen 'rows 2-[0-9]+ of 4' 5
+	! screen | grep -qE '^0 '
+	tm send-keys -t t q
+	wait_screen '^PROMPT\$ ?$' 5
+}
+
+@test "top: a terminal without terminfo gets plain lines as wide as the terminal, and a warning" {
+	start_term
+	tm send-keys -t t "TERM=no-such-term $IDLESCOPE top -i 0.5 -d 1.2; echo rc=\$?" Enter
+	wait_screen '^rc=0$' 10
+	tm capture-pane -p -S -200 -t t > "$TMP_DIR/screen" # with what scrolled off
+	cat "$TMP_DIR/screen"
+	grep -q "^idlescope: no terminfo entry for TERM 'no-such-term'; plain lines instead" "$TMP_DIR/screen"
+	[ "$(grep -c '^CPU ' "$TMP_DIR/screen")" -eq 2 ]
+	[ "$(awk '{ if (length($0) > 80) print }' "$TMP_DIR/screen")" = "" ]
+	[ "$(pane '#{alternate_on}')" = 0 ]
+}
+
+@test "top: not a terminal: one plain block per interval, no escape sequences" {
+	run "$IDLESCOPE" top -i 0.5 -d 1.7
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^idlescope top: ' <<< "$output")" -eq 3 ]
+	[ "$(grep -c '^all ' <<< "$output")" -eq 3 ]
+	[ "$(grep -c $'\e' <<< "$output")" -eq 0 ]
+	[ "$(grep -c '^CPU ' <<< "$output")" -eq 3 ]
+}
+
+@test "top: timer wakeups/s of a 1 ms cyclictest on CPU 1 near 1000, hrtimer_wakeup and cyclictest on top" {
+	[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
+	cyclictest --laptop -q -t1 -a 1 -i 1000 -D 6 >/dev/null 2>&1 &
+	BG=$!
+	sleep 0.5
+	run "$IDLESCOPE" top -i 2 -d 4.5 -C 1
+	[ "$status" -eq 0 ]
+	# the last block: the cpu1 row's timer column (the 5th from the end is timer)
+	echo "$output" | tail -n 20
+	local timer busy
+	timer=$(echo "$output" | awk '$1 "" == "1" && $2 ~ /^[0-9.]+$/ { t = $(NF - 4) } END { print t }')
+	busy=$(echo "$output" | awk '$1 "" == "1" && $2 ~ /^[0-9.]+$/ { b = $2 } END { print b }')
+	echo "timer/s $timer, busy $busy%"
+	# the oracle needs CPU 1 idle between the timers (not so while other
+	# jobs share the machine)
+	awk -v b="$busy" 'BEGIN { exit !(b < 30) }' || skip "CPU 1 busy $busy% with other work"
+	awk -v t="$timer" 'BEGIN { exit !(t > 800 && t < 1300) }'
+	echo "$output" | tail -n 12 | grep -q 'timer hrtimer_wakeup'
+	echo "$output" | tail -n 12 | grep -q 'cyclictest\['
+}
+
+@test "top: below/s of all CPUs agrees with the kernel's below counters under a steady load" {
+	require_cpuidle_driver
+	[ -r /sys/devices/system/cpu/cpu0/cpuidle/state0/below ] || skip "no below counters"
+	cyclictest -q -t "$(nproc)" -a -i 200 -D 8 >/dev/null 2>&1 &
+	BG=$!
+	sleep 1
+	local b0 b1 t0 t1
+	b0=$(cat /sys/devices/system/cpu/cpu*/cpuidle/state*/below | awk '{ s += $1 } END { print s }')
+	t0=$(date +%s.%N)
+	run "$IDLESCOPE" top -i 1 -d 5.2
+	t1=$(date +%s.%N)
+	b1=$(cat /sys/devices/system/cpu/cpu*/cpuidle/state*/below | awk '{ s += $1 } END { print s }')
+	[ "$status" -eq 0 ]
+	local ours kernel
+	# mean of the all row's below/s (the 2nd after the states) over the blocks
+	ours=$(echo "$output" | awk -v n="$(nstates 0)" '$1 == "all" { s += $(3 + n + 1); k++ } END { print s / k }')
+	kernel=$(awk -v b0="$b0" -v b1="$b1" -v t0="$t0" -v t1="$t1" 'BEGIN { print (b1 - b0) / (t1 - t0) }')
+	echo "below/s: top $ours, sysfs $kernel"
+	awk -v k="$kernel" 'BEGIN { exit !(k > 100) }' || skip "too few misses ($kernel/s) to compare: CPUs busy with other work"
+	awk -v a="$ours" -v k="$kernel" 'BEGIN { d = a - k; if (d < 0) d = -d; exit !(d <= 0.2 * k) }'
+}
+
+@test "top: an error before the screen (not root) is one line on the normal screen, exit 1" {
+	local bin=$TMP_DIR/idlescope
+	cp "$IDLESCOPE" "$bin"
+	chmod 0755 "$TMP_DIR" "$bin"
+	start_term
+	tm send-keys -t t "setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all $bin top; echo rc=\$?" Enter
+	wait_screen '^rc=1$' 10
+	screen | grep -q '^idlescope: need CAP_BPF and CAP_PERFMON'
+	[ "$(pane '#{alternate_on}')" = 0 ]
+}
+
+@test "top: usage errors exit 2" {
+	run "$IDLESCOPE" top -i 10ms
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"invalid interval"* ]]
+	run "$IDLESCOPE" top extra
+	[ "$status" -eq 2 ]
+	run "$IDLESCOPE" top -C 4000
+	[ "$status" -eq 2 ]
+	[[ "$output" == "idlescope: CPU 4000 does not exist"* ]]
+	run "$IDLESCOPE" top --topology bogus
+	[ "$status" -eq 2 ]
+}

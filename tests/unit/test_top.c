@@ -1,0 +1,289 @@
+/* Unit tests for `idlescope top`: interval deltas of raw snapshots
+ * (user/raw_delta.c) against hand-computed periods, and the screen layout
+ * (user/render_top.c): 80x24 holds, with many CPUs and states. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "raw_delta.h"
+#include "render_top.h"
+
+static void raw_alloc(struct idle_raw *r, int ncpu, int ngroups)
+{
+	memset(r, 0, sizeof(*r));
+	r->nr_cpus = ncpu;
+	r->slots = calloc((size_t)ncpu, sizeof(*r->slots));
+	r->stats = calloc((size_t)ncpu * IS_MAX_STATES, sizeof(*r->stats));
+	r->wake = calloc((size_t)ncpu, sizeof(*r->wake));
+	r->lat = calloc((size_t)ncpu * IS_MAX_STATES, sizeof(*r->lat));
+	r->details = calloc(4, sizeof(*r->details));
+	if (ngroups) {
+		r->nr_groups = ngroups;
+		r->groups = calloc((size_t)ngroups, sizeof(*r->groups));
+		r->group_slots = calloc((size_t)ngroups, sizeof(*r->group_slots));
+	}
+}
+
+static void detail(struct idle_raw *r, uint32_t kind, uint64_t d, uint64_t count)
+{
+	struct wake_detail *w = &r->details[r->nr_details++];
+
+	w->key.kind = kind;
+	w->key.detail = d;
+	w->val.count = count;
+}
+
+/* One CPU, interval [1000, 2000] ns:
+ *   a state-1 period 900..1100 in flight at 1000 (prev: 10 periods, 1000 ns);
+ *   a state-1 period 1200..1500;
+ *   a state-0 period from 1800, in flight at 2000.
+ * cur's state-1 counters: 12 periods, 1000 + 200 + 300 = 1500 ns.
+ * Interval: state 1 = 100 (1000..1100) + 300 = 400 ns, 2 periods;
+ * state 0 = 200 ns (1800..2000), no completed period. */
+static void test_delta_cuts_periods(void **state)
+{
+	struct idle_raw prev, cur, d;
+
+	(void)state;
+	raw_alloc(&prev, 1, 1);
+	raw_alloc(&cur, 1, 1);
+	prev.stats[1].entries = 10;
+	prev.stats[1].time_ns = 1000;
+	prev.stats[1].below = 4;
+	prev.slots[0].enter_ns = 900;
+	prev.slots[0].state = 1;
+	cur.stats[1].entries = 12;
+	cur.stats[1].time_ns = 1500;
+	cur.stats[1].below = 5;
+	cur.stats[1].min_ns = 7;
+	cur.slots[0].enter_ns = 1800;
+	cur.slots[0].state = 0;
+	/* wakeups: 3 timer causes in the interval; one still pending */
+	prev.wake[0].count[WAKE_TIMER] = 5;
+	cur.wake[0].count[WAKE_TIMER] = 8;
+	cur.slots[0].wake_pending = 1;
+	/* details: A 4 -> 6, B new with 2, C unchanged */
+	detail(&prev, WDETAIL_TIMER_FN, 0xa, 4);
+	detail(&prev, WDETAIL_TIMER_FN, 0xc, 3);
+	detail(&cur, WDETAIL_TIMER_FN, 0xc, 3);
+	detail(&cur, WDETAIL_TIMER_FN, 0xb, 2);
+	detail(&cur, WDETAIL_TIMER_FN, 0xa, 6);
+	/* group of 2 CPUs all idle 950..1050 (prev 100 ns in total), then
+	 * all idle again from 1900 in state 0 */
+	prev.groups[0].time_ns = 100;
+	prev.groups[0].state_time_ns[1] = 100;
+	prev.group_slots[0] = (struct group_slot){ .idle_count = 2, .nr_cpus = 2, .state = 1,
+						   .idle_since = 950 };
+	cur.groups[0].time_ns = 200;
+	cur.groups[0].periods = 1;
+	cur.groups[0].state_time_ns[1] = 200;
+	cur.group_slots[0] = (struct group_slot){ .idle_count = 2, .nr_cpus = 2, .state = 0,
+						  .idle_since = 1900 };
+
+	assert_int_equal(idle_raw_delta(&prev, &cur, 1000, 2000, &d), 0);
+	assert_int_equal(d.stats[1].entries, 2);
+	assert_int_equal(d.stats[1].time_ns, 400);
+	assert_int_equal(d.stats[1].below, 1);
+	assert_int_equal(d.stats[1].min_ns, 0);
+	assert_int_equal(d.stats[0].entries, 0);
+	assert_int_equal(d.stats[0].time_ns, 200);
+	assert_int_equal(d.slots[0].enter_ns, 0);
+	assert_int_equal(d.wake[0].count[WAKE_TIMER], 3);
+	assert_int_equal(d.slots[0].wake_pending, 0);
+	assert_int_equal(d.nr_details, 2);
+	for (int i = 0; i < d.nr_details; i++)
+		assert_int_equal(d.details[i].val.count, d.details[i].key.detail == 0xa ? 2 : 2);
+	/* group: 1000..1050 = 50, plus 1900..2000 = 100 in state 0 */
+	assert_int_equal(d.groups[0].time_ns, 150);
+	assert_int_equal(d.groups[0].state_time_ns[1], 50);
+	assert_int_equal(d.groups[0].state_time_ns[0], 100);
+	assert_int_equal(d.groups[0].periods, 1);
+	assert_int_equal(d.group_slots[0].idle_since, 0);
+	idle_raw_free(&d);
+	idle_raw_free(&prev);
+	idle_raw_free(&cur);
+}
+
+/* A period in flight across a whole interval is charged the whole interval
+ * and nothing when the same period is still in flight (no double count). */
+static void test_delta_long_period(void **state)
+{
+	struct idle_raw prev, cur, d;
+
+	(void)state;
+	raw_alloc(&prev, 1, 0);
+	raw_alloc(&cur, 1, 0);
+	prev.slots[0].enter_ns = 500;
+	prev.slots[0].state = 2;
+	cur.slots[0] = prev.slots[0];
+	assert_int_equal(idle_raw_delta(&prev, &cur, 1000, 3000, &d), 0);
+	assert_int_equal(d.stats[2].time_ns, 2000);
+	idle_raw_free(&d);
+	/* it ends at 3500, counted whole (3000 ns) at its exit */
+	cur.slots[0].enter_ns = 0;
+	cur.stats[2].entries = 1;
+	cur.stats[2].time_ns = 3000;
+	prev.slots[0].enter_ns = 500;
+	assert_int_equal(idle_raw_delta(&prev, &cur, 3000, 4000, &d), 0);
+	assert_int_equal(d.stats[2].time_ns, 500); /* 3000..3500 */
+	idle_raw_free(&d);
+	idle_raw_free(&prev);
+	idle_raw_free(&cur);
+}
+
+static const char *const long_names[IS_MAX_STATES] = {
+	"POLL", "C1", "C1E", "C3-deep-package", "C6", "C7s", "C8", "C9", "C10", "cluster-sleep-0",
+};
+
+/* ncpu CPUs, nst states, 1 s window: CPU c busy (c % 4) * 25 %, the rest
+ * of its time in its last state; one group over all CPUs. */
+static void fake_summary(struct summary *s, int ncpu, int nst)
+{
+	memset(s, 0, sizeof(*s));
+	snprintf(s->sys.driver, sizeof(s->sys.driver), "intel_idle");
+	snprintf(s->sys.governor, sizeof(s->sys.governor), "menu");
+	s->duration_ns = 1000000000ULL;
+	s->nr_cpus = ncpu;
+	s->cpus = calloc((size_t)ncpu, sizeof(*s->cpus));
+	s->wake_enabled = true;
+	for (int c = 0; c < ncpu; c++) {
+		struct cpu_summary *cs = &s->cpus[c];
+
+		cs->cpu = c;
+		cs->nr_states = nst;
+		for (int i = 0; i < nst; i++) {
+			cs->states[i].index = i;
+			cs->states[i].classified = true;
+			snprintf(cs->states[i].name, IS_NAME_LEN, "%s", long_names[i]);
+		}
+		cs->busy_ns = (uint64_t)(c % 4) * 250000000ULL;
+		cs->states[nst - 1].time_ns = s->duration_ns - cs->busy_ns;
+		cs->states[nst - 1].below = 10;
+		cs->wake.count[WAKE_TIMER] = 100;
+		cs->wake.count[WAKE_IPI_RESCHED] = 20;
+		cs->wake.total = 120;
+		s->totals.busy_ns += cs->busy_ns;
+	}
+	s->totals.nr_states = nst;
+	for (int i = 0; i < nst; i++) {
+		s->totals.states[i] = s->cpus[0].states[i];
+		for (int c = 1; c < ncpu; c++)
+			s->totals.states[i].time_ns += s->cpus[c].states[i].time_ns;
+	}
+	s->totals.wake.count[WAKE_TIMER] = 100ULL * (uint64_t)ncpu;
+	s->totals.wake.total = 120ULL * (uint64_t)ncpu;
+	s->nr_groups = 1;
+	s->groups = calloc(1, sizeof(*s->groups));
+	snprintf(s->groups[0].name, sizeof(s->groups[0].name), "package0");
+	snprintf(s->groups[0].cpus, sizeof(s->groups[0].cpus), "0-%d", ncpu - 1);
+	s->groups[0].nr_states = nst;
+	for (int i = 0; i < nst; i++) {
+		s->groups[0].states[i].index = i;
+		snprintf(s->groups[0].states[i].name, IS_NAME_LEN, "%s", long_names[i]);
+	}
+	s->nr_wake_rows = 12;
+	s->wake_rows = calloc(12, sizeof(*s->wake_rows));
+	for (int i = 0; i < 12; i++) {
+		struct wake_row *r = &s->wake_rows[i];
+
+		r->kind = i % 2 ? WDETAIL_WAKEE : WDETAIL_TIMER_FN;
+		r->count = 1000 - (uint64_t)i;
+		snprintf(r->name, sizeof(r->name), "%s", i % 2 ? "a-very-long-task-name" : "hrtimer_wakeup_long_function_name");
+	}
+}
+
+static void free_fake(struct summary *s)
+{
+	free(s->cpus);
+	free(s->groups);
+	free(s->wake_rows);
+}
+
+static int find(const struct top_text *t, const char *prefix)
+{
+	for (int i = 0; i < t->nr; i++)
+		if (!strncmp(t->lines[i], prefix, strlen(prefix)))
+			return i;
+	return -1;
+}
+
+/* 64 CPUs and 10 states with long names in 80x24: every line fits, the
+ * footer is on the last row and says which rows are shown. */
+static void test_fits_80x24(void **state)
+{
+	struct summary s;
+	struct top_layout l = { .width = 80, .height = 24, .footer = true, .clock = "12:00:00" };
+	struct top_text t = { 0 };
+
+	(void)state;
+	fake_summary(&s, 64, 10);
+	assert_int_equal(render_top(&s, &l, &t), 0);
+	assert_true(t.nr <= 24);
+	for (int i = 0; i < t.nr; i++)
+		assert_true(strlen(t.lines[i]) <= 80);
+	assert_int_equal(t.nr_rows, 65);
+	assert_true(t.shown >= 4 && t.shown < 65);
+	assert_non_null(strstr(t.lines[t.nr - 1], "q quit"));
+	assert_non_null(strstr(t.lines[t.nr - 1], "rows 1-"));
+	assert_true(find(&t, "states:") >= 0); /* the names were cut: a legend */
+	assert_true(find(&t, "0 ") >= 0);
+	top_text_free(&t);
+	/* scrolled past the end: clamped to the last page, the group row shown */
+	l.scroll = 1000;
+	assert_int_equal(render_top(&s, &l, &t), 0);
+	assert_int_equal(t.scroll, 65 - t.shown);
+	assert_true(find(&t, "package0") >= 0);
+	assert_true(find(&t, "63 ") >= 0);
+	top_text_free(&t);
+	free_fake(&s);
+}
+
+/* Plain lines: every CPU row, busy and the state share from the summary. */
+static void test_plain_rows(void **state)
+{
+	struct summary s;
+	struct top_layout l = { .width = 512 };
+	struct top_text t = { 0 };
+	int i;
+
+	(void)state;
+	fake_summary(&s, 8, 3);
+	assert_int_equal(render_top(&s, &l, &t), 0);
+	assert_int_equal(t.shown, 9);
+	i = find(&t, "3 ");
+	assert_true(i >= 0);
+	/* CPU 3: busy 75.0, POLL 0.0, C1 0.0, C1E 25.0, below 10/s, wake 120/s */
+	{
+		char label[8];
+		double busy, s0, s1, s2, above, below, wake;
+
+		assert_int_equal(sscanf(t.lines[i], "%7s %lf %lf %lf %lf %lf %lf %lf", label, &busy,
+					&s0, &s1, &s2, &above, &below, &wake),
+				 8);
+		assert_true(busy == 75.0 && s0 == 0 && s1 == 0 && s2 == 25.0);
+		assert_true(above == 0 && below == 10 && wake == 120);
+	}
+	i = find(&t, "all ");
+	assert_true(i >= 0);
+	assert_non_null(strstr(t.lines[1], "wakeups/s 960: timer 800"));
+	top_text_free(&t);
+	free_fake(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_delta_cuts_periods),
+		cmocka_unit_test(test_delta_long_period),
+		cmocka_unit_test(test_fits_80x24),
+		cmocka_unit_test(test_plain_rows),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
