@@ -218,6 +218,19 @@ static int parse_root(json_t *root, struct trace_profile *p, char *err, size_t e
 	return 0;
 }
 
+/* jansson's reason, on one line: it quotes the offending token, which may
+ * hold a newline or other control bytes. */
+static void json_reason(const json_error_t *je, char *err, size_t errlen)
+{
+	if (je->line < 1)
+		snprintf(err, errlen, "%s", je->text);
+	else
+		snprintf(err, errlen, "line %d: %s", je->line, je->text);
+	for (char *c = err; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
+}
+
 int trace_profile_parse(const char *text, size_t len, struct trace_profile *p, char *err,
 			size_t errlen)
 {
@@ -228,7 +241,7 @@ int trace_profile_parse(const char *text, size_t len, struct trace_profile *p, c
 	memset(p, 0, sizeof(*p));
 	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
 	if (!root) {
-		snprintf(err, errlen, "line %d: %s", je.line, je.text);
+		json_reason(&je, err, errlen);
 		return -1;
 	}
 	r = parse_root(root, p, err, errlen);
@@ -247,10 +260,7 @@ int trace_profile_load(const char *path, struct trace_profile *p, char *err, siz
 	memset(p, 0, sizeof(*p));
 	root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
 	if (!root) {
-		if (je.line < 1)
-			snprintf(err, errlen, "%s", je.text);
-		else
-			snprintf(err, errlen, "line %d: %s", je.line, je.text);
+		json_reason(&je, err, errlen);
 		return -1;
 	}
 	r = parse_root(root, p, err, errlen);

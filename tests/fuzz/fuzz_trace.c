@@ -1,0 +1,27 @@
+/* Trace import (replay): any bytes parse or fail with a reason; what parses
+ * has sane bounds, and sorting keeps every event with non-decreasing time. */
+#include "fuzz.h"
+
+#include "trace_parse.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct trace_data d;
+
+	memset(&d, 0, sizeof(d));
+	if (!trace_parse_buffer((const char *)data, size, &d)) {
+		size_t n = d.nr_ev;
+
+		FUZZ_CHECK(d.nr_ev <= d.cap_ev, "nr_ev %zu > cap %zu", d.nr_ev, d.cap_ev);
+		FUZZ_CHECK(d.nr_skipped_names <= TP_MAX_SKIPPED_NAMES, "skipped names");
+		FUZZ_CHECK(d.nr_irq_names <= TP_MAX_IRQ_NAMES, "irq names");
+		trace_sort_events(&d);
+		FUZZ_CHECK(d.nr_ev == n, "sort lost events");
+		for (size_t i = 1; i < d.nr_ev; i++)
+			FUZZ_CHECK(d.ev[i - 1].ts_ns <= d.ev[i].ts_ns, "unsorted at %zu", i);
+	} else {
+		FUZZ_CHECK(d.error[0], "no reason");
+	}
+	trace_data_free(&d);
+	return 0;
+}
