@@ -47,7 +47,8 @@ help_long_options() { # binary cmd
 @test "completion: the commands are those idlescope --help lists, plus --help and --version" {
 	diff <(complete_words "$IDLESCOPE" "" | grep -v '^--') <(help_commands "$IDLESCOPE")
 	complete_words "$IDLESCOPE" "" | grep -qx -- --version
-	[ "$(complete_words "$IDLESCOPE" re)" = record ]
+	[ "$(complete_words "$IDLESCOPE" rec)" = record ]
+	[ "$(complete_words "$IDLESCOPE" re | sort | tr '\n' ' ')" = "record replay report " ]
 }
 
 @test "completion: every long option of every command's --help is offered, and nothing else" {
@@ -76,8 +77,8 @@ help_long_options() { # binary cmd
 		[[ " ${lines[*]} " == *" $v "* ]]
 	done
 	run complete_words "$IDLESCOPE" hist ""
-	[ "${#lines[@]}" -eq 6 ]
-	for v in residency exit-latency wakeup-latency runq-latency idle-entry idle-exit; do
+	[ "${#lines[@]}" -eq 7 ]
+	for v in residency exit-latency wakeup-latency runq-latency idle-entry idle-exit path-latency; do
 		[[ " ${lines[*]} " == *" $v "* ]]
 	done
 	# only the first positional is a metric
