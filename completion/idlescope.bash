@@ -1,4 +1,4 @@
-# bash completion for idlescope(8).                      -*- shell-script -*-
+# bash completion for idlescope(1).                      -*- shell-script -*-
 # Nothing is listed here: commands, options and their values are read from
 # the binary being completed (`idlescope --help`, `idlescope CMD --help`), so
 # this file cannot fall behind it. Values: an option's own list in its help

@@ -165,7 +165,7 @@ int assertions_check(const struct assertion *a, int n, const struct metric_set *
 		r = a[i].delta ? assertion_eval_delta(&a[i], base, m, &got)
 			       : assertion_eval(&a[i], m, &got);
 		if (r < 0) {
-			cli_error("--fail-if '%s': unknown metric '%s' (see METRIC NAMES in idlescope(8))",
+			cli_error("--fail-if '%s': unknown metric '%s' (see METRIC NAMES in idlescope(1))",
 				  a[i].text, a[i].metric);
 			return EXIT_USAGE;
 		}

@@ -15,7 +15,7 @@
 #include "cpulist.h"
 #include "render.h"
 
-/* Exit codes (docs/idlescope.8). */
+/* Exit codes (docs/idlescope.1). */
 enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2, EXIT_ASSERT = 3 };
 
 struct common_opts {

@@ -32,7 +32,7 @@ static void usage(FILE *f)
 	fprintf(f, "Usage: idlescope COMMAND [OPTIONS] [-- COMMAND...]\n\nCommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
-	fprintf(f, "\n'idlescope COMMAND --help' lists a command's options; see idlescope(8).\n");
+	fprintf(f, "\n'idlescope COMMAND --help' lists a command's options; see idlescope(1).\n");
 }
 
 int main(int argc, char **argv)

@@ -96,7 +96,7 @@ load helpers
 	run make -C "$BATS_TEST_DIRNAME/../.." --no-print-directory install DESTDIR="$dest" PREFIX=/opt/is
 	[ "$status" -eq 0 ]
 	[ -x "$dest/opt/is/bin/idlescope" ]
-	[ -f "$dest/opt/is/share/man/man8/idlescope.8" ]
+	[ -f "$dest/opt/is/share/man/man1/idlescope.1" ]
 	run "$dest/opt/is/bin/idlescope" --version
 	[ "$status" -eq 0 ]
 }

@@ -2,7 +2,7 @@
 # Signals at random moments: runs idlescope RUNS times, each sent SIGINT,
 # SIGTERM or SIGHUP 1-1400 ms after it exec'd (start-up, BPF load and attach,
 # mid-run, output), and checks every run ended one of the two documented ways
-# (docs/idlescope.8, SIGNALS):
+# (docs/idlescope.1, SIGNALS):
 #   summary: complete output (JSON parses, interval lines numbered 1..n, the
 #            summary last), exit 0 (or the command's status with -- COMMAND);
 #   error:   nothing on stdout, exactly one line "idlescope: interrupted by
