@@ -20,9 +20,9 @@ static __always_inline void handle_idle_outcome(__u32 cpu, int index, int ret)
 	struct idle_state_stats *st;
 	__u32 key;
 
-	if (!idlepath_window_open(bpf_ktime_get_ns()) || index < 0 || index >= IS_MAX_STATES)
+	if (!idlepath_window_open(bpf_ktime_get_ns()) || index < 0 || (__u32)index >= state_slots)
 		return;
-	key = cpu * IS_MAX_STATES + (__u32)index;
+	key = cpu * state_slots + (__u32)index;
 	st = bpf_map_lookup_elem(&idle_stats, &key);
 	if (!st)
 		return;
@@ -32,9 +32,9 @@ static __always_inline void handle_idle_outcome(__u32 cpu, int index, int ret)
 	}
 	if (ret != index) {
 		st->fx_demoted++;
-		if (ret >= IS_MAX_STATES)
+		if ((__u32)ret >= state_slots)
 			return;
-		key = cpu * IS_MAX_STATES + (__u32)ret;
+		key = cpu * state_slots + (__u32)ret;
 		st = bpf_map_lookup_elem(&idle_stats, &key);
 		if (!st)
 			return;
