@@ -9,7 +9,9 @@
 #include <string.h>
 #include <time.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/capability.h>
 
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -300,6 +302,20 @@ static struct idlescope_bpf *open_skeleton(bool nofetch)
 	return obj;
 }
 
+/* Effective CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN (before 5.8): an
+ * EPERM at load then comes from the kernel, not from missing privileges. */
+static bool have_bpf_caps(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2] = { 0 };
+	uint64_t eff;
+
+	if (syscall(SYS_capget, &h, d))
+		return false;
+	eff = (uint64_t)d[1].effective << 32 | d[0].effective;
+	return (eff >> 21 & 1) || ((eff >> 38 & 1) && (eff >> 39 & 1)); /* SYS_ADMIN; PERFMON, BPF */
+}
+
 int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_opts *o,
 		      char *err, size_t errlen)
 {
@@ -413,7 +429,10 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 
 	if (idlescope_bpf__load(s->skel)) {
 		e = errno;
-		if (e == EPERM)
+		if (e == EPERM && have_bpf_caps())
+			snprintf(err, errlen, "the kernel refused a BPF program although CAP_BPF and "
+				 "CAP_PERFMON are held (lockdown, or its verifier; -v shows libbpf's log)");
+		else if (e == EPERM)
 			snprintf(err, errlen, "need CAP_BPF and CAP_PERFMON to load BPF programs (run as root)");
 		else if (e == EACCES)
 			snprintf(err, errlen, "this kernel's verifier refused a BPF program (-v shows libbpf's log)");
