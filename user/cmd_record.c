@@ -15,6 +15,7 @@
 #include "cpuidle_sysfs.h"
 #include "kernel_features.h"
 #include "idle_loader.h"
+#include "hotplug.h"
 #include "model.h"
 #include "render.h"
 #include "topology.h"
@@ -44,6 +45,8 @@ struct record {
 	struct idle_session sess;
 	struct cpulist sel;
 	struct window win;
+	struct hotplug hotplug; /* CPUs going offline and online in the window */
+	uint64_t *dev_id;       /* cpuidle_device_id() at the start */
 	uint64_t start;
 	uint64_t next_state_refresh;
 	FILE *out;
@@ -125,6 +128,31 @@ static void push_params(struct record *r, bool all_files)
 	}
 }
 
+/* Before the end snapshot, for each CPU hotplug took down and up: the same
+ * cpuidle device (counters kept) gets its re-created files opened again; a
+ * re-registered one (counters zeroed) or one offline now gets no delta. */
+static void reopen_hotplugged(struct record *r)
+{
+	for (int c = 0; c < r->topo.nr_possible; c++) {
+		if (!cpulist_has(&r->sel, c) || !hotplug_events(&r->hotplug, c))
+			continue;
+		if (!r->hotplug.cpu[c].offline_since && r->dev_id[c] &&
+		    cpuidle_device_id(c) == r->dev_id[c])
+			cpuidle_counters_reopen_cpu(&r->kfiles, c, &r->info[c]);
+		else
+			r->dev_id[c] = 0; /* see drop_reset_counters */
+	}
+}
+
+/* After the end snapshot: no delta for the CPUs reopen_hotplugged gave up on. */
+static void drop_reset_counters(struct record *r)
+{
+	for (int c = 0; c < r->topo.nr_possible; c++)
+		if (cpulist_has(&r->sel, c) && hotplug_events(&r->hotplug, c) && !r->dev_id[c])
+			for (int i = 0; i < IS_MAX_STATES; i++)
+				r->k_end[c * IS_MAX_STATES + i].valid = false;
+}
+
 /* Returns how long the snapshot took: periods ending meanwhile are on one
  * side of the window only. */
 static uint64_t read_counters(struct record *r, struct cpuidle_counters *k)
@@ -188,6 +216,7 @@ static void on_refresh(void *ctx, uint64_t now)
 	struct record *r = ctx;
 	bool all = now >= r->next_state_refresh;
 
+	hotplug_poll(&r->hotplug, now);
 	push_params(r, all);
 	if (all)
 		r->next_state_refresh = now + STATE_REFRESH_NS;
@@ -219,7 +248,7 @@ static int emit_summary(struct record *r, uint64_t start, uint64_t stop)
 {
 	struct window_capture w = { .start_ns = start, .stop_ns = stop, .info = r->info,
 				    .groups = r->groups.nr_groups ? &r->groups : NULL,
-				    .snapshot_ns = r->snapshot_ns,
+				    .snapshot_ns = r->snapshot_ns, .hotplug = &r->hotplug,
 				    .k_start = r->k_start, .k_end = r->k_end };
 	struct summary s = { .sys = r->sys, .topo = &r->topo, .idle_attach = r->sess.idle_attach,
 			     .freq_status = r->freq ? "ok" : "no cpufreq on this machine",
@@ -289,7 +318,8 @@ static int alloc_tables(struct record *r)
 	r->params = calloc(n, sizeof(*r->params));
 	r->k_start = calloc(n * IS_MAX_STATES, sizeof(*r->k_start));
 	r->k_end = calloc(n * IS_MAX_STATES, sizeof(*r->k_end));
-	return r->info && r->params && r->k_start && r->k_end ? 0 : -1;
+	r->dev_id = calloc(n, sizeof(*r->dev_id));
+	return r->info && r->params && r->k_start && r->k_end && r->dev_id ? 0 : -1;
 }
 
 int cmd_record(int argc, char **argv)
@@ -361,6 +391,8 @@ int cmd_record(int argc, char **argv)
 		if (!sysfs_read_u64(&khz, "devices/system/cpu/cpu%d/cpufreq/scaling_cur_freq", c))
 			idle_session_set_freq(&r.sess, c, (uint32_t)khz);
 	}
+	for (int c = 0; c < r.topo.nr_possible; c++)
+		r.dev_id[c] = cpulist_has(&r.sel, c) ? cpuidle_device_id(c) : 0;
 	if (cpuidle_counters_open(&r.kfiles, r.topo.nr_possible, &r.sel, r.info)) {
 		cli_error("out of memory");
 		goto cleanup;
@@ -382,6 +414,16 @@ int cmd_record(int argc, char **argv)
 	r.snapshot_ns = read_counters(&r, r.k_start);
 	start = idle_now_ns();
 	r.start = start;
+	{
+		struct cpulist online;
+
+		/* no online mask: no hotplug tracking (offline_ns stays 0) */
+		if (!hotplug_read_online(&online) &&
+		    hotplug_begin(&r.hotplug, r.topo.nr_possible, start, &online)) {
+			cli_error("out of memory");
+			goto cleanup;
+		}
+	}
 	r.next_state_refresh = start + STATE_REFRESH_NS;
 	idle_session_start(&r.sess, start);
 	if (r.o.interval_ns) {
@@ -396,7 +438,10 @@ int cmd_record(int argc, char **argv)
 
 	stop = idle_now_ns();
 	idle_session_stop(&r.sess, stop);
+	hotplug_poll(&r.hotplug, stop);
+	reopen_hotplugged(&r);
 	r.snapshot_ns += read_counters(&r, r.k_end);
+	drop_reset_counters(&r);
 	if (emit_summary(&r, start, stop))
 		goto cleanup;
 	ret = window_finish(&r.win, sig);
@@ -416,7 +461,9 @@ cleanup:
 	free(r.params);
 	free(r.k_start);
 	free(r.k_end);
+	free(r.dev_id);
 	groups_free(&r.groups);
+	hotplug_free(&r.hotplug);
 	topology_free(&r.topo);
 	return ret;
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -207,6 +208,39 @@ static int *counter_fd(const struct cpuidle_counter_files *f, int cpu, int state
 	return &f->fd[((size_t)cpu * IS_MAX_STATES + (size_t)state) * NR_CNT + (size_t)k];
 }
 
+static void open_cpu_counters(struct cpuidle_counter_files *f, int c, const struct cpuidle_cpu_info *info)
+{
+	for (int i = 0; i < info->nr_states; i++)
+		for (int k = 0; k < NR_CNT; k++) {
+			char path[256];
+			int *fd = counter_fd(f, c, i, k);
+
+			if (*fd >= 0)
+				close(*fd);
+			snprintf(path, sizeof(path), "%s/" CPU_DIR "/cpu%d/cpuidle/state%d/%s",
+				 sysfs_root(), c, i, counter_names[k]);
+			*fd = open(path, O_RDONLY | O_CLOEXEC);
+		}
+}
+
+int cpuidle_counters_reopen_cpu(struct cpuidle_counter_files *f, int cpu,
+				const struct cpuidle_cpu_info *info)
+{
+	if (!f->fd || cpu < 0 || cpu >= f->nr_cpus)
+		return -1;
+	open_cpu_counters(f, cpu, info);
+	return 0;
+}
+
+uint64_t cpuidle_device_id(int cpu)
+{
+	char path[256];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/" CPU_DIR "/cpu%d/cpuidle", sysfs_root(), cpu);
+	return stat(path, &st) ? 0 : (uint64_t)st.st_ino;
+}
+
 int cpuidle_counters_open(struct cpuidle_counter_files *f, int nr_cpus, const struct cpulist *sel,
 			  const struct cpuidle_cpu_info *info)
 {
@@ -219,16 +253,8 @@ int cpuidle_counters_open(struct cpuidle_counter_files *f, int nr_cpus, const st
 	for (size_t i = 0; i < n; i++)
 		f->fd[i] = -1;
 	for (int c = 0; c < nr_cpus; c++) {
-		if (!cpulist_has(sel, c))
-			continue;
-		for (int i = 0; i < info[c].nr_states; i++)
-			for (int k = 0; k < NR_CNT; k++) {
-				char path[256];
-
-				snprintf(path, sizeof(path), "%s/" CPU_DIR "/cpu%d/cpuidle/state%d/%s",
-					 sysfs_root(), c, i, counter_names[k]);
-				*counter_fd(f, c, i, k) = open(path, O_RDONLY | O_CLOEXEC);
-			}
+		if (cpulist_has(sel, c))
+			open_cpu_counters(f, c, &info[c]);
 	}
 	return 0;
 }

@@ -77,6 +77,15 @@ int cpuidle_counters_open(struct cpuidle_counter_files *f, int nr_cpus, const st
 /* Fills out[cpu * IS_MAX_STATES + state] for the opened files. */
 void cpuidle_counters_snapshot(const struct cpuidle_counter_files *f, struct cpuidle_counters *out);
 void cpuidle_counters_close(struct cpuidle_counter_files *f);
+/* Opens cpu's files again: hotplug re-creates the state directories, and
+ * the files opened before no longer read. Returns 0 or -1. */
+int cpuidle_counters_reopen_cpu(struct cpuidle_counter_files *f, int cpu,
+				const struct cpuidle_cpu_info *info);
+/* Identity (inode) of cpu's cpuidle directory, 0 if absent. It changes only
+ * when the device is unregistered and registered again, which also zeroes
+ * its counters (a driver's hotplug callback may do that: haltpoll does);
+ * enabling a device again (acpi_idle) keeps both. */
+uint64_t cpuidle_device_id(int cpu);
 /* Sets info->qos_limit_ns from a fresh global limit and the cached device one. */
 void cpuidle_apply_qos(struct cpuidle_cpu_info *info, uint64_t global_qos_ns);
 /* The BPF classification table for info. */

@@ -31,6 +31,10 @@ struct check_row {
 	bool fx_available;      /* fexit counts and sysfs rejected both present */
 	int64_t fx_entered_diff, fx_rejected_diff; /* fexit - kernel usage / rejected */
 	bool fx_ok;
+	/* CPU hotplug in the window and state index 1: default_idle_call()
+	 * periods while cpuidle was paused are traced as state 1 but not in
+	 * the kernel's counters, so BPF may only be above (lower bound only) */
+	bool lower_bound_only;
 };
 
 /* ncpus: CPUs summed into st (1, or the CPU count for totals). The edge

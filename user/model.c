@@ -41,7 +41,9 @@ static void kernel_delta(struct kernel_delta *d, const struct cpuidle_counters *
 			 const struct cpuidle_counters *b)
 {
 	memset(d, 0, sizeof(*d));
-	if (!a->valid || !b->valid)
+	/* a counter that went back was reset (a device re-registered by
+	 * hotplug): no delta rather than a wrapped one */
+	if (!a->valid || !b->valid || b->usage < a->usage || b->time_us < a->time_us)
 		return;
 	d->valid = true;
 	d->usage = b->usage - a->usage;
@@ -245,7 +247,7 @@ static void build_cpu(struct cpu_summary *cs, int cpu, const struct window_captu
 	const struct cpuidle_cpu_info *info = &w->info[cpu];
 	const struct idle_cpu_slot *slot = &w->raw->slots[cpu];
 	const struct idle_state_stats *raw = &w->raw->stats[cpu * IS_MAX_STATES];
-	uint64_t window = w->stop_ns - w->start_ns, idle;
+	uint64_t window = w->stop_ns - w->start_ns, idle, edge_end = w->stop_ns;
 
 	memset(cs, 0, sizeof(*cs));
 	cs->cpu = cpu;
@@ -307,12 +309,25 @@ static void build_cpu(struct cpu_summary *cs, int cpu, const struct window_captu
 	cs->bad_state = slot->bad_state;
 	if (slot->unmatched_exits && slot->first_exit_ns > w->start_ns)
 		cs->edge_idle_ns += slot->first_exit_ns - w->start_ns;
-	if (slot->enter_ns && slot->enter_ns < w->stop_ns) {
-		cs->idle_at_end = true;
-		cs->edge_idle_ns += w->stop_ns - (slot->enter_ns > w->start_ns ? slot->enter_ns
-									      : w->start_ns);
+	if (w->hotplug && w->hotplug->ok && cpu < w->hotplug->nr_cpus) {
+		const struct hotplug_cpu *hp = &w->hotplug->cpu[cpu];
+
+		cs->offline_ns = hotplug_offline_ns(w->hotplug, cpu, w->stop_ns);
+		if (cs->offline_ns > window)
+			cs->offline_ns = window;
+		cs->hotplug_events = hotplug_events(w->hotplug, cpu);
+		cs->offline_periods = hotplug_periods(w->hotplug, cpu);
+		/* an idle period cannot run on past the CPU going down */
+		if (hp->offline_since)
+			edge_end = hp->offline_since;
+		cs->online = !hp->offline_since;
 	}
-	idle = cs->idle_ns + cs->edge_idle_ns;
+	if (slot->enter_ns && slot->enter_ns < edge_end) {
+		cs->idle_at_end = true;
+		cs->edge_idle_ns += edge_end - (slot->enter_ns > w->start_ns ? slot->enter_ns
+									    : w->start_ns);
+	}
+	idle = cs->idle_ns + cs->edge_idle_ns + cs->offline_ns;
 	cs->busy_ns = idle < window ? window - idle : 0;
 	if (!cs->online)
 		cs->status = "offline";
@@ -551,6 +566,9 @@ static void build_totals(struct summary *s)
 		t->idle_ns += cs->idle_ns;
 		t->edge_idle_ns += cs->edge_idle_ns;
 		t->busy_ns += cs->busy_ns;
+		t->offline_ns += cs->offline_ns;
+		t->hotplug_events += cs->hotplug_events;
+		t->offline_periods += cs->offline_periods;
 		t->unmatched_exits += cs->unmatched_exits;
 		t->idle_at_end = t->idle_at_end || cs->idle_at_end;
 		t->bad_state += cs->bad_state;
@@ -560,6 +578,24 @@ static void build_totals(struct summary *s)
 		finish_state(&t->states[j]);
 		finish_lat(&t->wake.lat[j]);
 	}
+}
+
+/* A CPU hot-unplugged during the window: its gap, and a kernel cross-check
+ * lost with the cpuidle files the kernel re-created. */
+static void warn_hotplug(struct summary *s, const struct cpu_summary *cs)
+{
+	bool lost = false;
+
+	if (!cs->offline_periods)
+		return;
+	summary_warn(s, "CPU %d was offline for %.3f s (%u time%s) during the window", cs->cpu,
+		     (double)cs->offline_ns / 1e9, cs->offline_periods,
+		     cs->offline_periods == 1 ? "" : "s");
+	for (int i = 0; i < cs->nr_states; i++)
+		lost |= cs->states[i].classified && !cs->states[i].kernel.valid;
+	if (lost && cs->hotplug_events)
+		summary_warn(s, "CPU %d: no kernel cross-check: hotplug re-created or reset its "
+				"cpuidle counters", cs->cpu);
 }
 
 int summary_build(struct summary *s, const struct window_capture *w, const struct cpulist *sel)
@@ -583,6 +619,8 @@ int summary_build(struct summary *s, const struct window_capture *w, const struc
 		s->nr_cpus++;
 	}
 	s->cpu_out_of_range = w->raw->cpu_out_of_range;
+	for (int c = 0; w->hotplug && c < w->hotplug->nr_cpus; c++)
+		s->hotplug_seen |= hotplug_events(w->hotplug, c) != 0;
 	build_totals(s);
 	if (s->wake_enabled && build_wake_rows(s, w, sel))
 		return -ENOMEM;
@@ -619,6 +657,11 @@ int summary_build(struct summary *s, const struct window_capture *w, const struc
 	for (int c = 0; c < s->nr_cpus; c++)
 		if (strcmp(s->cpus[c].status, "ok"))
 			summary_warn(s, "CPU %d: %s", s->cpus[c].cpu, s->cpus[c].status);
+	for (int c = 0; c < s->nr_cpus; c++)
+		warn_hotplug(s, &s->cpus[c]);
+	if (s->hotplug_seen && strcmp(s->sys.driver, "none"))
+		summary_warn(s, "CPU hotplug paused cpuidle: default-idle periods count as state 1, "
+				"which the kernel's counters omit (its cross-check is a lower bound only)");
 	if (s->missing_events && s->missing_events[0])
 		summary_warn(s, "not on this kernel (skipped): %s", s->missing_events);
 	for (int c = 0; s->wake_enabled && c < s->nr_cpus; c++) {

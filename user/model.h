@@ -9,6 +9,7 @@
 #include "cpuidle_sysfs.h"
 #include "idle_loader.h"
 #include "groups.h"
+#include "hotplug.h"
 #include "topology.h"
 #include "wake_stats.h"
 
@@ -131,7 +132,10 @@ struct cpu_summary {
 	uint64_t entries;
 	uint64_t idle_ns;      /* completed periods inside the window */
 	uint64_t edge_idle_ns; /* idle at the window's edges (periods in flight) */
-	uint64_t busy_ns;      /* window - idle - edge idle */
+	uint64_t busy_ns;      /* window - idle - edge idle - offline */
+	uint64_t offline_ns;   /* hot-unplugged inside the window (polled) */
+	uint32_t hotplug_events; /* offline and online transitions seen */
+	uint32_t offline_periods; /* gaps: went offline, or offline at the start */
 	uint64_t unmatched_exits;
 	uint64_t bad_state;
 	bool idle_at_end;
@@ -177,6 +181,7 @@ struct summary {
 	uint64_t overutilized_ns;
 	int nr_freq_domains;
 	struct { char name[16]; char cpus[128]; int cpu; } freq_domains[64];
+	bool hotplug_seen; /* any CPU went offline or online in the window */
 	int nr_warnings;
 	char **warnings;
 };
@@ -190,6 +195,7 @@ struct window_capture {
 	const struct cpuidle_counters *k_start;  /* [nr_possible * IS_MAX_STATES] */
 	const struct cpuidle_counters *k_end;
 	const struct groups *groups;             /* NULL: no group rows */
+	const struct hotplug *hotplug;           /* NULL: not tracked */
 };
 
 /* Builds s for the CPUs in sel. Returns 0 or -ENOMEM. */

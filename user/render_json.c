@@ -88,6 +88,8 @@ static json_t *cpu_json(const struct cpu_summary *cs, uint64_t window, bool wake
 	json_object_set_new(o, "idle_ns", u64(cs->idle_ns));
 	json_object_set_new(o, "edge_idle_ns", u64(cs->edge_idle_ns));
 	json_object_set_new(o, "busy_ns", u64(cs->busy_ns));
+	json_object_set_new(o, "offline_ns", u64(cs->offline_ns));
+	json_object_set_new(o, "hotplug_events", json_integer(cs->hotplug_events));
 	json_object_set_new(o, "unmatched_exits", u64(cs->unmatched_exits));
 	json_object_set_new(o, "idle_at_end", json_boolean(cs->idle_at_end));
 	for (int i = 0; i < cs->nr_states; i++)
@@ -155,6 +157,7 @@ static json_t *check_row_json(const struct summary *s, int cpu, const struct sta
 						     : json_null());
 	json_object_set_new(o, "entries_diff", json_integer(r.entries_diff));
 	json_object_set_new(o, "entries_allowed", u64(r.entries_allowed));
+	json_object_set_new(o, "lower_bound_only", json_boolean(r.lower_bound_only));
 	json_object_set_new(o, "time_diff_ns", json_integer(r.time_diff_ns));
 	json_object_set_new(o, "bias_ns_per_period", json_real(r.bias_ns));
 	json_object_set_new(o, "ok", json_boolean(r.entries_ok && r.time_ok &&

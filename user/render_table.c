@@ -171,8 +171,9 @@ static void check_line(FILE *f, const struct summary *s, const char *who,
 	} else {
 		fprintf(f, " %19s %19s", "-", "-");
 	}
-	fprintf(f, " %8" PRIu64 "%s\n", st->kernel.rejected,
-		r.entries_ok && r.time_ok && (!r.miss_available || r.miss_ok) ? "" : "  <-- check");
+	fprintf(f, " %8" PRIu64 "%s%s\n", st->kernel.rejected,
+		r.entries_ok && r.time_ok && (!r.miss_available || r.miss_ok) ? "" : "  <-- check",
+		r.lower_bound_only ? "  (lower bound: hotplug)" : "");
 }
 
 /* fexit counts over every state of the totals: 0 entered, 1 rejected, 2 demoted. */
