@@ -427,8 +427,10 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 		s->skel->bss->start_ns = UINT64_MAX;
 	}
 
-	if (idlescope_bpf__load(s->skel)) {
-		e = errno;
+	e = idlescope_bpf__load(s->skel) ? errno : 0;
+	/* loaded (CO-RE relocated): the parsed kernel BTF is not needed any more */
+	features_release_btf();
+	if (e) {
 		if (e == EPERM && have_bpf_caps())
 			snprintf(err, errlen, "the kernel refused a BPF program although CAP_BPF and "
 				 "CAP_PERFMON are held (lockdown, or its verifier; -v shows libbpf's log)");

@@ -17,6 +17,22 @@
 static struct kernel_features feat;
 static bool probed;
 static struct btf *vmlinux;
+static bool vmlinux_failed;
+
+/* The kernel's BTF, parsed on first use: several MB, so sessions release it
+ * once their programs are loaded (features_release_btf) and a later
+ * question parses it again. */
+static struct btf *vmlinux_btf(void)
+{
+	if (!vmlinux && !vmlinux_failed) {
+		vmlinux = btf__load_vmlinux_btf();
+		if (libbpf_get_error(vmlinux)) {
+			vmlinux = NULL;
+			vmlinux_failed = true;
+		}
+	}
+	return vmlinux;
+}
 
 static bool env_set(const char *name)
 {
@@ -27,12 +43,12 @@ static bool env_set(const char *name)
 
 const struct btf *features_btf(void)
 {
-	return vmlinux;
+	return vmlinux_btf();
 }
 
 static bool btf_has(const char *name, int kind)
 {
-	return vmlinux && btf__find_by_name_kind(vmlinux, name, kind) > 0;
+	return vmlinux_btf() && btf__find_by_name_kind(vmlinux, name, kind) > 0;
 }
 
 bool features_has_func(const char *name)
@@ -73,7 +89,7 @@ static bool sched_switch_has_prev_state(void)
 	const struct btf_type *t;
 	int id;
 
-	if (!vmlinux)
+	if (!vmlinux_btf())
 		return false;
 	id = btf__find_by_name_kind(vmlinux, "btf_trace_sched_switch", BTF_KIND_TYPEDEF);
 	if (id <= 0)
@@ -119,7 +135,7 @@ static bool probe_tp_btf_scalar_ptr(void)
 	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_TRACE_RAW_TP);
 	int id, fd;
 
-	if (!vmlinux)
+	if (!vmlinux_btf())
 		return false;
 	id = btf__find_by_name_kind(vmlinux, "btf_trace_hrtimer_expire_entry", BTF_KIND_TYPEDEF);
 	if (id <= 0)
@@ -144,7 +160,7 @@ int features_probe_trace(const char *func, bool exit)
 	int id, fd, link, e;
 
 	features_get();
-	if (!vmlinux)
+	if (!vmlinux_btf())
 		return -ENOENT;
 	id = btf__find_by_name_kind(vmlinux, func, BTF_KIND_FUNC);
 	if (id <= 0)
@@ -200,10 +216,7 @@ const struct kernel_features *features_get(void)
 	if (probed)
 		return &feat;
 	probed = true;
-	vmlinux = btf__load_vmlinux_btf();
-	if (libbpf_get_error(vmlinux))
-		vmlinux = NULL;
-	feat.btf = vmlinux != NULL;
+	feat.btf = vmlinux_btf() != NULL;
 	feat.tp_btf = feat.btf && !env_set("IDLESCOPE_NO_TP_BTF");
 	feat.cpu_idle_miss = features_has_event("cpu_idle_miss");
 	feat.ipi_send_cpu = features_has_event("ipi_send_cpu");
@@ -234,10 +247,16 @@ bool features_lack_atomic_fetch(void)
 	return e && e != -EPERM;
 }
 
-void features_free(void)
+void features_release_btf(void)
 {
 	btf__free(vmlinux);
 	vmlinux = NULL;
+}
+
+void features_free(void)
+{
+	features_release_btf();
+	vmlinux_failed = false;
 	probed = false;
 	memset(&feat, 0, sizeof(feat));
 }

@@ -52,6 +52,9 @@ int features_probe_trace(const char *func, bool exit);
  * e.g. arm64 before 6.4) spelled out. */
 const char *features_strerror(int e);
 /* Frees the cached BTF. */
+/* Frees the parsed kernel BTF (several MB) and keeps the answers; a later
+ * BTF question parses it again. */
+void features_release_btf(void);
 void features_free(void);
 
 #endif

@@ -56,9 +56,9 @@ out.append("Resources per observer (medians over all runs). RSS and loader CPU t
            "sum every process of the observer (trace-cmd forks a recorder per CPU); BPF "
            "share is the observer's BPF run time over the workload's wall time times the "
            "CPU count; trace bytes/s is the file-based tools' output per second observed.\n")
-out.append("| observer | RSS (MB) | BPF map memory (KB) | start-up to attached (ms) "
+out.append("| observer | RSS (MB) | of it anonymous (MB) | BPF map memory (KB) | start-up to attached (ms) "
            "| BPF CPU share | loader CPU (s per run) | trace bytes/s |")
-out.append("|---|---|---|---|---|---|---|")
+out.append("|---|---|---|---|---|---|---|---|")
 
 def med(xs, f):
     return f(statistics.median(xs)) if xs else "n/a"
@@ -66,8 +66,9 @@ def med(xs, f):
 for o in observers:
     def col(key, pos=True):
         return [v for w in workloads for v in vals(w, o, key) if (v > 0 or not pos)]
-    out.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+    out.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
         o, med(col("rss_kb"), lambda m: "%.1f" % (m / 1024)),
+        med(col("rss_anon_kb"), lambda m: "%.1f" % (m / 1024)),
         med(col("map_bytes"), lambda m: "%.0f" % (m / 1024)),
         med(col("startup_ms"), lambda m: "%.0f" % m),
         med(col("bpf_share"), lambda m: "%.2f%%" % (100 * m)),
@@ -97,9 +98,12 @@ if a and b:
     checks.append(("idle handler <= 1.2x the floor's ns/event", "%.0f vs %.0f ns (%.1fx)" % (a, b, a / b), a <= 1.2 * b))
 sched = [p for p in ("tp_btf_sched_switch", "tp_btf_sched_wakeup", "tp_btf_sched_waking")
          if med_ns(full, p)]
+floor_wakeup = med_ns("floor", "floor_sched_wakeup")
 for p in sched:
     n = med_ns(full, p)
-    checks.append(("%s <= 80 ns/event" % p, "%.0f ns" % n, n <= 80))
+    checks.append(("%s <= 80 ns/event" % p, "%.0f ns%s" % (
+        n, " (the floor's own: %.0f ns)" % floor_wakeup if floor_wakeup and "wakeup" in p else ""),
+        n <= 80))
 mem = [v for w in workloads for v in vals(w, full, "map_bytes") if v > 0]
 if mem:
     m = statistics.median(mem) / 1024
@@ -107,7 +111,9 @@ if mem:
 rss = [v for w in workloads for v in vals(w, full, "rss_kb") if v > 0]
 if rss:
     m = statistics.median(rss) / 1024
-    checks.append(("RSS <= 3 MB", "%.1f MB" % m, m <= 3))
+    anon = [v for w in workloads for v in vals(w, full, "rss_anon_kb") if v > 0]
+    checks.append(("RSS <= 3 MB", "%.1f MB (anonymous %s)" % (
+        m, "%.1f MB" % (statistics.median(anon) / 1024) if anon else "n/a"), m <= 3))
 st = [v for w in workloads for v in vals(w, full, "startup_ms") if v > 0]
 if st:
     m = statistics.median(st)
@@ -128,6 +134,26 @@ out.append("|---|---|---|")
 for name, got, ok in checks:
     out.append("| %s | %s | %s |" % (name, got, "met" if ok else "**MISSED**"))
 out.append("")
+out.append("Why the idle-handler target is missed: the floor's `cpu_idle` handler reads the clock "
+           "and bumps one per-CPU counter. idlescope's does what the issue asks of it per idle "
+           "period: the period's state statistics and quarter-octave histogram bucket, the "
+           "kernel's above/below rule against the CPU's state table, the ideal-state matrix, "
+           "the wakeup attribution of the period that ended (its cause, timer lateness and "
+           "detail rows) and, with groups, a fetch-and-add on the group's shared counter so the "
+           "last CPU to go idle starts the group's all-idle period. Measured on this guest at the "
+           "end of session 1 (bpf_stats, free pipe): about 185 ns per run for the idle section "
+           "alone, +55 ns for wakeups and +70 ns for the shared group counter, whose cache line "
+           "moves between CPUs on every idle entry and exit; that transfer is the price of an "
+           "exact all-idle time. `--no-wakeups --topology none` is the cheapest exact "
+           "configuration (the `idlescope-idle` rows).\n")
+out.append("The scheduler-handler target is below what the floor's own `sched_wakeup` costs on "
+           "this guest (the stats' clock reads included). idlescope's `sched_wakeup` reads the "
+           "target CPU's slot, which that CPU writes at every idle entry and exit (a cross-CPU "
+           "cache miss), and reads the task (pid, comm) only when the target's wake still wants "
+           "its first wakee. RSS: most of it is the static binary's own file-backed pages (text, "
+           "and the embedded BPF object libbpf reads once at load); the anonymous column is the "
+           "process's own memory, after the parsed kernel BTF (several MB) is released once the "
+           "programs are loaded.\n")
 out.append("Notes: `perf bench sched pipe` left free on two CPUs is bimodal on this guest (about "
            "2.5 us per round trip when the scheduler keeps both tasks on one CPU, 30-70 us when "
            "they sit on two), so its ratios swing far past 1 either way; the pinned pipe and the "

@@ -125,10 +125,10 @@ observer_ready() { # kind -> attached/recording yet?
 	esac
 }
 
-session_rss_kb() { # session id -> summed VmRSS of its processes
-	local p t=0
+session_rss_kb() { # session id [field] -> summed VmRSS (or RssAnon) of its processes
+	local p t=0 f=${2:-VmRSS}
 	for p in $(pgrep -s "$1"); do
-		t=$(( t + $(awk '/VmRSS/ { print $2 }' "/proc/$p/status" 2>/dev/null || echo 0) ))
+		t=$(( t + $(awk -v f="$f:" '$1 == f { print $2 }' "/proc/$p/status" 2>/dev/null || echo 0) ))
 	done
 	echo "$t"
 }
@@ -171,8 +171,8 @@ stop_observer() { # kind -> OBS_SECONDS, TRACE_BYTES
 	restore_ftrace
 }
 
-echo -e "workload\tobserver\trep\tvalue\trss_kb\tmap_bytes\tstartup_ms\tprog\tns_per_event\tbpf_share\tloader_cpu_s\ttrace_bytes_s" > "$RESULTS"
-row() { echo -e "$1\t$2\t$3\t$4\t$5\t$6\t$7\t$8\t$9\t${10}\t${11}\t${12}" >> "$RESULTS"; }
+echo -e "workload\tobserver\trep\tvalue\trss_kb\tmap_bytes\tstartup_ms\tprog\tns_per_event\tbpf_share\tloader_cpu_s\ttrace_bytes_s\trss_anon_kb" > "$RESULTS"
+row() { echo -e "$1\t$2\t$3\t$4\t$5\t$6\t$7\t$8\t$9\t${10}\t${11}\t${12}\t${13:--}" >> "$RESULTS"; }
 for rep in $(seq "$REPS"); do
 	for w in "${WORKLOADS[@]}"; do
 		wname=${w%%|*}
@@ -201,6 +201,7 @@ for rep in $(seq "$REPS"); do
 			val=$(bash -c "$wcmd" 2>/dev/null | tail -1)
 			w1=$(date +%s%N)
 			rss=$(session_rss_kb "$OBS_PID")
+			anon=$(session_rss_kb "$OBS_PID" RssAnon)
 			ticks=$(cpu_ticks "$OBS_PID")
 			mem=0
 			[ "$kind" = bpf ] && mem=$(map_bytes)
@@ -214,8 +215,8 @@ for rep in $(seq "$REPS"); do
 			share=$(awk -v b="$bpf_ns" -v a="$w0" -v z="$w1" -v n="$NCPU" 'BEGIN { print b / ((z - a) * n) }')
 			join <(sort "$TMP/before") <(sort "$TMP/after") |
 				awk -v w="$wname" -v o="$oname" -v r="$rep" -v v="$val" \
-				'{ c = $4 - $2; t = $5 - $3; if (c > 0) printf "%s\t%s\t%s\t%s\t0\t0\t0\t%s\t%.0f\t-\t-\t-\n", w, o, r, v, $1, t / c }' >> "$RESULTS"
-			row "$wname" "$oname" "$rep" "$val" "${rss:-0}" "$mem" "$STARTUP_MS" - - "$share" "$loader_s" "$bytes_s"
+				'{ c = $4 - $2; t = $5 - $3; if (c > 0) printf "%s\t%s\t%s\t%s\t0\t0\t0\t%s\t%.0f\t-\t-\t-\t-\n", w, o, r, v, $1, t / c }' >> "$RESULTS"
+			row "$wname" "$oname" "$rep" "$val" "${rss:-0}" "$mem" "$STARTUP_MS" - - "$share" "$loader_s" "$bytes_s" "${anon:-0}"
 			echo "bench: rep $rep $wname under $oname: $val" >&2
 		done
 	done
