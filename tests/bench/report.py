@@ -69,7 +69,7 @@ for o in observers:
     out.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
         o, med(col("rss_kb"), lambda m: "%.1f" % (m / 1024)),
         med(col("rss_anon_kb"), lambda m: "%.1f" % (m / 1024)),
-        med(col("map_bytes"), lambda m: "%.0f" % (m / 1024)),
+        med(col("map_bytes"), lambda m: ("%.1f" if m < 10240 else "%.0f") % (m / 1024)),
         med(col("startup_ms"), lambda m: "%.0f" % m),
         med(col("bpf_share"), lambda m: "%.2f%%" % (100 * m)),
         med(col("loader_cpu_s", False), lambda m: "%.2f" % m),
