@@ -152,3 +152,38 @@ int cli_check_asserts(const struct common_opts *o, const json_t *doc,
 	metric_set_free(&m);
 	return ret;
 }
+
+char **cli_record_argv(const struct common_opts *o, const char *path, bool pass_cpus_verbose,
+		       char dur[32])
+{
+	int argc = 0, n = 0;
+	char **argv;
+
+	for (char **c = o->command; c && *c; c++)
+		n++;
+	if (!(argv = calloc((size_t)n + 16, sizeof(*argv))))
+		return NULL;
+	argv[argc++] = "idlescope";
+	argv[argc++] = "record";
+	argv[argc++] = "--format";
+	argv[argc++] = "json";
+	argv[argc++] = "-o";
+	argv[argc++] = (char *)path;
+	if (o->duration_ns) {
+		snprintf(dur, 32, "%lluns", (unsigned long long)o->duration_ns);
+		argv[argc++] = "-d";
+		argv[argc++] = dur;
+	}
+	if (pass_cpus_verbose && o->cpus_arg) {
+		argv[argc++] = "-C";
+		argv[argc++] = (char *)o->cpus_arg;
+	}
+	if (pass_cpus_verbose && o->verbose)
+		argv[argc++] = "-v";
+	if (o->command) {
+		argv[argc++] = "--";
+		for (char **c = o->command; *c; c++)
+			argv[argc++] = *c;
+	}
+	return argv;
+}

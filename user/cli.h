@@ -48,6 +48,11 @@ int cli_prepare(const struct common_opts *o, struct topology *t, struct cpulist 
  * cannot be evaluated. */
 int cli_check_asserts(const struct common_opts *o, const json_t *doc,
 		      int (*flatten)(const json_t *doc, struct metric_set *out), FILE *out);
+/* argv (NULL-terminated, free() it) to run `idlescope record --format json
+ * -o path` as a child with o's -d, -- COMMAND and, with pass_cpus_verbose,
+ * -C and -v; dur holds -d's text. NULL when out of memory. */
+char **cli_record_argv(const struct common_opts *o, const char *path, bool pass_cpus_verbose,
+		       char dur[32]);
 /* Prints "idlescope: <msg>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -150,32 +150,12 @@ static int build_variants(struct ab *a)
 static int run_record(struct ab *a, const char *path)
 {
 	char dur[32], **argv;
-	int argc = 0, st, n = 0;
+	int st;
 	pid_t pid;
 
-	for (char **c = a->o.command; c && *c; c++)
-		n++;
-	argv = calloc((size_t)n + 16, sizeof(*argv));
-	if (!argv)
+	/* ab takes no -C, and its runs stay quiet under -v */
+	if (!(argv = cli_record_argv(&a->o, path, false, dur)))
 		return -1;
-
-	argv[argc++] = "idlescope";
-	argv[argc++] = "record";
-	argv[argc++] = "--format";
-	argv[argc++] = "json";
-	argv[argc++] = "-o";
-	argv[argc++] = (char *)path;
-	if (a->o.duration_ns) {
-		snprintf(dur, sizeof(dur), "%lluns", (unsigned long long)a->o.duration_ns);
-		argv[argc++] = "-d";
-		argv[argc++] = dur;
-	}
-	if (a->o.command) {
-		argv[argc++] = "--";
-		for (char **c = a->o.command; *c; c++)
-			argv[argc++] = *c;
-	}
-	argv[argc] = NULL;
 	pid = fork();
 	if (pid == 0) {
 		execv("/proc/self/exe", argv);

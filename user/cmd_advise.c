@@ -134,35 +134,11 @@ static int run_record(const struct advise *a, const char *path)
 {
 	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
 	char dur[32], **argv;
-	int argc = 0, st, n = 0;
+	int st;
 	pid_t pid;
 
-	for (char **c = a->o.command; c && *c; c++)
-		n++;
-	if (!(argv = calloc((size_t)n + 16, sizeof(*argv))))
+	if (!(argv = cli_record_argv(&a->o, path, true, dur)))
 		return -1;
-	argv[argc++] = "idlescope";
-	argv[argc++] = "record";
-	argv[argc++] = "--format";
-	argv[argc++] = "json";
-	argv[argc++] = "-o";
-	argv[argc++] = (char *)path;
-	if (a->o.duration_ns) {
-		snprintf(dur, sizeof(dur), "%lluns", (unsigned long long)a->o.duration_ns);
-		argv[argc++] = "-d";
-		argv[argc++] = dur;
-	}
-	if (a->o.cpus_arg) {
-		argv[argc++] = "-C";
-		argv[argc++] = (char *)a->o.cpus_arg;
-	}
-	if (a->o.verbose)
-		argv[argc++] = "-v";
-	if (a->o.command) {
-		argv[argc++] = "--";
-		for (char **c = a->o.command; *c; c++)
-			argv[argc++] = *c;
-	}
 	/* Ctrl-C reaches record too (same process group) and ends its window;
 	 * a SIGTERM sent to us alone is passed on */
 	sigaction(SIGINT, &sa, &old_int);
