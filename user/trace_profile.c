@@ -231,17 +231,15 @@ static void json_reason(const json_error_t *je, char *err, size_t errlen)
 			*c = '?';
 }
 
-int trace_profile_parse(const char *text, size_t len, struct trace_profile *p, char *err,
-			size_t errlen)
+/* root as loaded by jansson (NULL: je says why) into p. */
+static int profile_from_json(json_t *root, const json_error_t *je, struct trace_profile *p,
+			     char *err, size_t errlen)
 {
-	json_error_t je;
-	json_t *root;
 	int r;
 
 	memset(p, 0, sizeof(*p));
-	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
 	if (!root) {
-		json_reason(&je, err, errlen);
+		json_reason(je, err, errlen);
 		return -1;
 	}
 	r = parse_root(root, p, err, errlen);
@@ -251,23 +249,21 @@ int trace_profile_parse(const char *text, size_t len, struct trace_profile *p, c
 	return r;
 }
 
+int trace_profile_parse(const char *text, size_t len, struct trace_profile *p, char *err,
+			size_t errlen)
+{
+	json_error_t je;
+
+	return profile_from_json(json_loadb(text, len, JSON_REJECT_DUPLICATES, &je), &je, p, err,
+				 errlen);
+}
+
 int trace_profile_load(const char *path, struct trace_profile *p, char *err, size_t errlen)
 {
 	json_error_t je;
-	json_t *root;
-	int r;
 
-	memset(p, 0, sizeof(*p));
-	root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-	if (!root) {
-		json_reason(&je, err, errlen);
-		return -1;
-	}
-	r = parse_root(root, p, err, errlen);
-	json_decref(root);
-	if (r)
-		trace_profile_free(p);
-	return r;
+	return profile_from_json(json_load_file(path, JSON_REJECT_DUPLICATES, &je), &je, p, err,
+				 errlen);
 }
 
 void trace_profile_free(struct trace_profile *p)
