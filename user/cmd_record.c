@@ -111,21 +111,8 @@ static const struct argp record_argp = { record_options, parse_opt, "[-- COMMAND
 
 static void push_params(struct record *r, bool all_files)
 {
-	uint64_t qos = cpuidle_global_qos_ns();
-
-	for (int c = 0; c < r->topo.nr_possible; c++) {
-		struct idle_params p;
-
-		if (all_files)
-			cpuidle_refresh_cpu(&r->sys, c, &r->info[c], qos);
-		else if (r->info[c].nr_states)
-			cpuidle_apply_qos(&r->info[c], qos); /* device files: next full pass */
-		cpuidle_to_params(&r->info[c], &p);
-		if (memcmp(&p, &r->params[c], sizeof(p))) {
-			idle_session_set_params(&r->sess, c, &p);
-			r->params[c] = p;
-		}
-	}
+	idle_session_push_cpuidle(&r->sess, &r->sys, r->info, r->params, r->topo.nr_possible,
+				  all_files);
 }
 
 /* Before the end snapshot, for each CPU hotplug took down and up: the same

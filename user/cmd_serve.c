@@ -107,21 +107,8 @@ static const struct argp serve_argp = { serve_options, parse_opt, NULL, doc, chi
 
 static void push_params(struct serve *r, bool all_files)
 {
-	uint64_t qos = cpuidle_global_qos_ns();
-
-	for (int c = 0; c < r->topo.nr_possible; c++) {
-		struct idle_params p;
-
-		if (all_files)
-			cpuidle_refresh_cpu(&r->sys, c, &r->info[c], qos);
-		else if (r->info[c].nr_states)
-			cpuidle_apply_qos(&r->info[c], qos);
-		cpuidle_to_params(&r->info[c], &p);
-		if (memcmp(&p, &r->params[c], sizeof(p))) {
-			idle_session_set_params(&r->sess, c, &p);
-			r->params[c] = p;
-		}
-	}
+	idle_session_push_cpuidle(&r->sess, &r->sys, r->info, r->params, r->topo.nr_possible,
+				  all_files);
 }
 
 /* What the model holds for a report, adjusted for counters that must not go
@@ -346,7 +333,8 @@ int cmd_serve(int argc, char **argv)
 	if (idle_session_open(&r.sess, r.topo.nr_possible,
 			      &(struct session_opts){ .wake = r.wake, .nr_groups = r.groups.nr_groups,
 						      .group_of = r.groups.group_of,
-						      .group_cpus = r.groups.cpus },
+						      .group_cpus = r.groups.cpus,
+						      .state_slots = cpuidle_state_slots(r.info, r.topo.nr_possible) },
 			      err, sizeof(err))) {
 		cli_error("%s", err);
 		goto cleanup;

@@ -111,18 +111,7 @@ static const struct argp top_argp = { options, parse_opt, NULL, doc, NULL, NULL,
 /* disable flags and PM QoS into the maps, as record does */
 static void push_params(struct top *t)
 {
-	uint64_t qos = cpuidle_global_qos_ns();
-
-	for (int c = 0; c < t->topo.nr_possible; c++) {
-		struct idle_params p;
-
-		cpuidle_refresh_cpu(&t->sys, c, &t->info[c], qos);
-		cpuidle_to_params(&t->info[c], &p);
-		if (memcmp(&p, &t->params[c], sizeof(p))) {
-			idle_session_set_params(&t->sess, c, &p);
-			t->params[c] = p;
-		}
-	}
+	idle_session_push_cpuidle(&t->sess, &t->sys, t->info, t->params, t->topo.nr_possible, true);
 }
 
 static void show(struct top *t)
@@ -344,7 +333,8 @@ int cmd_top(int argc, char **argv)
 	if (idle_session_open(&t.sess, t.topo.nr_possible,
 			      &(struct session_opts){ .wake = t.wake, .nr_groups = t.groups.nr_groups,
 						      .group_of = t.groups.group_of,
-						      .group_cpus = t.groups.cpus },
+						      .group_cpus = t.groups.cpus,
+						      .state_slots = cpuidle_state_slots(t.info, t.topo.nr_possible) },
 			      err, sizeof(err))) {
 		cli_error("%s", err);
 		goto cleanup;

@@ -17,6 +17,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "cpuidle_sysfs.h"
 #include "kernel_features.h"
 #include "idlescope.skel.h"
 #include "idlescope_nofetch.skel.h"
@@ -479,6 +480,27 @@ int idle_session_set_params(struct idle_session *s, int cpu, const struct idle_p
 	uint32_t key = (uint32_t)cpu;
 
 	return bpf_map_update_elem(bpf_map__fd(s->skel->maps.idle_params), &key, p, BPF_ANY);
+}
+
+void idle_session_push_cpuidle(struct idle_session *s, const struct cpuidle_system *sys,
+			       struct cpuidle_cpu_info *info, struct idle_params *prev, int n,
+			       bool all_files)
+{
+	uint64_t qos = cpuidle_global_qos_ns();
+
+	for (int c = 0; c < n; c++) {
+		struct idle_params p;
+
+		if (all_files)
+			cpuidle_refresh_cpu(sys, c, &info[c], qos);
+		else if (info[c].nr_states)
+			cpuidle_apply_qos(&info[c], qos); /* device files: next full pass */
+		cpuidle_to_params(&info[c], &p);
+		if (memcmp(&p, &prev[c], sizeof(p))) {
+			idle_session_set_params(s, c, &p);
+			prev[c] = p;
+		}
+	}
 }
 
 int idle_session_attach(struct idle_session *s, char *err, size_t errlen)

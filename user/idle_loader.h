@@ -108,6 +108,16 @@ int idle_session_read_stats(struct idle_session *s, struct idle_raw *out);
 void idle_raw_free(struct idle_raw *r);
 void idle_session_close(struct idle_session *s);
 
+struct cpuidle_system;
+struct cpuidle_cpu_info;
+/* The live sysfs tables of CPUs 0..n-1 into the params map: with all_files,
+ * disable flags and poll limits are read again, otherwise only PM QoS is
+ * applied. A CPU's map entry is written only when it differs from
+ * prev[cpu], which then holds it. */
+void idle_session_push_cpuidle(struct idle_session *s, const struct cpuidle_system *sys,
+			       struct cpuidle_cpu_info *info, struct idle_params *prev, int n,
+			       bool all_files);
+
 /* Before attach: cpu runs at khz (scaling_cur_freq), charged from the start. */
 int idle_session_set_freq(struct idle_session *s, int cpu, uint32_t khz);
 
