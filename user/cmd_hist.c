@@ -342,8 +342,7 @@ int cmd_hist(int argc, char **argv)
 	for (int c = 0; c < h.topo.nr_possible; c++)
 		cpuidle_read_cpu(&h.sys, c, &h.info[c], qos);
 
-	/* all IS_MAX_STATES slots (no state_slots): wakeup-latency keeps its
-	 * three parts in the state dimension */
+	so.state_slots = cpuidle_state_slots(h.info, h.topo.nr_possible);
 	so.hist_metric = h.m->id;
 	so.hist_unit_ns = h.unit_ns;
 	so.hist_linear_ns = h.linear_ns;

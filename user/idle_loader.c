@@ -343,6 +343,9 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 	bpf_map__set_max_entries(s->skel->maps.idle_params, (uint32_t)nr_cpus);
 	s->state_slots = o->state_slots > 0 && o->state_slots < IS_MAX_STATES ?
 			 (uint32_t)o->state_slots : IS_MAX_STATES;
+	/* wakeup-latency keeps its parts in the state dimension of hist_data */
+	if (o->hist_metric == HM_WAKEUP_LATENCY && s->state_slots < WP_NR_PARTS)
+		s->state_slots = WP_NR_PARTS;
 	s->skel->rodata->state_slots = s->state_slots;
 	bpf_map__set_max_entries(s->skel->maps.idle_stats, (uint32_t)nr_cpus * s->state_slots);
 	bpf_map__set_max_entries(s->skel->maps.wake_stats, (uint32_t)nr_cpus);

@@ -72,8 +72,9 @@ struct idle_raw {
 
 struct session_opts {
 	bool replay; /* load only the never-attached replay program */
-	/* Idle states per CPU the per-state maps hold (the most any CPU has);
-	 * 0 = IS_MAX_STATES. Events of deeper states count as bad states. */
+	/* Idle states per CPU the per-state maps hold (the most any CPU has;
+	 * at least the parts of hist wakeup-latency); 0 = IS_MAX_STATES.
+	 * Events of deeper states count as bad states. */
 	int state_slots;
 	bool wake;   /* wakeup attribution (interrupt-path programs) */
 	/* `idlescope hist` */
