@@ -256,6 +256,17 @@ teardown() {
 	done
 }
 
+host_profile() { # the replay profile of this machine, from its sysfs (cpu0's table for all)
+	local C=/sys/devices/system/cpu s sep=
+	printf '{"schema":"idlescope-profile/1","cpus":%d,"states":[' "$(ls -d $C/cpu[0-9]* | wc -l)"
+	for s in $C/cpu0/cpuidle/state[0-9]*; do
+		printf '%s{"name":"%s","exit_latency_us":%s,"target_residency_us":%s}' "$sep" \
+			"$(cat $s/name)" "$(cat $s/latency)" "$(cat $s/residency)"
+		sep=,
+	done
+	printf ']}\n'
+}
+
 usage_snapshot() { # out
 	local s
 	for s in /sys/devices/system/cpu/cpu[0-9]*/cpuidle/state[0-9]*; do
@@ -285,16 +296,7 @@ usage_snapshot() { # out
 	grep -q 'cpu_idle: state=' "$d/real.ftrace" ||
 		skip "ftrace recorded no cpu_idle event in 1 s (busy machine, or the tracer's loss)"
 	# the profile of this machine, from its sysfs
-	{
-		printf '{"schema":"idlescope-profile/1","cpus":%d,"states":[' "$(ls -d $C/cpu[0-9]* | wc -l)"
-		local s sep=
-		for s in $C/cpu0/cpuidle/state[0-9]*; do
-			printf '%s{"name":"%s","exit_latency_us":%s,"target_residency_us":%s}' "$sep" \
-				"$(cat $s/name)" "$(cat $s/latency)" "$(cat $s/residency)"
-			sep=,
-		done
-		printf ']}\n'
-	} > "$d/host.json"
+	host_profile > "$d/host.json"
 	run "$IDLESCOPE" replay --profile "$d/host.json" "$d/real.ftrace" --format json -o "$d/real.json"
 	[ "$status" -eq 0 ]
 	jq -e '.replay.garbled_lines == 0 and .replay.events > 0' "$d/real.json"
@@ -341,16 +343,7 @@ usage_snapshot() { # out
 	trace-cmd report -i "$d/tc.dat" > "$d/tc.txt" 2>/dev/null
 	grep -q 'cpu_idle:.*state=' "$d/tc.txt" ||
 		skip "trace-cmd recorded no cpu_idle event in 1 s (busy machine, or the tracer's loss)"
-	{
-		printf '{"cpus":%d,"states":[' "$(ls -d $C/cpu[0-9]* | wc -l)"
-		local s sep=
-		for s in $C/cpu0/cpuidle/state[0-9]*; do
-			printf '%s{"name":"%s","exit_latency_us":%s,"target_residency_us":%s}' "$sep" \
-				"$(cat $s/name)" "$(cat $s/latency)" "$(cat $s/residency)"
-			sep=,
-		done
-		printf ']}\n'
-	} > "$d/host.json"
+	host_profile > "$d/host.json"
 	run "$IDLESCOPE" replay --profile "$d/host.json" "$d/tc.txt" --format json -o "$d/tc.json"
 	[ "$status" -eq 0 ]
 	jq -e '.replay.format == "trace-cmd report" and .replay.garbled_lines == 0' "$d/tc.json"
