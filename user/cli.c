@@ -85,6 +85,37 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 const struct argp common_argp = { options, parse_opt, NULL, NULL, NULL, NULL, NULL };
 
+enum { OPT_NO_WAKEUPS = 0x280, OPT_TOPOLOGY };
+
+static const struct argp_option session_options[] = {
+	{ "no-wakeups", OPT_NO_WAKEUPS, NULL, 0,
+	  "Skip wakeup attribution (no interrupt-path programs, no wakeup metrics)", 0 },
+	{ "topology", OPT_TOPOLOGY, "SPEC", 0,
+	  "Group rows: sysfs (default), cluster, core, die, package, freq-domain, "
+	  "custom:0-3,4-7, or none", 0 },
+	{ 0 }
+};
+
+static error_t parse_session_opt(int key, char *arg, struct argp_state *state)
+{
+	const struct session_cli *sc = state->input;
+
+	switch (key) {
+	case OPT_NO_WAKEUPS:
+		*sc->wake = false;
+		break;
+	case OPT_TOPOLOGY:
+		*sc->topology = arg;
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+const struct argp session_argp = { session_options, parse_session_opt, NULL, NULL, NULL, NULL,
+				   NULL };
+
 int cli_resolve_cpus(const struct common_opts *o, const struct cpulist *possible,
 		     struct cpulist *sel)
 {

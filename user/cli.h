@@ -32,6 +32,15 @@ struct common_opts {
 
 extern const struct argp common_argp;
 
+/* --no-wakeups and --topology SPEC of the live commands (record, serve,
+ * top): an argp child whose input is a struct session_cli pointing at the
+ * command's own fields. */
+struct session_cli {
+	bool *wake;             /* cleared by --no-wakeups */
+	const char **topology;  /* set by --topology */
+};
+extern const struct argp session_argp;
+
 /* Resolves cpus_arg against the possible CPUs into sel (all when NULL).
  * Returns 0, or -1 after printing a usage error. */
 int cli_resolve_cpus(const struct common_opts *o, const struct cpulist *possible,

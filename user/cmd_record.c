@@ -31,6 +31,7 @@ struct record {
 	struct common_opts o;
 	bool wake; /* wakeup attribution (default on; --no-wakeups) */
 	const char *topology; /* --topology, NULL = sysfs */
+	struct session_cli sc; /* session_argp's view of the two above */
 	bool packing;
 	bool freq;         /* cpufreq present: frequency residency */
 	int assert_ret;    /* --fail-if: EXIT_OK, EXIT_ASSERT or EXIT_USAGE */
@@ -61,17 +62,12 @@ static const char doc[] =
 	"Runs for -d SECONDS, for the lifetime of COMMAND, or until Ctrl-C/SIGTERM; each prints "
 	"a complete summary. With COMMAND, its exit status is idlescope's.";
 
-enum { OPT_NO_WAKEUPS = 0x200, OPT_TOPOLOGY, OPT_PACKING };
+enum { OPT_PACKING = 0x200 };
 
 static const struct argp_option record_options[] = {
-	{ "no-wakeups", OPT_NO_WAKEUPS, NULL, 0,
-	  "Skip wakeup attribution (no interrupt-path programs)", 0 },
 	{ "packing", OPT_PACKING, NULL, 0,
 	  "Packing over the groups: busy-group timeline, spread time, cross-group wakeups, "
 	  "runtime per task and group (a shared counter: costs more per idle event)", 0 },
-	{ "topology", OPT_TOPOLOGY, "SPEC", 0,
-	  "Group rows: sysfs (default), cluster, core, die, package, freq-domain, "
-	  "custom:0-3,4-7, or none", 0 },
 	{ 0 }
 };
 
@@ -84,12 +80,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case ARGP_KEY_INIT:
 		state->child_inputs[0] = o;
-		break;
-	case OPT_NO_WAKEUPS:
-		r->wake = false;
-		break;
-	case OPT_TOPOLOGY:
-		r->topology = arg;
+		r->sc = (struct session_cli){ &r->wake, &r->topology };
+		state->child_inputs[1] = &r->sc;
 		break;
 	case OPT_PACKING:
 		r->packing = true;
@@ -105,7 +97,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static const struct argp_child children[] = { { &common_argp, 0, NULL, 0 }, { 0 } };
+static const struct argp_child children[] = { { &common_argp, 0, NULL, 0 },
+					       { &session_argp, 0, NULL, 0 }, { 0 } };
 static const struct argp record_argp = { record_options, parse_opt, "[-- COMMAND [ARGS...]]", doc, children,
 					 NULL, NULL };
 

@@ -30,6 +30,7 @@ struct serve {
 	struct listen_addr addr;
 	bool wake;
 	const char *topology; /* --topology, NULL = sysfs */
+	struct session_cli sc; /* session_argp's view of wake and topology */
 	struct groups groups;
 	struct topology topo;
 	struct cpuidle_system sys;
@@ -58,17 +59,12 @@ static const char doc[] =
 	"Runs until SIGINT/SIGTERM (or -d SECONDS), then detaches and exits 0. The metric "
 	"families are listed in docs/metrics.md.";
 
-enum { OPT_LISTEN = 0x300, OPT_NO_WAKEUPS, OPT_TOPOLOGY };
+enum { OPT_LISTEN = 0x300 };
 
 static const struct argp_option serve_options[] = {
 	{ "listen", OPT_LISTEN, "HOST:PORT", 0,
 	  "Listen on HOST:PORT (default " LISTEN_DEFAULT "; [::1]:PORT for IPv6, port 0 picks a "
 	  "free one)", 0 },
-	{ "no-wakeups", OPT_NO_WAKEUPS, NULL, 0,
-	  "Skip wakeup attribution (no wakeup and timer lateness metrics)", 0 },
-	{ "topology", OPT_TOPOLOGY, "SPEC", 0,
-	  "Group metrics: sysfs (default), cluster, core, die, package, freq-domain, "
-	  "custom:0-3,4-7, or none", 0 },
 	{ 0 }
 };
 
@@ -79,15 +75,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case ARGP_KEY_INIT:
 		state->child_inputs[0] = &r->o;
+		r->sc = (struct session_cli){ &r->wake, &r->topology };
+		state->child_inputs[1] = &r->sc;
 		break;
 	case OPT_LISTEN:
 		r->listen_arg = arg;
-		break;
-	case OPT_NO_WAKEUPS:
-		r->wake = false;
-		break;
-	case OPT_TOPOLOGY:
-		r->topology = arg;
 		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "serve takes no COMMAND ('%s')", arg);
@@ -102,7 +94,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static const struct argp_child children[] = { { &common_argp, 0, NULL, 0 }, { 0 } };
+static const struct argp_child children[] = { { &common_argp, 0, NULL, 0 },
+					       { &session_argp, 0, NULL, 0 }, { 0 } };
 static const struct argp serve_argp = { serve_options, parse_opt, NULL, doc, children, NULL, NULL };
 
 static void push_params(struct serve *r, bool all_files)

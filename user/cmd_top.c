@@ -31,6 +31,7 @@ struct top {
 	struct common_opts o; /* -d, -i, -C, -v: the shared vocabulary */
 	bool wake;
 	const char *topology;
+	struct session_cli sc; /* session_argp's view of wake and topology */
 	bool screen; /* full screen (stdin and stdout are terminals) */
 	struct topology topo;
 	struct cpulist sel;
@@ -56,17 +57,10 @@ static const char doc[] =
 	"scroll), otherwise one block of plain lines per interval. Runs until q, Ctrl-C, "
 	"SIGTERM or SIGHUP, or for -d SECONDS.";
 
-enum { OPT_NO_WAKEUPS = 0x200, OPT_TOPOLOGY };
-
 static const struct argp_option options[] = {
 	{ "interval", 'i', "SECONDS", 0, "Refresh every SECONDS (default 1)", 0 },
 	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS", 0 },
 	{ "cpus", 'C', "CPULIST", 0, "Show only these CPUs, e.g. 0-3,6", 0 },
-	{ "topology", OPT_TOPOLOGY, "SPEC", 0,
-	  "Group rows: sysfs (default), cluster, core, die, package, freq-domain, "
-	  "custom:0-3,4-7, or none", 0 },
-	{ "no-wakeups", OPT_NO_WAKEUPS, NULL, 0,
-	  "Skip wakeup attribution (no interrupt-path programs)", 0 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf's log", 0 },
 	{ 0 }
 };
@@ -76,6 +70,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	struct top *t = state->input;
 
 	switch (key) {
+	case ARGP_KEY_INIT:
+		t->sc = (struct session_cli){ &t->wake, &t->topology };
+		state->child_inputs[0] = &t->sc;
+		break;
 	case 'i':
 		if (parse_duration(arg, 1000000000ULL, &t->o.interval_ns) ||
 		    t->o.interval_ns < 100000000ULL)
@@ -87,12 +85,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case 'C':
 		t->o.cpus_arg = arg;
-		break;
-	case OPT_TOPOLOGY:
-		t->topology = arg;
-		break;
-	case OPT_NO_WAKEUPS:
-		t->wake = false;
 		break;
 	case 'v':
 		t->o.verbose = true;
@@ -106,7 +98,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static const struct argp top_argp = { options, parse_opt, NULL, doc, NULL, NULL, NULL };
+static const struct argp_child children[] = { { &session_argp, 0, NULL, 0 }, { 0 } };
+static const struct argp top_argp = { options, parse_opt, NULL, doc, children, NULL, NULL };
 
 /* disable flags and PM QoS into the maps, as record does */
 static void push_params(struct top *t)
