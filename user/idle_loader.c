@@ -637,35 +637,69 @@ static int detail_merge_last(struct idle_raw *out, int *cap, const struct wake_d
 	return 0;
 }
 
-/* Exact once the handlers stopped; while they run, a key moving from the
- * per-CPU last slot to the table between the two reads may be seen in both
- * or neither. */
+/* The per-CPU last-detail slots; -errno on failure. */
+static int read_last_slots(struct idle_session *s, struct wake_detail *last, uint32_t n)
+{
+	int fd = bpf_map__fd(s->skel->maps.wake_detail_last);
+
+	for (uint32_t k = 0; k < n; k++)
+		if (bpf_map_lookup_elem(fd, &k, &last[k]))
+			return -errno;
+	return 0;
+}
+
+/* Counts move from a last slot to the table only when its key changes: if
+ * no key changed around the table read, the slots read after it hold
+ * exactly what the table lacks. Live readers (top, intervals) retry the
+ * rare read a move overlapped; once the handlers stopped it is exact. */
 static int read_details(struct idle_session *s, struct idle_raw *out)
 {
 	int fd = bpf_map__fd(s->skel->maps.wake_details);
-	int last_fd = bpf_map__fd(s->skel->maps.wake_detail_last);
-	struct wake_detail_key key, next, *prev = NULL;
-	struct wake_detail last;
-	int cap = 0, err;
+	uint32_t n = (uint32_t)s->nr_cpus * WDETAIL_NR;
+	struct wake_detail *before, *after;
+	int cap = 0, err = 0;
 
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		struct wake_detail *d = detail_append(out, &cap);
+	before = calloc(n, sizeof(*before));
+	after = calloc(n, sizeof(*after));
+	if (!before || !after) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (int attempt = 0; attempt < 3; attempt++) {
+		struct wake_detail_key key, next, *prev = NULL;
+		bool moved = false;
 
-		if (!d)
-			return -ENOMEM;
-		d->key = next;
-		if (bpf_map_lookup_elem(fd, &next, &d->val) == 0)
-			out->nr_details++;
-		key = next;
-		prev = &key;
+		out->nr_details = 0;
+		if ((err = read_last_slots(s, before, n)))
+			goto out;
+		while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+			struct wake_detail *d = detail_append(out, &cap);
+
+			if (!d) {
+				err = -ENOMEM;
+				goto out;
+			}
+			d->key = next;
+			if (bpf_map_lookup_elem(fd, &next, &d->val) == 0)
+				out->nr_details++;
+			key = next;
+			prev = &key;
+		}
+		if ((err = read_last_slots(s, after, n)))
+			goto out;
+		for (uint32_t k = 0; k < n && !moved; k++)
+			moved = memcmp(&before[k].key, &after[k].key, sizeof(before[k].key)) ||
+				after[k].val.count < before[k].val.count;
+		if (!moved)
+			break;
 	}
-	for (uint32_t k = 0; k < (uint32_t)s->nr_cpus * WDETAIL_NR; k++) {
-		if (bpf_map_lookup_elem(last_fd, &k, &last))
-			return -errno;
-		if (last.val.count && (err = detail_merge_last(out, &cap, &last)))
-			return err;
-	}
-	return 0;
+	for (uint32_t k = 0; k < n; k++)
+		if (after[k].val.count && (err = detail_merge_last(out, &cap, &after[k])))
+			goto out;
+out:
+	free(before);
+	free(after);
+	return err;
 }
 
 static int read_groups(struct idle_session *s, struct idle_raw *out)
