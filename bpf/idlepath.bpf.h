@@ -14,13 +14,19 @@ static __always_inline bool idlepath_window_open(__u64 now_ns)
 }
 
 /* cpuidle_enter_state(dev, drv, index) returned ret on cpu: counted like the
- * kernel's usage (at the entered state) and rejected (at the requested one). */
+ * kernel's usage (at the entered state) and rejected (at the requested one).
+ * power:cpu_idle's exit fired just before, inside cpuidle_enter_state: the
+ * outcome counts when that period did, with no clock read of its own. */
 static __always_inline void handle_idle_outcome(__u32 cpu, int index, int ret)
 {
 	struct idle_state_stats *st;
+	struct idle_cpu_slot *slot;
 	__u32 key;
 
-	if (!idlepath_window_open(bpf_ktime_get_ns()) || index < 0 || (__u32)index >= state_slots)
+	if (index < 0 || (__u32)index >= state_slots)
+		return;
+	slot = bpf_map_lookup_elem(&idle_slots, &cpu);
+	if (!slot || !slot->last_counted)
 		return;
 	key = cpu * state_slots + (__u32)index;
 	st = bpf_map_lookup_elem(&idle_stats, &key);
