@@ -327,7 +327,12 @@ static void build_cpu(struct cpu_summary *cs, int cpu, const struct window_captu
 		cs->edge_idle_ns += edge_end - (slot->enter_ns > w->start_ns ? slot->enter_ns
 									    : w->start_ns);
 	}
-	idle = cs->idle_ns + cs->edge_idle_ns + cs->offline_ns;
+	/* offline time is polled (each edge within half a poll); idle time is
+	 * measured: where they overlap, the estimate gives way */
+	idle = cs->idle_ns + cs->edge_idle_ns;
+	if (cs->offline_ns > (idle < window ? window - idle : 0))
+		cs->offline_ns = idle < window ? window - idle : 0;
+	idle += cs->offline_ns;
 	cs->busy_ns = idle < window ? window - idle : 0;
 	if (!cs->online)
 		cs->status = "offline";

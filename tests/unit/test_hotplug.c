@@ -176,6 +176,21 @@ static void test_model_busy_excludes_offline(void **state)
 	/* 3000 - 200 - 50 - 2700 */
 	assert_int_equal(c->busy_ns, 50 * MS);
 	summary_free(&s);
+
+	/* measured idle 2800 ms: the polled estimate (2700 ms) overlaps it by
+	 * 550 ms and gives way, 3000 - 2800 - 50 = 150 ms offline, never busy
+	 * below 0 nor more than the window in all */
+	memset(&s, 0, sizeof(s));
+	snprintf(s.sys.driver, sizeof(s.sys.driver), "acpi_idle");
+	s.topo = &topo;
+	s.miss_attach = "tp_btf";
+	stats[1 * IS_MAX_STATES].time_ns = 2800 * MS;
+	assert_int_equal(summary_build(&s, &w, &sel), 0);
+	c = &s.cpus[1];
+	assert_int_equal(c->offline_ns, 150 * MS);
+	assert_int_equal(c->busy_ns, 0);
+	assert_int_equal(c->idle_ns + c->edge_idle_ns + c->offline_ns + c->busy_ns, 3000 * MS);
+	summary_free(&s);
 	hotplug_free(&h);
 }
 
