@@ -196,8 +196,10 @@ download_pkg() { # package arch -> path of its vmlinuz in the cache
 
 # Debian 11's 5.10 (the oldest kernel idlescope supports) through a private
 # apt state for bullseye (tests/lib/debian-apt.sh): the host's dpkg and apt
-# lists are not touched. -> $vmlinuz, or returns 1.
-bullseye_kernel() {
+# lists are not touched. Prints the vmlinuz path, or returns 1. Run in a
+# subshell: debian-apt.sh keeps its state in globals, which arm64's
+# bookworm state must keep.
+bullseye_kernel_path() {
 	local d=$cache/bullseye-apt pkg dir tmp
 	# shellcheck disable=SC2317 # called by debian-apt.sh
 	log() { say "$@"; }
@@ -224,7 +226,7 @@ bullseye_kernel() {
 		rm -rf "$tmp"
 		say "$pkg: downloaded from bullseye"
 	fi
-	vmlinuz=$(compgen -G "$dir/vmlinuz-*" | head -1)
+	compgen -G "$dir/vmlinuz-*" | head -1
 }
 
 kernel_path() { # series, package or path; arch -> $vmlinuz (no subshell: apt_updated sticks)
@@ -235,7 +237,7 @@ kernel_path() { # series, package or path; arch -> $vmlinuz (no subshell: apt_up
 		return
 	fi
 	if [ "$k" = 5.10 ]; then
-		bullseye_kernel && return
+		vmlinuz=$(bullseye_kernel_path) && [ -n "$vmlinuz" ] && return
 		vmlinuz=$(cached_series 'linux-image-5.10.*-amd64' "$a")
 		[ -n "$vmlinuz" ] && say "5.10: using cached $vmlinuz"
 		[ -n "$vmlinuz" ]
@@ -378,7 +380,7 @@ boot_arm64() { # vmlinuz log
 kernel_arch() {
 	case $1 in
 	6.1 | 6.12) echo any ;;
-	5.10) echo x86_64 ;; # bullseye's amd64 kernel (bullseye_kernel)
+	5.10) echo x86_64 ;; # bullseye's amd64 kernel (bullseye_kernel_path)
 	linux-image-*arm64*) echo arm64 ;;
 	linux-image-*) echo x86_64 ;;
 	*)
