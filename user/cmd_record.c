@@ -416,10 +416,12 @@ int cmd_record(int argc, char **argv)
 
 	sig = window_wait(&r.win, start, &ticks);
 
+	/* the last hotplug poll before stop: between stop and the counter read
+	 * only the read itself may pass, which the edge allowance measures */
+	hotplug_poll(&r.hotplug, idle_now_ns());
+	reopen_hotplugged(&r);
 	stop = idle_now_ns();
 	idle_session_stop(&r.sess, stop);
-	hotplug_poll(&r.hotplug, stop);
-	reopen_hotplugged(&r);
 	r.snapshot_ns += read_counters(&r, r.k_end);
 	drop_reset_counters(&r);
 	if (emit_summary(&r, start, stop))
