@@ -507,12 +507,17 @@ check_hotplug() {
 	fi
 	if [ "$ev" = 2 ]; then ok "hotplug: CPU 3 hotplug_events 2"; else fail "hotplug: CPU 3 hotplug_events $ev, want 2"; fi
 	sum=$((${5:-0} + ${6:-0} + ${7:-0} + off))
-	if [ "${7:-0}" -gt 0 ] && [ "$sum" = "$dur" ]; then
+	# busy may be 0 only where the polled offline estimate gave way to
+	# measured idle time (metrics.md, CPU hotplug): the sum still equals the window
+	if [ "$sum" = "$dur" ]; then
 		ok "hotplug: CPU 3 idle + edge + busy + offline = the window ($dur ns)"
 	else
 		fail "hotplug: CPU 3 idle + edge + busy + offline $sum != window $dur (busy ${7:-?})"
 	fi
-	others=$(awk -v d="$dur" '$1 == "CPU" && $2 != 3 && ($3 != 0 || $4 != 0 || $5 + $6 + $7 != d) { print $2 }' /tmp/hp.vals | paste -sd' ' -)
+	# a period that began before the window counts whole at its exit, like
+	# the kernel's usage (metrics.md): idle may then pass the window, busy 0
+	others=$(awk -v d="$dur" '$1 == "CPU" && $2 != 3 && ($3 != 0 || $4 != 0 ||
+		($5 + $6 + $7 != d && !($7 == 0 && $5 + $6 > d))) { print $2 }' /tmp/hp.vals | paste -sd' ' -)
 	if [ -z "$others" ] && [ "$(grep -c '^CPU ' /tmp/hp.vals)" = 4 ]; then
 		ok "hotplug: CPUs 0-2 no offline time, idle + edge + busy = the window"
 	else
