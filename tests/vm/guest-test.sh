@@ -438,6 +438,52 @@ else
 fi
 # --- end of portability ------------------------------------------------------
 
+# --- descriptors (issue 11): record's files do not grow with CPUs x states --
+# A 64-vCPU guest ran out of its 1024 descriptors while the cross-check kept 5
+# sysfs counter files open per CPU and state. Oracle: /proc/PID/fd of record
+# while its command runs (the command's parent), with every CPU and with -C 0:
+# the difference stays under one per further CPU and state (the old files were
+# 5 each). Then record under a soft limit of 64 below a higher hard one (it
+# raises the soft limit to the hard one, as the libbpf tools do) and under a
+# hard limit of the -C 0 count + 16 (nothing to raise: the other CPUs' states
+# must need no descriptors), each with the cross-check's counters read (a
+# verdict other than "unavailable": agreement is judged in section 2).
+# shellcheck disable=SC2016 # the command's own $PPID
+record_fds() { # record options...
+	rm -f /tmp/fd.n
+	idlescope record "$@" --format json -o /tmp/fd.json -- \
+		sh -c 'ls /proc/$PPID/fd | wc -l >/tmp/fd.n' 2>/tmp/fd.err
+	cat /tmp/fd.n 2>/dev/null || echo 0
+}
+check_fds() {
+	ncpu=$(ls -d /sys/devices/system/cpu/cpu[0-9]* | wc -l)
+	nst=$(ls -d /sys/devices/system/cpu/cpu0/cpuidle/state[0-9]* 2>/dev/null | wc -l)
+	all=$(record_fds)
+	one=$(record_fds -C 0)
+	echo "INFO descriptors of a running record: $all with $ncpu CPUs, $one with -C 0 ($nst states per CPU)"
+	if [ "$one" -gt 0 ] && [ "$nst" -gt 0 ] && [ $((all - one)) -lt $((nst * (ncpu - 1))) ]; then
+		ok "record's descriptors do not grow with CPUs x states ($all vs $one with -C 0)"
+	else
+		fail "record's descriptors: $all with $ncpu CPUs vs $one with -C 0, $nst states per CPU"
+		indent /tmp/fd.err
+	fi
+	for lim in "-S -n 64" "-S -n $((one + 16)) -H -n $((one + 16))"; do
+		# shellcheck disable=SC2086 # the ulimit options
+		(ulimit $lim && idlescope record -d 1 --format json -o /tmp/fl.json) 2>/tmp/fl.err
+		rc=$?
+		v=$(sed -n '/"kernel_check": {/,/"verdict"/s/^ *"verdict": "\(.*\)",*$/\1/p' /tmp/fl.json 2>/dev/null)
+		if [ "$rc" = 0 ] && [ -n "$v" ] && [ "$v" != unavailable ]; then
+			ok "record under ulimit $lim: exit 0, cross-check verdict $v"
+		else
+			fail "record under ulimit $lim: exit $rc, cross-check verdict '${v:-none}'"
+			indent /tmp/fl.err
+		fi
+		rm -f /tmp/fl.json
+	done
+}
+check_fds
+# --- end of descriptors ------------------------------------------------------
+
 # --- hotplug (issue 7): CPU 3 offline for 1 s inside a record window -------
 # The command reads CPU 3's sysfs usage+rejected per state, takes the CPU down,
 # sleeps 1 s, brings it back and reads them again, all inside the window (the
