@@ -24,6 +24,13 @@ assert_cross_check_complete() { # output
 	fi
 }
 
+# The median of a cyclictest --histfile histogram (one thread, buckets of
+# 1 us), in us, of the samples inside it; empty without any.
+cyclictest_median_us() { # histfile
+	awk '/^#/ || NF < 2 { next } { n[$1 + 0] = $2 + 0; t += $2; if ($1 + 0 > m) m = $1 + 0 }
+		END { for (i = 0; i <= m && t; i++) { c += n[i]; if (c >= t / 2) { print i; exit } } }' "$1"
+}
+
 require_idle_miss() {
 	[ "$(jq -r '.events.cpu_idle_miss' "$1")" != null ] || skip "kernel lacks power:cpu_idle_miss"
 }
