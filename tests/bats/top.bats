@@ -248,7 +248,7 @@ nstates() { # cpu
 	hz=${hz:-1000} # unknown: the highest CONFIG_HZ there is
 	local wakers
 	wakers=$(echo "$output" | awk '/TOP WAKERS/ { n = 0; delete r } { r[++n] = $0 } END { for (i = 1; i <= n; i++) print r[i] }')
-	tick=$(echo "$wakers" | awk '$3 == "timer" && $4 ~ /^tick_(nohz_handler|sched_timer)$/ { print $1; exit }')
+	tick=$(echo "$wakers" | awk '$3 == "timer" && $4 ~ /^tick_(nohz_handler|nohz_highres_handler|sched_timer)$/ { print $1; exit }')
 	tick=${tick:-0}
 	# cyclictest's thread as the first task woken in a wake (the busiest
 	# cyclictest[tid] wakee row; the main thread has its own)
