@@ -5,6 +5,7 @@
 # free pair on one CPU for a whole run. Both sides are a copy of dash named
 # pp-side, so their runtime is found by comm.
 # usage: pingpong.sh CPU_A CPU_B N
+# shellcheck disable=SC2016 # the sides' scripts expand their own $1 $2 $3
 set -eu
 a=$1 b=$2 n=$3
 dir=$(mktemp -d)

@@ -474,8 +474,9 @@ record_fds() { # record options...
 	cat /tmp/fd.n 2>/dev/null || echo 0
 }
 check_fds() {
-	ncpu=$(ls -d /sys/devices/system/cpu/cpu[0-9]* | wc -l)
-	nst=$(ls -d /sys/devices/system/cpu/cpu0/cpuidle/state[0-9]* 2>/dev/null | wc -l)
+	ncpu=0 nst=0
+	for c in /sys/devices/system/cpu/cpu[0-9]*; do [ -d "$c" ] && ncpu=$((ncpu + 1)); done
+	for st in /sys/devices/system/cpu/cpu0/cpuidle/state[0-9]*; do [ -d "$st" ] && nst=$((nst + 1)); done
 	all=$(record_fds)
 	one=$(record_fds -C 0)
 	echo "INFO descriptors of a running record: $all with $ncpu CPUs, $one with -C 0 ($nst states per CPU)"
