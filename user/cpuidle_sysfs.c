@@ -203,35 +203,6 @@ void cpuidle_to_params(const struct cpuidle_cpu_info *info, struct idle_params *
 enum { CNT_USAGE, CNT_TIME, CNT_ABOVE, CNT_BELOW, CNT_REJECTED, NR_CNT };
 static const char *const counter_names[NR_CNT] = { "usage", "time", "above", "below", "rejected" };
 
-static int *counter_fd(const struct cpuidle_counter_files *f, int cpu, int state, int k)
-{
-	return &f->fd[((size_t)cpu * IS_MAX_STATES + (size_t)state) * NR_CNT + (size_t)k];
-}
-
-static void open_cpu_counters(struct cpuidle_counter_files *f, int c, const struct cpuidle_cpu_info *info)
-{
-	for (int i = 0; i < info->nr_states; i++)
-		for (int k = 0; k < NR_CNT; k++) {
-			char path[256];
-			int *fd = counter_fd(f, c, i, k);
-
-			if (*fd >= 0)
-				close(*fd);
-			snprintf(path, sizeof(path), "%s/" CPU_DIR "/cpu%d/cpuidle/state%d/%s",
-				 sysfs_root(), c, i, counter_names[k]);
-			*fd = open(path, O_RDONLY | O_CLOEXEC);
-		}
-}
-
-int cpuidle_counters_reopen_cpu(struct cpuidle_counter_files *f, int cpu,
-				const struct cpuidle_cpu_info *info)
-{
-	if (!f->fd || cpu < 0 || cpu >= f->nr_cpus)
-		return -1;
-	open_cpu_counters(f, cpu, info);
-	return 0;
-}
-
 uint64_t cpuidle_device_id(int cpu)
 {
 	char path[256];
@@ -241,32 +212,62 @@ uint64_t cpuidle_device_id(int cpu)
 	return stat(path, &st) ? 0 : (uint64_t)st.st_ino;
 }
 
-int cpuidle_counters_open(struct cpuidle_counter_files *f, int nr_cpus, const struct cpulist *sel,
-			  const struct cpuidle_cpu_info *info)
+/* Notes cpu's state count and device: a snapshot reads no other states and
+ * nothing from a device registered since. */
+static void track_cpu(struct cpuidle_counter_files *f, int cpu, const struct cpuidle_cpu_info *info)
 {
-	size_t n = (size_t)nr_cpus * IS_MAX_STATES * NR_CNT;
+	f->nr_states[cpu] = info->nr_states;
+	f->dev_id[cpu] = info->nr_states ? cpuidle_device_id(cpu) : 0;
+}
 
-	f->nr_cpus = nr_cpus;
-	f->fd = malloc(n * sizeof(*f->fd));
-	if (!f->fd)
+int cpuidle_counters_reopen_cpu(struct cpuidle_counter_files *f, int cpu,
+				const struct cpuidle_cpu_info *info)
+{
+	if (!f->nr_states || cpu < 0 || cpu >= f->nr_cpus)
 		return -1;
-	for (size_t i = 0; i < n; i++)
-		f->fd[i] = -1;
-	for (int c = 0; c < nr_cpus; c++) {
-		if (cpulist_has(sel, c))
-			open_cpu_counters(f, c, &info[c]);
-	}
+	track_cpu(f, cpu, info);
 	return 0;
 }
 
-static bool pread_u64(int fd, uint64_t *out)
+int cpuidle_counters_open(struct cpuidle_counter_files *f, int nr_cpus, const struct cpulist *sel,
+			  const struct cpuidle_cpu_info *info)
 {
-	char buf[32], *end;
-	ssize_t n;
+	char path[256];
 
+	f->nr_cpus = nr_cpus;
+	f->root_fd = -1;
+	f->nr_states = calloc((size_t)(nr_cpus > 0 ? nr_cpus : 1), sizeof(*f->nr_states));
+	f->dev_id = calloc((size_t)(nr_cpus > 0 ? nr_cpus : 1), sizeof(*f->dev_id));
+	if (!f->nr_states || !f->dev_id) {
+		cpuidle_counters_close(f);
+		return -1;
+	}
+	/* Without the directory no counter reads: the same as absent files. */
+	snprintf(path, sizeof(path), "%s/" CPU_DIR, sysfs_root());
+	f->root_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	for (int c = 0; c < nr_cpus; c++)
+		if (cpulist_has(sel, c))
+			track_cpu(f, c, &info[c]);
+	return 0;
+}
+
+/* Opens, reads and closes one counter: the open file is only held for the
+ * read, so a snapshot needs one descriptor whatever the CPU count. */
+static bool read_counter(const struct cpuidle_counter_files *f, int cpu, int state, int k,
+			 uint64_t *out)
+{
+	char path[96], buf[32], *end;
+	ssize_t n;
+	int fd;
+
+	if (f->root_fd < 0)
+		return false;
+	snprintf(path, sizeof(path), "cpu%d/cpuidle/state%d/%s", cpu, state, counter_names[k]);
+	fd = openat(f->root_fd, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return false;
-	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
 	if (n <= 0)
 		return false;
 	buf[n] = '\0';
@@ -282,28 +283,39 @@ void cpuidle_counters_snapshot(const struct cpuidle_counter_files *f, struct cpu
 			struct cpuidle_counters *o = &out[c * IS_MAX_STATES + i];
 
 			memset(o, 0, sizeof(*o));
-			o->valid = pread_u64(*counter_fd(f, c, i, CNT_USAGE), &o->usage);
+			o->valid = i < f->nr_states[c] && read_counter(f, c, i, CNT_USAGE, &o->usage);
 		}
-	for (int c = 0; c < f->nr_cpus; c++)
-		for (int i = 0; i < IS_MAX_STATES; i++) {
+	for (int c = 0; c < f->nr_cpus; c++) {
+		bool any = false;
+
+		for (int i = 0; i < f->nr_states[c]; i++) {
 			struct cpuidle_counters *o = &out[c * IS_MAX_STATES + i];
 
 			if (!o->valid)
 				continue;
-			o->valid = pread_u64(*counter_fd(f, c, i, CNT_TIME), &o->time_us);
-			o->has_miss_counters = pread_u64(*counter_fd(f, c, i, CNT_ABOVE), &o->above) &&
-					       pread_u64(*counter_fd(f, c, i, CNT_BELOW), &o->below);
-			o->has_rejected = pread_u64(*counter_fd(f, c, i, CNT_REJECTED), &o->rejected);
+			o->valid = read_counter(f, c, i, CNT_TIME, &o->time_us);
+			o->has_miss_counters = read_counter(f, c, i, CNT_ABOVE, &o->above) &&
+					       read_counter(f, c, i, CNT_BELOW, &o->below);
+			o->has_rejected = read_counter(f, c, i, CNT_REJECTED, &o->rejected);
+			any |= o->valid;
 		}
+		/* A device registered again since the open (its counters began
+		 * at 0) reads nothing until reopened, as kept files would: ids
+		 * are not reused, so an equal one after the reads means all of
+		 * them came from the tracked device. */
+		if (any && cpuidle_device_id(c) != f->dev_id[c])
+			for (int i = 0; i < IS_MAX_STATES; i++)
+				out[c * IS_MAX_STATES + i].valid = false;
+	}
 }
 
 void cpuidle_counters_close(struct cpuidle_counter_files *f)
 {
-	size_t n = (size_t)f->nr_cpus * IS_MAX_STATES * NR_CNT;
-
-	for (size_t i = 0; f->fd && i < n; i++)
-		if (f->fd[i] >= 0)
-			close(f->fd[i]);
-	free(f->fd);
-	f->fd = NULL;
+	if (f->nr_states && f->root_fd >= 0)
+		close(f->root_fd);
+	free(f->nr_states);
+	free(f->dev_id);
+	f->nr_states = NULL;
+	f->dev_id = NULL;
+	f->root_fd = -1;
 }

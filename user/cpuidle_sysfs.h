@@ -63,22 +63,28 @@ void cpuidle_refresh_cpu(const struct cpuidle_system *sys, int cpu, struct cpuid
 			 uint64_t global_qos_ns);
 void cpuidle_read_counters(int cpu, int nr_states, struct cpuidle_counters *out);
 
-/* The same counters for many CPUs through files kept open, so a snapshot is
- * a burst of preads: usage of every state first, then the rest. That keeps
- * the window edges (periods ending while we read) small. */
+/* The same counters for many CPUs, read as a burst: usage of every state
+ * first, then the rest. That keeps the window edges (periods ending while we
+ * read) small. Only the cpu root directory stays open (each counter is
+ * opened for its read), so the descriptors do not grow with CPUs x states. */
 struct cpuidle_counter_files {
 	int nr_cpus;
-	int *fd; /* [cpu][state][counter] */
+	int root_fd;      /* <sysfs>/devices/system/cpu, -1 if absent */
+	int *nr_states;   /* [cpu] states read, 0 = not selected */
+	uint64_t *dev_id; /* [cpu] cpuidle_device_id() when opened */
 };
 
-/* Opens the files of the CPUs in sel (info gives each CPU's state count). */
+/* Starts reading the CPUs in sel (info gives each CPU's state count).
+ * Returns 0 or -1 (out of memory). */
 int cpuidle_counters_open(struct cpuidle_counter_files *f, int nr_cpus, const struct cpulist *sel,
 			  const struct cpuidle_cpu_info *info);
-/* Fills out[cpu * IS_MAX_STATES + state] for the opened files. */
+/* Fills out[cpu * IS_MAX_STATES + state] for the opened CPUs. A CPU whose
+ * cpuidle device was registered again since (counters zeroed) reads as
+ * invalid until reopened. */
 void cpuidle_counters_snapshot(const struct cpuidle_counter_files *f, struct cpuidle_counters *out);
 void cpuidle_counters_close(struct cpuidle_counter_files *f);
-/* Opens cpu's files again: hotplug re-creates the state directories, and
- * the files opened before no longer read. Returns 0 or -1. */
+/* Accepts cpu's current device and state table: after hotplug, when the
+ * caller has judged the counters still comparable. Returns 0 or -1. */
 int cpuidle_counters_reopen_cpu(struct cpuidle_counter_files *f, int cpu,
 				const struct cpuidle_cpu_info *info);
 /* Identity (inode) of cpu's cpuidle directory, 0 if absent. It changes only

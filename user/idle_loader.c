@@ -18,6 +18,7 @@
 #include <bpf/libbpf.h>
 
 #include "cpuidle_sysfs.h"
+#include "fdlimit.h"
 #include "kernel_features.h"
 #include "idlescope.skel.h"
 #include "idlescope_nofetch.skel.h"
@@ -333,6 +334,7 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 	s->path_from = o->path_from;
 	s->path_to = o->path_to;
 	libbpf_set_print(libbpf_print);
+	fdlimit_raise();
 	/* replay runs on the analysing machine's kernel too */
 	s->skel = open_skeleton(!o->replay ? features_lack_atomic_fetch() : false);
 	if (!s->skel) {

@@ -12,6 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fdlimit.h"
+
 static int check_exec(const char *path)
 {
 	struct stat st;
@@ -78,6 +80,7 @@ int workload_start(struct workload *w, char *const argv[], const sigset_t *child
 		close(gate[1]);
 		close(errp[0]);
 		sigprocmask(SIG_SETMASK, child_mask, NULL);
+		fdlimit_restore();
 		/* EOF on the gate: the parent has attached (or died). */
 		while (read(gate[0], &c, 1) < 0 && errno == EINTR)
 			;

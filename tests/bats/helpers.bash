@@ -10,6 +10,27 @@ require_cpuidle_driver() {
 	[ "$d" != none ] || skip "no cpuidle driver on this machine"
 }
 
+# The table's cross-check section is complete: it ends with the verdict, or,
+# on a host without a cpuidle driver (no sysfs counters to compare), with
+# the line saying so. Which one is decided by the host, not the output.
+assert_cross_check_complete() { # output
+	local d
+	d=$(cat "$CPUIDLE/current_driver" 2>/dev/null || echo none)
+	[[ "$1" == *"Kernel cross-check"* ]]
+	if [ "$d" = none ]; then
+		[[ "$1" == *"no sysfs cpuidle counters on this machine"* ]]
+	else
+		[[ "$1" == *"verdict:"* ]]
+	fi
+}
+
+# The median of a cyclictest --histfile histogram (one thread, buckets of
+# 1 us), in us, of the samples inside it; empty without any.
+cyclictest_median_us() { # histfile
+	awk '/^#/ || NF < 2 { next } { n[$1 + 0] = $2 + 0; t += $2; if ($1 + 0 > m) m = $1 + 0 }
+		END { for (i = 0; i <= m && t; i++) { c += n[i]; if (c >= t / 2) { print i; exit } } }' "$1"
+}
+
 require_idle_miss() {
 	[ "$(jq -r '.events.cpu_idle_miss' "$1")" != null ] || skip "kernel lacks power:cpu_idle_miss"
 }

@@ -51,26 +51,34 @@ setup() {
 @test "timer lateness is bounded by cyclictest's own latency on the same CPU" {
 	[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
 	"$IDLESCOPE" record -C 1 --format json -o "$OUT" -- \
-		cyclictest --laptop -q -t 1 -a 1 -i 1000 -D 3 > "$BATS_TEST_TMPDIR/cyc.txt"
-	local cmin cavg cloops
+		cyclictest --laptop -q -t 1 -a 1 -i 1000 -D 3 -h 5000 \
+		--histfile="$BATS_TEST_TMPDIR/cyc.hist" > "$BATS_TEST_TMPDIR/cyc.txt"
+	local cmin cmed cavg cloops
 	cmin=$(sed -n 's/.*Min: *\([0-9]*\).*/\1/p' "$BATS_TEST_TMPDIR/cyc.txt")
 	cavg=$(sed -n 's/.*Avg: *\([0-9]*\).*/\1/p' "$BATS_TEST_TMPDIR/cyc.txt")
 	cloops=$(sed -n 's/.*C: *\([0-9]*\).*/\1/p' "$BATS_TEST_TMPDIR/cyc.txt")
-	[ -n "$cmin" ] && [ -n "$cavg" ] && [ -n "$cloops" ]
+	cmed=$(cyclictest_median_us "$BATS_TEST_TMPDIR/cyc.hist")
+	[ -n "$cmin" ] && [ -n "$cavg" ] && [ -n "$cloops" ] && [ -n "$cmed" ]
 	# cyclictest measures timer expiry -> its thread running; our lateness
 	# is expiry -> the hrtimer handler, the first part of the same path.
-	# So each of its samples is at least ours: our minimum cannot exceed
-	# its minimum, and our mean (other timers included, ~10% of them here)
-	# stays under its average (+10% and 2 us for those others and rounding
-	# to us). The handler -> running part is a wakeup and a switch, not
-	# most of the latency: our mean is above a tenth of its average.
-	run jq --argjson cmin "$cmin" --argjson cavg "$cavg" --argjson loops "$cloops" '
+	# So each of its samples is at least ours for the loops whose timer
+	# ended an idle period, which are most of them (count >= 90% of its
+	# loops): our minimum cannot exceed its median. Not its minimum: that
+	# may be a loop whose expiry found the CPU awake (in the tick's wake),
+	# which ended no period and is not ours; without a cpuidle driver
+	# every period here is a halt the host must end, 33 us at least, while
+	# such a loop measured 14 us. Our mean (other timers included, ~10%
+	# of them here) stays under its average (+10% and 2 us for those
+	# others and rounding to us). The handler -> running part is a wakeup
+	# and a switch, not most of the latency: our mean is above a tenth of
+	# its average.
+	run jq --argjson cmed "$cmed" --argjson cavg "$cavg" --argjson loops "$cloops" '
 		[.cpus[0].wakeups.timer_lateness[]] as $l |
 		([$l[].count] | add) as $n | ([$l[].sum_ns] | add) as $sum |
 		([$l[].min_ns] | min) as $min |
-		($n >= $loops * 0.9) and ($min <= $cmin * 1000) and
+		($n >= $loops * 0.9) and ($min <= $cmed * 1000) and
 		($sum / $n <= $cavg * 1000 * 1.1 + 2000) and ($sum / $n >= $cavg * 1000 / 10)' "$OUT"
-	echo "cyclictest min $cmin avg $cavg loops $cloops; ours: $(jq -c '.cpus[0].wakeups.timer_lateness' "$OUT" | head -c 300)"
+	echo "cyclictest min $cmin median $cmed avg $cavg loops $cloops; ours: $(jq -c '.cpus[0].wakeups.timer_lateness' "$OUT" | head -c 300)"
 	[ "$output" = true ]
 }
 

@@ -604,9 +604,18 @@ static void test_cpuidle_read_counters(void **state)
 	assert_true(c[0].valid);
 }
 
-static void test_cpuidle_counter_files(void **state)
+/* The state tables of the 4 fake CPUs. */
+static void read_fake_cpus(struct cpuidle_cpu_info info[4])
 {
 	struct cpuidle_system sys;
+
+	cpuidle_read_system(&sys);
+	for (int c = 0; c < 4; c++)
+		cpuidle_read_cpu(&sys, c, &info[c], UINT64_MAX);
+}
+
+static void test_cpuidle_counter_files(void **state)
+{
 	struct cpuidle_cpu_info info[4];
 	struct cpuidle_counters out[4 * IS_MAX_STATES];
 	struct cpuidle_counter_files f;
@@ -614,9 +623,7 @@ static void test_cpuidle_counter_files(void **state)
 	char err[64];
 
 	(void)state;
-	cpuidle_read_system(&sys);
-	for (int c = 0; c < 4; c++)
-		cpuidle_read_cpu(&sys, c, &info[c], UINT64_MAX);
+	read_fake_cpus(info);
 	assert_int_equal(cpulist_parse("0,2", &sel, err, sizeof(err)), 0);
 	assert_int_equal(cpuidle_counters_open(&f, 4, &sel, info), 0);
 	cpuidle_counters_snapshot(&f, out);
@@ -634,15 +641,86 @@ static void test_cpuidle_counter_files(void **state)
 	assert_false(out[1 * IS_MAX_STATES + 1].valid);
 	assert_false(out[0 * IS_MAX_STATES + 4].valid);
 
-	/* the files stay open: new content is read at offset 0 again;
-	 * "99" is shorter than "100" */
+	/* each snapshot reads the files again; "99" is shorter than "100" */
 	fs_put("99\n", CPU "/cpu0/cpuidle/state1/usage");
 	fs_put("2600\n", CPU "/cpu0/cpuidle/state1/time");
 	cpuidle_counters_snapshot(&f, out);
 	assert_int_equal(out[0 * IS_MAX_STATES + 1].usage, 99);
 	assert_int_equal(out[0 * IS_MAX_STATES + 1].time_us, 2600);
 	cpuidle_counters_close(&f);
-	assert_null(f.fd);
+	assert_null(f.nr_states);
+	assert_int_equal(f.root_fd, -1);
+}
+
+static int count_open_fds(void)
+{
+	struct stat st;
+	int n = 0;
+
+	for (int fd = 0; fd < 4096; fd++)
+		n += fstat(fd, &st) == 0;
+	return n;
+}
+
+static void rename_in_tree(const char *from, const char *to)
+{
+	char a[512], b[512];
+
+	snprintf(a, sizeof(a), "%s/%s", fake_root, from);
+	snprintf(b, sizeof(b), "%s/%s", fake_root, to);
+	if (rename(a, b))
+		fail_msg("rename %s: %s", a, strerror(errno));
+}
+
+/* A 64-CPU machine has 1339 counter files: held open they exceeded the
+ * default limit of 1024 descriptors. Reading them needs one kept descriptor
+ * whatever the CPU count. */
+static void test_cpuidle_counter_fds(void **state)
+{
+	struct cpuidle_cpu_info info[4];
+	struct cpuidle_counters out[4 * IS_MAX_STATES];
+	struct cpuidle_counter_files f;
+	struct cpulist sel;
+	char err[64];
+	int before;
+
+	(void)state;
+	read_fake_cpus(info);
+	assert_int_equal(info[0].nr_states, 4);
+	assert_int_equal(cpulist_parse("0-3", &sel, err, sizeof(err)), 0);
+	before = count_open_fds();
+	assert_int_equal(cpuidle_counters_open(&f, 4, &sel, info), 0);
+	assert_int_equal(count_open_fds(), before + 1);
+	cpuidle_counters_snapshot(&f, out);
+	assert_int_equal(count_open_fds(), before + 1);
+	assert_int_equal(out[3 * IS_MAX_STATES + 3].usage, 8);
+
+	/* hotplug with the device kept (acpi_idle): the state directories are
+	 * new, the counters go on and are read */
+	rename_in_tree(CPU "/cpu1/cpuidle/state1", CPU "/cpu1/cpuidle/old1");
+	fs_put("150\n", CPU "/cpu1/cpuidle/state1/usage");
+	fs_put("3000\n", CPU "/cpu1/cpuidle/state1/time");
+	/* a device registered again (haltpoll): its counters started at 0, no
+	 * reads from cpu2 until the caller accepts the new device */
+	rename_in_tree(CPU "/cpu2/cpuidle", CPU "/cpu2/old-cpuidle");
+	for (int i = 0; i < 4; i++) {
+		fs_put("1\n", CPU "/cpu2/cpuidle/state%d/usage", i);
+		fs_put("10\n", CPU "/cpu2/cpuidle/state%d/time", i);
+	}
+	cpuidle_counters_snapshot(&f, out);
+	assert_true(out[1 * IS_MAX_STATES + 1].valid);
+	assert_int_equal(out[1 * IS_MAX_STATES + 1].usage, 150);
+	assert_false(out[1 * IS_MAX_STATES + 1].has_rejected);
+	for (int i = 0; i < IS_MAX_STATES; i++)
+		assert_false(out[2 * IS_MAX_STATES + i].valid);
+	assert_true(out[3 * IS_MAX_STATES + 1].valid);
+	assert_int_equal(cpuidle_counters_reopen_cpu(&f, 2, &info[2]), 0);
+	cpuidle_counters_snapshot(&f, out);
+	assert_true(out[2 * IS_MAX_STATES + 3].valid);
+	assert_int_equal(out[2 * IS_MAX_STATES + 3].usage, 1);
+	assert_int_equal(cpuidle_counters_reopen_cpu(&f, 4, &info[0]), -1);
+	cpuidle_counters_close(&f);
+	assert_int_equal(count_open_fds(), before);
 }
 
 static void test_cpuidle_to_params(void **state)
@@ -1412,6 +1490,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cpuidle_read_cpu_edges, build_tree, destroy_tree),
 		cmocka_unit_test_setup_teardown(test_cpuidle_read_counters, build_tree, destroy_tree),
 		cmocka_unit_test_setup_teardown(test_cpuidle_counter_files, build_tree, destroy_tree),
+		cmocka_unit_test_setup_teardown(test_cpuidle_counter_fds, build_tree, destroy_tree),
 		cmocka_unit_test_setup_teardown(test_cpuidle_to_params, build_tree, destroy_tree),
 		cmocka_unit_test_setup(test_model_per_state, build_model),
 		cmocka_unit_test_setup(test_model_edges_and_status, build_model),
