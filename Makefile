@@ -96,7 +96,8 @@ help:
 	@echo 'make fuzz       libFuzzer targets, FUZZ_SECONDS (300) each; make test runs them briefly'
 	@echo 'make soak       10 min of record -i 1 under stress-ng: RSS and map memory flat (root)'
 	@echo 'make bench      overhead vs a minimal BPF floor, side by side; writes docs/performance.md'
-	@echo 'make vmtest     kernel test VMs (QEMU TCG, Debian 5.10, 6.1, 6.12)'
+	@echo 'make vmtest     kernel test VMs (QEMU TCG, Debian 5.10, 6.1, 6.12), then make vmtest-oracle'
+	@echo 'make vmtest-oracle  the BATS oracle tests in an acpi_idle guest and in cpuidle.off=1 guests'
 	@echo 'make compat     make vmtest, then docs/compat.md from what the guests probed'
 	@echo 'make vmlinux    regenerate vmlinux/$$(ARCH)/vmlinux.h from BTF'
 	@echo 'make ARCH=arm64 cross-build build/arm64/idlescope (after sudo make deps ARCH=arm64)'
@@ -250,6 +251,15 @@ endif
 vmtest: vmtest-bins
 	$(Q)IDLESCOPE=$(abspath $(OUT)/idlescope) VMTEST_ARCH='$(VMTEST_ARCH)' \
 	    IDLESCOPE_ARM64=$(abspath $(if $(ARM64_CROSS),$(OUT),build/arm64)/idlescope) ./tests/vm/run.sh
+ifeq ($(ARCH),x86_64)
+	$(Q)$(MAKE) --no-print-directory vmtest-oracle
+endif
+
+# The oracle guests (tests/vm/oracle.sh): the BATS oracle tests in an acpi_idle
+# guest and in cpuidle.off=1 guests (x86_64 only: the guests run host binaries).
+.PHONY: vmtest-oracle
+vmtest-oracle: $(OUT)/idlescope
+	$(Q)IDLESCOPE=$(abspath $(OUT)/idlescope) ./tests/vm/oracle.sh
 
 # libFuzzer targets (tests/fuzz/README.md): tests/fuzz/fuzz_X.c becomes
 # $(OUT)/fuzz/fuzz_X, linked with every user/ object built with ASan/UBSan.

@@ -27,6 +27,8 @@ for t in "$out"/tests/test_* "$out"/tests/replay_*; do
 done
 
 IDLESCOPE=$(realpath "$out/idlescope") bats --tap tests/bats | tee "$log"
+host_tap=$out/coverage-host.tap # for the oracle coverage table at the end
+cp "$log" "$host_tap"
 pass=$((pass + $(grep -c '^ok ' "$log")))
 fail=$((fail + $(grep -c '^not ok ' "$log")))
 total=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$log" | head -1)
@@ -50,7 +52,24 @@ if [ "${IDLESCOPE_VMTEST:-1}" != 0 ]; then
 	# no summary line at all (it could not run) counts as a failure too
 	grep -q '^vmtest summary' "$log" || vfail=$((vfail + 1))
 	fail=$((fail + vfail))
+
+	# The oracle guests (tests/vm/oracle.sh): the BATS oracle tests in guests
+	# with a cpuidle driver and with cpuidle.off=1; their logs feed the table.
+	rm -f build/vmtest/*-oracle.log build/vmtest/*-nodriver.log
+	IDLESCOPE=$(realpath "$out/idlescope") ./tests/vm/oracle.sh 2>&1 | tee "$log" || true
+	pass=$((pass + $(grep -cE '^PASS ' "$log")))
+	vfail=$(grep -cE '^FAIL ' "$log")
+	[ "$(grep -c '^vmtest summary' "$log")" -eq 2 ] || vfail=$((vfail + 1))
+	fail=$((fail + vfail))
 fi
+
+# Oracle coverage: each check tagged "oracle", where it ran. Failures are
+# counted above already; a check that ran nowhere is one more failure.
+shopt -s nullglob
+./tests/coverage.sh "$host_tap" build/vmtest/*-oracle.log build/vmtest/*-nodriver.log | tee "$log" || true
+shopt -u nullglob
+nowhere=$(sed -n 's/^coverage: .*, \([0-9]*\) ran nowhere,.*/\1/p' "$log")
+fail=$((fail + ${nowhere:-1}))
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]

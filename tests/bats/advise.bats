@@ -201,6 +201,7 @@ adv() { # jq filter, then advise arguments
 	[[ "$output" == "idlescope: CPU 4095 does not exist"* ]]
 }
 
+# bats test_tags=oracle
 @test "advise: live -d 2 on this machine" {
 	require_cpuidle_driver
 	local u0 u1 n

@@ -41,6 +41,7 @@ setup() {
 	[ "$status" -eq 127 ] # "x" starts a COMMAND, which does not exist
 }
 
+# bats test_tags=oracle
 @test "hist residency: count matches the kernel's usage delta on that CPU" {
 	require_cpuidle_driver
 	[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"

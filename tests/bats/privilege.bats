@@ -95,6 +95,7 @@ traced() { # log args...
 	[ "$(ls dest | sort | paste -sd ' ')" = "c.txt h.json r.json" ]
 }
 
+# bats test_tags=oracle
 @test "ab writes only the settings it varies and -o FILE (its run summaries stay in memory)" {
 	command -v strace >/dev/null || skip "strace not installed"
 	require_cpuidle_driver

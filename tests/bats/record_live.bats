@@ -16,6 +16,7 @@ teardown() {
 	[ -z "${SPIN:-}" ] || kill "$SPIN" 2>/dev/null || true
 }
 
+# bats test_tags=oracle
 @test "steady load: entries, time and misses agree with sysfs" {
 	require_cpuidle_driver
 	run "$IDLESCOPE" record --format json -o "$OUT" -- cyclictest --laptop -q -t 2 -a -i 500 -D 3
@@ -27,6 +28,7 @@ teardown() {
 	[ "$(jq -r .kernel_check.verdict "$OUT")" = ok ]
 }
 
+# bats test_tags=oracle
 @test "menu governor (switched and restored): still agrees with sysfs" {
 	require_cpuidle_driver
 	grep -qw menu "$CPUIDLE/available_governors" || skip "no menu governor"
@@ -47,6 +49,7 @@ teardown() {
 	[ "$(cat "$CPUIDLE/current_governor")" = "$SAVED_GOVERNOR" ]
 }
 
+# bats test_tags=oracle
 @test "PM QoS 0 (cyclictest default): every below is QoS-forced" {
 	require_cpuidle_driver
 	cyclictest -q -t 2 -a -i 200 -D 5 >/dev/null 2>&1 &
@@ -63,6 +66,7 @@ teardown() {
 	[ -z "$output" ]
 }
 
+# bats test_tags=oracle
 @test "histogram and percentiles are consistent with entries, min and max" {
 	require_cpuidle_driver
 	run "$IDLESCOPE" record --format json -o "$OUT" -- cyclictest --laptop -q -t 2 -a -i 700 -D 2
@@ -97,6 +101,7 @@ teardown() {
 	[ -z "$output" ]
 }
 
+# bats test_tags=oracle
 @test "raw_tp fallback gives the same agreement" {
 	require_cpuidle_driver
 	IDLESCOPE_NO_TP_BTF=1 run "$IDLESCOPE" record --format json -o "$OUT" -- cyclictest --laptop -q -t 2 -a -i 500 -D 2
@@ -105,6 +110,7 @@ teardown() {
 	assert_agrees_with_sysfs "$OUT"
 }
 
+# bats test_tags=oracle
 @test "without cpu_idle_miss: misses are null and a warning says so" {
 	require_cpuidle_driver
 	IDLESCOPE_NO_IDLE_MISS=1 run "$IDLESCOPE" record -d 1 --format json -o "$OUT"

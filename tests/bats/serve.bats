@@ -122,6 +122,7 @@ scrape_entries() {
 	[ "$output" = 405 ]
 }
 
+# bats test_tags=oracle
 @test "counters never go back; entries delta agrees with sysfs usage over the same span" {
 	require_cpuidle_driver
 	start_serve --listen 127.0.0.1:0

@@ -264,6 +264,7 @@ nstates() { # cpu
 	echo "$wakers" | grep -q 'timer hrtimer_wakeup'
 }
 
+# bats test_tags=oracle
 @test "top: below/s of all CPUs agrees with the kernel's below counters under a steady load" {
 	require_cpuidle_driver
 	[ -r /sys/devices/system/cpu/cpu0/cpuidle/state0/below ] || skip "no below counters"

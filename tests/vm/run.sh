@@ -22,6 +22,12 @@
 #                       (default 50 under TCG, else 2)
 #   VMTEST_LOGDIR       serial logs (default build/vmtest)
 #   VMTEST_GUEST_TEST   guest script to run instead of guest-test.sh
+#   VMTEST_INITRD_HOOK  command run as HOOK ROOTDIR ARCH before the initramfs
+#                       is packed, to add files (tests/vm/oracle.sh uses it)
+#   VMTEST_APPEND       more kernel parameters (e.g. cpuidle.off=1)
+#   VMTEST_SMP          x86_64 vCPUs (default 4)
+#   VMTEST_LOG_TAG      suffix of each serial log's name; set, the run leaves
+#                       build/vmtest/compat alone (it is make compat's)
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -281,6 +287,7 @@ build_initrd() { # arch -> $work/initrd-ARCH.img
 	done
 	cp "$(bin_of "$arch")" "$r/bin/idlescope"
 	cp "${VMTEST_GUEST_TEST:-$here/guest-test.sh}" "$r/test.sh"
+	[ -z "${VMTEST_INITRD_HOOK:-}" ] || $VMTEST_INITRD_HOOK "$r" "$arch" || die "$VMTEST_INITRD_HOOK failed"
 	cat >"$r/init" <<'EOF'
 #!/bin/sh
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
@@ -361,16 +368,16 @@ verdict() { # log rc
 boot_x86_64() { # vmlinuz log
 	local accel
 	accel=$(accel_of x86_64)
-	timeout "$vm_timeout" qemu-system-x86_64 -accel "$accel" -cpu max -smp 4 -m 1G \
+	timeout "$vm_timeout" qemu-system-x86_64 -accel "$accel" -cpu max -smp "${VMTEST_SMP:-4}" -m 1G \
 		-nographic -no-reboot -kernel "$1" -initrd "$work/initrd-x86_64.img" \
-		-append "console=ttyS0 panic=-1 quiet vmtest_accel=${accel%%,*} $bias_arg" </dev/null >"$2" 2>&1
+		-append "console=ttyS0 panic=-1 quiet vmtest_accel=${accel%%,*} $bias_arg ${VMTEST_APPEND:-}" </dev/null >"$2" 2>&1
 }
 boot_arm64() { # vmlinuz log
 	local accel
 	accel=$(accel_of arm64)
 	timeout "$vm_timeout" qemu-system-aarch64 -accel "$accel" "${arm64_machine[@]}" \
 		-dtb "$work/virt-arm64.dtb" -nographic -no-reboot -kernel "$1" -initrd "$work/initrd-arm64.img" \
-		-append "console=ttyAMA0 panic=-1 quiet vmtest_accel=${accel%%,*} vmtest_clusters=$arm64_clusters $bias_arg" \
+		-append "console=ttyAMA0 panic=-1 quiet vmtest_accel=${accel%%,*} vmtest_clusters=$arm64_clusters $bias_arg ${VMTEST_APPEND:-}" \
 		</dev/null >"$2" 2>&1
 }
 
@@ -407,7 +414,8 @@ fi
 mkdir -p "$logdir"
 summary=()
 failed=0
-rm -rf "$logdir/compat" # the guests' idlescope info, this run's only
+tag=${VMTEST_LOG_TAG:-}
+[ -n "$tag" ] || rm -rf "$logdir/compat" # the guests' idlescope info, this run's only
 for a in $archs; do
 for k in $kernels; do
 	ka=$(kernel_arch "$k")
@@ -420,7 +428,7 @@ for k in $kernels; do
 	fi
 	name=$(basename "$vmlinuz")
 	name=${name#vmlinuz-}
-	log=$logdir/$name.log
+	log=$logdir/$name$tag.log
 	say "$name: booting ($(basename "$(dirname "$vmlinuz")"))"
 	tb=$(now)
 	rc=0
@@ -429,7 +437,7 @@ for k in $kernels; do
 	arm64) boot_arm64 "$vmlinuz" "$log" || rc=$? ;;
 	esac
 	v=$(verdict "$log" "$rc")
-	line=$(printf '%-4s  %-6s %-22s boot+test %5ss, total %5ss  %s' "${v%%:*}" "$a" "$name" \
+	line=$(printf '%-4s  %-6s %-22s boot+test %5ss, total %5ss  %s' "${v%%:*}" "$a" "$name$tag" \
 		"$(since "$tb")" "$(since "$t0")" "$(tr -d '\r' <"$log" |
 			sed -n 's/^INFO \(idle states [^(]*\) (.*/\1;/p; s/^INFO \(missing_events .*\)/\1/p' | paste -sd' ' -)")
 	if [ "$v" != PASS ]; then
@@ -440,6 +448,7 @@ for k in $kernels; do
 		tail -n 30 "$log" | tr -d '\r' | sed 's/^/    /' >&2
 	fi
 	summary+=("$line")
+	[ -z "$tag" ] || continue
 	# idlescope info of this guest, for docs/compat.md (make compat)
 	mkdir -p "$logdir/compat"
 	tr -d '\r' <"$log" | sed -n 's/^VMTEST-INFO: //p' | tail -1 >"$logdir/compat/$name.json"

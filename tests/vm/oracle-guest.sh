@@ -1,0 +1,35 @@
+#!/bin/sh
+# Runs as /test.sh in the oracle guests (tests/vm/oracle.sh): the host's own
+# BATS oracle tests (tag "oracle", or VMTEST_TAGS) against this guest's sysfs
+# counters, with the static idlescope. Each TAP line goes to the console as
+# "ORACLE-TAP: ..." for tests/coverage.sh; each failed test also as a
+# "CHECK FAIL" line for run.sh's summary. Exits 1 if any test failed.
+# Under bash: busybox sh runs its own applets (sed, date) before PATH's.
+[ -n "${BASH_VERSION:-}" ] || exec /usr/bin/bash "$0" "$@"
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root TERM=dumb LC_ALL=C
+export IDLESCOPE=/bin/idlescope IDLESCOPE_TC_SHIM=/src/build/trace_cmd_shim.so
+# TCG stretches the observer's time per idle period (run.sh's VMTEST_BIAS_US)
+bias=${vmtest_bias_us:-50}
+[ "${vmtest_accel:-tcg}" = tcg ] || bias=${vmtest_bias_us:-2}
+export IDLESCOPE_TEST_BIAS_NS=$((bias * 1000))
+ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
+mount -t tmpfs tmpfs /tmp
+# bash's process substitution (bats uses it) needs /dev/fd, which devtmpfs lacks
+[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
+echo "INFO cpuidle driver $(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none)," \
+	"governors $(cat /sys/devices/system/cpu/cpuidle/available_governors 2>/dev/null)," \
+	"cmdline $(cat /proc/cmdline)"
+cd /src/tests/bats || exit 1
+t0=$(cut -d' ' -f1 /proc/uptime)
+bats --tap --filter-tags "${vmtest_tags:-oracle}" . >/tmp/tap 2>&1 &
+bats_pid=$!
+# stream the TAP while it runs (a timeout still shows what finished)
+tail -f /tmp/tap 2>/dev/null | sed -u 's/^/ORACLE-TAP: /' &
+tail_pid=$!
+wait "$bats_pid"
+rc=$?
+sleep 1
+kill "$tail_pid" 2>/dev/null
+sed -n 's/^not ok [0-9]* \(.*\)/CHECK FAIL \1/p' /tmp/tap
+echo "INFO bats exit $rc in $(awk -v a="$t0" '{ printf "%.0f", $1 - a }' /proc/uptime)s"
+[ "$rc" -eq 0 ]
