@@ -579,10 +579,13 @@ static int parse_idlestat_header(struct cursor *c, struct trace_data *d, bool v0
 	next_header_line(c, &s, &n, &nl); /* the version line */
 	ver = memmem(s, n, "version = ", 10);
 	if (ver) {
-		size_t k = n - (size_t)(ver + 10 - s);
+		size_t k = 0, left = n - (size_t)(ver + 10 - s);
 
-		snprintf(d->version, sizeof(d->version), "%.*s",
-			 (int)(k < sizeof(d->version) - 1 ? k : sizeof(d->version) - 1), ver + 10);
+		/* printable ASCII only: it goes into the JSON */
+		for (ver += 10; k < left && k < sizeof(d->version) - 1 &&
+				(unsigned char)ver[k] > ' ' && (unsigned char)ver[k] < 127; k++)
+			d->version[k] = ver[k];
+		d->version[k] = '\0';
 	}
 	if (!next_header_line(c, &s, &n, &nl) || !nl || int_after(s, n, "cpus=", &v) || v < 1) {
 		snprintf(d->error, sizeof(d->error), "line %u: idlestat header without cpus=N", c->line);
