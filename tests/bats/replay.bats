@@ -70,6 +70,20 @@ check_two_cluster() { # json
 	jq -e '[.warnings[] | select(test("earlier than the previous one"))] | length == 1' "$BATS_TEST_TMPDIR/s.json"
 }
 
+# clock-back.ftrace: sorting by time alone put CPU0's next enter (286 us)
+# before its exit (287 us), so its 187 us period vanished and the open
+# period at the end was lost; merged per CPU, the file's order holds.
+@test "replay: a CPU's own line order is kept where its timestamp steps back" {
+	run "$IDLESCOPE" replay --profile "$TR/arm-2x2.json" "$TR/clock-back.ftrace" --format json -o "$BATS_TEST_TMPDIR/b.json"
+	[ "$status" -eq 0 ]
+	local f="$BATS_TEST_TMPDIR/b.json"
+	jq -e '.cpus[0] | .entries == 2 and .idle_ns == 2300000 and .edge_idle_ns == 500000 and .idle_at_end and
+	       .states[1].entries == 2 and .states[1].min_ns == 187000' "$f"
+	jq -e '.cpus[1] | .idle_at_end and .entries == 0' "$f"
+	jq -e '.replay | .out_of_order == 1 and .held_back == 1 and .reordered_lines == 0' "$f"
+	jq -e '[.warnings[] | select(test("1 kept after their CPU.s previous line"))] | length == 1' "$f"
+}
+
 # two-cluster-truncated.ftrace: the events up to 50.003160, a garbled line 25
 # and a last line cut in half (CPU0's exit at 3200 is lost). Window 100-3160:
 #   CPU0 WFI 900 us, CPU_PD in flight from 1100 (edge 2060 us)
