@@ -47,6 +47,8 @@ struct replay {
 	struct idle_session sess;
 	const char *tables_from;
 	bool exit_latency_known;
+	bool no_driver;   /* an idlestat header without any named state */
+	int index_tables; /* CPUs whose states are known by index only */
 	bool have_miss, have_freq;
 	uint64_t first_ns, last_ns;
 	uint64_t replayed, rejected, feed_ns;
@@ -60,7 +62,8 @@ static const char doc[] =
 	"Replay a recorded trace (trace-cmd report text, the ftrace trace file, or an idlestat "
 	"trace file) through the same BPF handlers as record, and print the same summary.\v"
 	"The idle-state tables and groups come from the file's idlestat header or from "
-	"--profile FILE (docs/replay.md), never from this machine.";
+	"--profile FILE (docs/replay.md), never from this machine; without either, states are "
+	"reported by index.";
 
 enum { OPT_PROFILE = 0x300, OPT_NO_WAKEUPS, OPT_TOPOLOGY };
 
@@ -149,64 +152,133 @@ static int read_file(struct replay *r)
 	return 0;
 }
 
-/* The traced machine's tables: the profile wins over an idlestat header. */
+/* The deepest state index each CPU enters in the trace, -1 for none. */
+static int *deepest_states(const struct trace_data *td, int nr_cpus)
+{
+	int *hi = malloc(sizeof(*hi) * (size_t)nr_cpus);
+
+	if (!hi)
+		return NULL;
+	for (int c = 0; c < nr_cpus; c++)
+		hi[c] = -1;
+	for (size_t i = 0; i < td->nr_ev; i++) {
+		const struct trace_event *e = &td->ev[i];
+		int st = e->a >= IS_MAX_STATES ? IS_MAX_STATES : (int)e->a;
+
+		if (e->kind == TK_IDLE && e->a != IS_PWR_EVENT_EXIT && (int)e->cpu < nr_cpus &&
+		    st > hi[e->cpu])
+			hi[e->cpu] = st;
+	}
+	return hi;
+}
+
+/* States named by index only: no target residency, no classification. */
+static void index_table(struct cpuidle_cpu_info *in, int n)
+{
+	in->nr_states = n;
+	in->unclassified = true;
+	for (int i = 0; i < n; i++)
+		snprintf(in->states[i].name, sizeof(in->states[i].name), "state%d", i);
+}
+
+/* Periods in a state the table lacks would vanish: refused by name. */
+static int check_states(const struct replay *r, int cpu, int deepest, const char *from)
+{
+	const struct cpuidle_cpu_info *in = &r->info[cpu];
+	int n = in->nr_states;
+
+	if (deepest >= IS_MAX_STATES) {
+		cli_error("%s: CPU %d has state %d or deeper events; replay keeps at most %d states",
+			  r->file, cpu, IS_MAX_STATES, IS_MAX_STATES);
+		return EXIT_USAGE;
+	}
+	if (n && deepest >= n) {
+		cli_error("%s: CPU %d has state %d events; the %s has %d state%s", r->file, cpu,
+			  deepest, from, n, n == 1 ? "" : "s");
+		return EXIT_USAGE;
+	}
+	/* no driver: default_idle_call() reports 1, cpu_idle_poll() 0 */
+	if (!n && deepest >= 2) {
+		cli_error("%s: CPU %d has state %d events; the %s has no idle states for it "
+			  "(a host without a cpuidle driver has only 0 and 1)", r->file, cpu, deepest,
+			  from);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* The traced machine's tables: the profile wins over an idlestat header;
+ * without either, states by index. */
 static int build_tables(struct replay *r)
 {
 	const struct trace_data *td = &r->td;
-	int need = td->max_cpu + 1;
+	int need = td->max_cpu + 1, *hi = NULL, ret = EXIT_RUNTIME, deepest = 0;
+	const char *from;
 
-	if (r->have_prof) {
-		if (need > r->prof.nr_cpus) {
-			cli_error("%s: CPU %d has events but the profile describes %d CPU%s", r->file,
-				  td->max_cpu, r->prof.nr_cpus, r->prof.nr_cpus == 1 ? "" : "s");
-			return EXIT_USAGE;
-		}
-		r->nr_cpus = r->prof.nr_cpus;
-		r->info = calloc((size_t)r->nr_cpus, sizeof(*r->info));
-		if (!r->info)
-			return EXIT_RUNTIME;
-		memcpy(r->info, r->prof.info, sizeof(*r->info) * (size_t)r->nr_cpus);
-		r->tables_from = "profile";
-		r->exit_latency_known = true;
-		return 0;
-	}
-	if (!td->have_states) {
-		cli_error("%s: a %s trace carries no idle-state tables: describe the traced machine "
-			  "with --profile FILE (see docs/replay.md)", r->file,
-			  trace_format_name(td->format));
+	if (r->have_prof && need > r->prof.nr_cpus) {
+		cli_error("%s: CPU %d has events but the profile describes %d CPU%s", r->file,
+			  td->max_cpu, r->prof.nr_cpus, r->prof.nr_cpus == 1 ? "" : "s");
 		return EXIT_USAGE;
 	}
-	r->nr_cpus = td->nr_state_cpus > need ? td->nr_state_cpus : need;
+	if (r->have_prof)
+		r->nr_cpus = r->prof.nr_cpus;
+	else if (td->have_states)
+		r->nr_cpus = td->nr_state_cpus > need ? td->nr_state_cpus : need;
+	else
+		r->nr_cpus = td->header_cpus > need ? td->header_cpus : need;
+	if (r->nr_cpus < 1)
+		r->nr_cpus = 1;
 	r->info = calloc((size_t)r->nr_cpus, sizeof(*r->info));
-	if (!r->info)
-		return EXIT_RUNTIME;
+	hi = deepest_states(td, r->nr_cpus);
+	if (!r->info || !hi)
+		goto out;
+	for (int c = 0; c < r->nr_cpus; c++)
+		if (hi[c] > deepest)
+			deepest = hi[c];
+	r->no_driver = !r->have_prof && td->have_states;
 	for (int c = 0; c < r->nr_cpus; c++) {
 		struct cpuidle_cpu_info *in = &r->info[c];
 		int n = c < td->nr_state_cpus ? td->nr_states[c] : 0;
 
+		if (r->have_prof) {
+			*in = r->prof.info[c];
+			from = "profile";
+		} else if (td->have_states && n) {
+			in->nr_states = n;
+			for (int i = 0; i < n; i++) {
+				const struct trace_state *ts = &td->states[c * IS_MAX_STATES + i];
+
+				snprintf(in->states[i].name, sizeof(in->states[i].name), "%s", ts->name);
+				in->states[i].target_residency_ns = ts->target_residency_ns;
+				in->states[i].poll = !strcmp(ts->name, "POLL");
+			}
+			r->no_driver = false;
+			from = "idlestat header";
+		} else if (td->have_states && ((c < td->nr_state_cpus && td->described[c]) || hi[c] < 0)) {
+			/* no driver (record's default-idle), or offline */
+			from = "idlestat header";
+		} else {
+			/* an ftrace or trace-cmd capture, an idlestat 0.4 file, or a
+			 * CPU the header does not describe: the states it enters */
+			index_table(in, deepest + 1);
+			r->index_tables++;
+			if (hi[c] >= 0)
+				r->no_driver = false;
+			from = "trace";
+		}
 		in->qos_limit_ns = UINT64_MAX;
 		in->dev_qos_ns = UINT64_MAX;
-		if (!n) {
-			for (size_t i = 0; i < td->nr_ev; i++)
-				if ((int)td->ev[i].cpu == c && td->ev[i].kind == TK_IDLE) {
-					cli_error("%s: CPU %d has idle events but no idle-state table in "
-						  "the idlestat header: give --profile FILE", r->file, c);
-					return EXIT_USAGE;
-				}
-			continue;
-		}
-		in->nr_states = n;
-		for (int i = 0; i < n; i++) {
-			const struct trace_state *ts = &td->states[c * IS_MAX_STATES + i];
-
-			snprintf(in->states[i].name, sizeof(in->states[i].name), "%s", ts->name);
-			in->states[i].target_residency_ns = ts->target_residency_ns;
-			in->states[i].poll = !strcmp(ts->name, "POLL");
-		}
+		if ((ret = check_states(r, c, hi[c], from)))
+			goto out;
 	}
-	r->tables_from = "idlestat header";
-	r->exit_latency_known = false;
-	return 0;
+	r->tables_from = r->have_prof ? "profile" : td->have_states ? "idlestat header" : "none";
+	r->exit_latency_known = r->have_prof;
+	ret = 0;
+out:
+	if (ret == EXIT_RUNTIME)
+		cli_error("out of memory");
+	free(hi);
+	return ret;
 }
 
 /* A topology for the traced machine: every CPU online, groups as clusters. */
@@ -477,16 +549,21 @@ static json_t *replay_json(const struct replay *r)
 	for (int i = 0; i < td->nr_skipped_names; i++)
 		json_object_set_new(sk, td->skipped_names[i].name,
 				    json_integer((json_int_t)td->skipped_names[i].count));
-	return json_pack("{s:s,s:s,s:s,s:b,s:I,s:I,s:I,s:o,s:I,s:o,s:b,s:I,s:I,s:I,s:I,s:I,s:f,s:I,s:f,s:I,s:I}",
-			 "file", r->file, "format", trace_format_name(td->format), "tables",
+	return json_pack("{s:s,s:o,s:s,s:s,s:b,s:I,s:I,s:I,s:o,s:I,s:o,s:b,s:o,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:f,s:I,s:f,s:I,s:I}",
+			 "file", r->file, "format_version",
+			 td->version[0] ? json_string(td->version) : json_null(), "format",
+			 trace_format_name(td->format), "tables",
 			 r->tables_from, "exit_latency_known", r->exit_latency_known, "lines",
 			 (json_int_t)td->lines, "events", (json_int_t)r->replayed, "skipped",
 			 (json_int_t)td->skipped, "skipped_events", sk, "garbled_lines",
 			 (json_int_t)td->garbled, "first_garbled_line",
 			 td->garbled ? json_integer(td->first_garbled_line) : json_null(), "truncated",
-			 td->truncated, "lost_events", (json_int_t)td->lost_events, "drop_markers",
-			 (json_int_t)td->drop_markers, "out_of_order",
-			 (json_int_t)td->out_of_order, "rejected", (json_int_t)r->rejected, "replay_ns",
+			 td->truncated, "truncated_line",
+			 td->truncated ? json_integer(td->truncated_line) : json_null(), "lost_events",
+			 (json_int_t)td->lost_events, "drop_markers", (json_int_t)td->drop_markers,
+			 "out_of_order", (json_int_t)td->out_of_order, "reordered_lines",
+			 (json_int_t)td->reordered, "held_back", (json_int_t)td->held_back,
+			 "index_tables", (json_int_t)r->index_tables, "rejected", (json_int_t)r->rejected, "replay_ns",
 			 (json_int_t)r->feed_ns, "events_per_s", events_per_s(r), "parse_ns",
 			 (json_int_t)r->parse_ns, "total_events_per_s", total_events_per_s(r),
 			 "timer_starts", (json_int_t)r->timer_starts, "timers_unmatched",
@@ -502,7 +579,8 @@ static void warn_trace(const struct replay *r, struct summary *s)
 		summary_warn(s, "%s: %" PRIu64 " line%s not understood (first: line %u), skipped",
 			     r->file, td->garbled, td->garbled == 1 ? "" : "s", td->first_garbled_line);
 	if (td->truncated)
-		summary_warn(s, "%s: the last line has no newline (truncated file?)", r->file);
+		summary_warn(s, "%s: the last line (line %u) has no newline: not replayed (truncated "
+				"file?)", r->file, td->truncated_line);
 	if (td->lost_events)
 		summary_warn(s, "%s: the tracer lost %" PRIu64 " events: periods around them are "
 				"wrong or missing", r->file, td->lost_events);
@@ -512,11 +590,24 @@ static void warn_trace(const struct replay *r, struct summary *s)
 			     td->drop_markers == 1 ? "" : "s");
 	if (td->out_of_order)
 		summary_warn(s, "%s: %" PRIu64 " events earlier than the previous one of their CPU; "
-				"replayed in timestamp order", r->file, td->out_of_order);
+				"%" PRIu64 " lines replayed before a line above them, %" PRIu64
+				" kept after their CPU's previous line at its time", r->file,
+			     td->out_of_order, td->reordered, td->held_back);
+	else if (td->reordered || td->held_back)
+		summary_warn(s, "%s: %" PRIu64 " lines replayed before a line above them (the CPUs' "
+				"buffers merged by time), %" PRIu64 " kept after their CPU's previous "
+				"line at its time", r->file, td->reordered, td->held_back);
 	if (td->dropped_states)
 		summary_warn(s, "%s: %" PRIu64 " idle states beyond %d per CPU ignored", r->file,
 			     td->dropped_states, IS_MAX_STATES);
-	if (!r->exit_latency_known)
+	if (td->unknown_residency)
+		summary_warn(s, "%s: %" PRIu64 " idle states with target residency -1 in the header, "
+				"taken as 0", r->file, td->unknown_residency);
+	if (r->index_tables)
+		summary_warn(s, "%s: no idle-state table for %d CPU%s (give --profile FILE): states "
+				"named by index, without target residencies or above/below", r->file,
+			     r->index_tables, r->index_tables == 1 ? "" : "s");
+	else if (!r->exit_latency_known && !r->no_driver)
 		summary_warn(s, "idlestat traces carry no exit latencies: taken as 0 for below "
 				"(give --profile for the real table)");
 	if (r->timer_unmatched)
@@ -604,7 +695,9 @@ static int emit(struct replay *r)
 		goto out;
 	}
 	snprintf(s.sys.driver, sizeof(s.sys.driver), "%s",
-		 r->have_prof && r->prof.driver[0] ? r->prof.driver : "unknown (trace)");
+		 r->have_prof && r->prof.driver[0] ? r->prof.driver
+		 : r->no_driver			   ? "none"
+						   : "unknown (trace)");
 	snprintf(s.sys.governor, sizeof(s.sys.governor), "%s",
 		 r->have_prof ? r->prof.governor : "");
 	if ((err = idle_session_read(&r->sess, &raw))) {

@@ -183,7 +183,7 @@ void cpuidle_to_params(const struct cpuidle_cpu_info *info, struct idle_params *
 {
 	memset(p, 0, sizeof(*p));
 	p->flags = IS_PARAMS_VALID;
-	if (!info->nr_states) {
+	if (!info->nr_states || info->unclassified) {
 		p->flags |= IS_PARAMS_NO_CLASSIFY;
 		return;
 	}

@@ -27,6 +27,8 @@ struct cpuidle_cpu_info {
 	uint64_t dev_qos_ns;    /* cpuN/power/pm_qos_resume_latency_us, UINT64_MAX = none */
 	uint64_t qos_limit_ns;  /* min(global, device) limit, UINT64_MAX = none */
 	uint64_t poll_limit_ns; /* cpuidle_poll_time(), 0 = unknown (haltpoll governor) */
+	bool unclassified;      /* states known by index only (a replayed trace without a
+				 * table): no targets, no above/below */
 };
 
 /* Cumulative kernel counters of one state; has_* say which files exist on

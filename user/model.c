@@ -266,7 +266,7 @@ static void build_cpu(struct cpu_summary *cs, int cpu, const struct window_captu
 			st->disabled = info->states[i].disabled;
 			st->poll = info->states[i].poll;
 			st->poll_limit_known = st->poll && info->poll_limit_ns;
-			st->classified = true;
+			st->classified = !info->unclassified;
 			kernel_delta(&st->kernel, &w->k_start[cpu * IS_MAX_STATES + i],
 				     &w->k_end[cpu * IS_MAX_STATES + i]);
 		}
@@ -322,7 +322,8 @@ static void build_cpu(struct cpu_summary *cs, int cpu, const struct window_captu
 			edge_end = hp->offline_since;
 		cs->online = !hp->offline_since;
 	}
-	if (slot->enter_ns && slot->enter_ns < edge_end) {
+	/* a period entered at stop itself is still in progress there */
+	if (slot->enter_ns && slot->enter_ns <= edge_end) {
 		cs->idle_at_end = true;
 		cs->edge_idle_ns += edge_end - (slot->enter_ns > w->start_ns ? slot->enter_ns
 									    : w->start_ns);
@@ -338,8 +339,10 @@ static void build_cpu(struct cpu_summary *cs, int cpu, const struct window_captu
 		cs->status = "offline";
 	else if (!cs->entries && !cs->unmatched_exits && !cs->idle_at_end)
 		cs->status = "no idle events (fully busy, or events lost)";
-	else if (!cs->entries)
+	else if (!cs->entries && !cs->busy_ns)
 		cs->status = "idle for the whole window (no complete period)";
+	else if (!cs->entries)
+		cs->status = "no complete idle period (idle only at the window's edges)";
 	else
 		cs->status = "ok";
 }
@@ -393,7 +396,7 @@ static int build_groups(struct summary *s, const struct window_capture *w,
 			o->states[i].time_ns = st->state_time_ns[i];
 		}
 		if (gs->idle_since && gs->idle_count == (uint32_t)members &&
-		    gs->idle_since < w->stop_ns) {
+		    gs->idle_since <= w->stop_ns) {
 			o->idle_at_end = true;
 			o->edge_idle_ns = w->stop_ns - (gs->idle_since > w->start_ns ? gs->idle_since
 											: w->start_ns);

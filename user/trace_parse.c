@@ -332,11 +332,13 @@ int trace_parse_line(const char *line, size_t len, struct trace_event *ev, char 
 		while (*q == ' ')
 			q++;
 		n = strcspn(q, ": \t");
-		if (!n || q[n] != ':' || cpu > MAX_CPU)
+		/* a bare name to the end is an event without arguments (the
+		 * idlestat_start/idlestat_end markers of idlestat's scenarios) */
+		if (!n || (q[n] != ':' && q[n] != '\0') || cpu > MAX_CPU)
 			return -1;
 		if (namelen)
 			snprintf(name, namelen, "%.*s", (int)n, q);
-		args = q + n + 1;
+		args = q[n] ? q + n + 1 : q + n;
 		while (*args == ' ' || *args == '\t')
 			args++;
 		{
@@ -346,6 +348,7 @@ int trace_parse_line(const char *line, size_t len, struct trace_event *ev, char 
 			memset(ev, 0, offsetof(struct trace_event, line));
 			memset(ev->comm, 0, sizeof(ev->comm));
 			ev->ts_ns = ts;
+			ev->src_cpu = (uint32_t)cpu;
 			return decode(ename, args, (uint32_t)cpu, ev);
 		}
 	}
@@ -496,29 +499,95 @@ static int idlestat_alloc(struct trace_data *d, int nr)
 {
 	d->nr_state_cpus = nr;
 	d->nr_states = calloc((size_t)nr, sizeof(*d->nr_states));
+	d->described = calloc((size_t)nr, sizeof(*d->described));
 	d->cluster_of = malloc((size_t)nr * sizeof(*d->cluster_of));
 	d->states = calloc((size_t)nr * IS_MAX_STATES, sizeof(*d->states));
-	if (!d->nr_states || !d->cluster_of || !d->states)
+	if (!d->nr_states || !d->described || !d->cluster_of || !d->states)
 		return -1;
 	for (int c = 0; c < nr; c++)
 		d->cluster_of[c] = -1;
 	return 0;
 }
 
-/* idlestat's header: "idlestat version = X", "cpus=N", the topology
- * ("clusterA:", "\tcoreN", "\t\tcpuN" or "\tcpuN"), then per online CPU
- * "cpuid N:" and pairs of "\tNAME" / "\tRESIDENCY_US" ("(null)" = none).
- * Leaves the cursor on the first trace line. */
-static int parse_idlestat_header(struct cursor *c, struct trace_data *d)
+/* idlestat's scenario files write the header as comments ("# cpus=4"):
+ * the text after "#" and one space; *commented says it was there. */
+static void header_text(const char **s, size_t *n, bool *commented)
 {
-	const char *s;
-	size_t n, save_pos;
-	uint32_t save_line;
-	bool nl;
-	int cluster = -1, cpu = -1, state = 0, v;
+	*commented = *n && (*s)[0] == '#';
+	if (!*commented)
+		return;
+	(*s)++;
+	(*n)--;
+	if (*n && (*s)[0] == ' ') {
+		(*s)++;
+		(*n)--;
+	}
+}
 
-	next_line(c, &s, &n, &nl); /* version */
-	if (!next_line(c, &s, &n, &nl) || int_after(s, n, "cpus=", &v) || v < 1) {
+/* The next header line that is not blank, prefix taken off. */
+static bool next_header_line(struct cursor *c, const char **s, size_t *n, bool *nl)
+{
+	bool commented;
+
+	while (next_line(c, s, n, nl)) {
+		header_text(s, n, &commented);
+		if (*n)
+			return true;
+	}
+	return false;
+}
+
+/* "-1" or an unsigned decimal, the whole of s[0..n). */
+static int header_int(const char *s, size_t n, int64_t *out)
+{
+	char num[32];
+	const char *p = num;
+	bool neg = n && s[0] == '-';
+	uint64_t v;
+
+	if (neg) {
+		s++;
+		n--;
+	}
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		n--;
+	if (!n || n >= sizeof(num))
+		return -1;
+	memcpy(num, s, n);
+	num[n] = '\0';
+	if (parse_u64(&p, &v) || *p || v > UINT64_MAX / 1000 || (neg && v != 1))
+		return -1;
+	*out = neg ? -1 : (int64_t)v;
+	return 0;
+}
+
+/* idlestat's header: "idlestat version = X" (0.8) or "version = X" (0.4),
+ * "cpus=N", the topology ("clusterA:", "\tcoreN", "\t\tcpuN" or "\tcpuN"),
+ * then (0.8) per CPU "cpuid N:" and pairs of "\tNAME" / "\tRESIDENCY_US",
+ * an unused slot "(null)" / "-1" (every slot on a host without a cpuidle
+ * driver). Any line may carry a "# " prefix. Leaves the cursor on the first
+ * trace line. */
+static int parse_idlestat_header(struct cursor *c, struct trace_data *d, bool v08)
+{
+	const char *s, *ver;
+	size_t n;
+	size_t save_pos;
+	uint32_t save_line;
+	bool nl, commented;
+	int cluster = -1, cpu = -1, slot = 0, v;
+
+	next_header_line(c, &s, &n, &nl); /* the version line */
+	ver = memmem(s, n, "version = ", 10);
+	if (ver) {
+		size_t k = 0, left = n - (size_t)(ver + 10 - s);
+
+		/* printable ASCII only: it goes into the JSON */
+		for (ver += 10; k < left && k < sizeof(d->version) - 1 &&
+				(unsigned char)ver[k] > ' ' && (unsigned char)ver[k] < 127; k++)
+			d->version[k] = ver[k];
+		d->version[k] = '\0';
+	}
+	if (!next_header_line(c, &s, &n, &nl) || !nl || int_after(s, n, "cpus=", &v) || v < 1) {
 		snprintf(d->error, sizeof(d->error), "line %u: idlestat header without cpus=N", c->line);
 		return -1;
 	}
@@ -532,8 +601,11 @@ static int parse_idlestat_header(struct cursor *c, struct trace_data *d)
 		save_line = c->line;
 		if (!next_line(c, &s, &n, &nl))
 			break;
-		if (!n || s[0] == '#')
+		header_text(&s, &n, &commented);
+		if (!n)
 			continue;
+		if (!nl)
+			goto cut; /* a number cut short would read as another */
 		if (cpu < 0 && starts(s, n, "cluster") && n >= 9 && s[n - 1] == ':') {
 			cluster = s[7] - 'A';
 			if (cluster < 0 || cluster > 25)
@@ -554,49 +626,56 @@ static int parse_idlestat_header(struct cursor *c, struct trace_data *d)
 			if (int_after(s, n - 1, "cpuid ", &v) || v >= d->nr_state_cpus)
 				goto bad;
 			cpu = v;
-			state = 0;
+			slot = 0;
 			d->have_states = true;
+			d->described[cpu] = true;
 			continue;
 		}
 		if (cpu >= 0 && starts(s, n, "\t")) {
 			char name[64];
 			const char *r;
 			size_t rn;
-			uint64_t us;
+			int64_t us;
+			struct trace_state *st;
 
 			/* a name line, then its residency line */
+			while (n > 1 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+				n--;
 			snprintf(name, sizeof(name), "%.*s", (int)(n - 1 < 63 ? n - 1 : 63), s + 1);
-			if (!next_line(c, &r, &rn, &nl) || !starts(r, rn, "\t"))
+			if (!next_line(c, &r, &rn, &nl))
+				goto cut;
+			header_text(&r, &rn, &commented);
+			if (!nl)
+				goto cut;
+			if (!starts(r, rn, "\t") || header_int(r + 1, rn - 1, &us))
 				goto bad;
-			{
-				char num[32];
-				const char *p = num;
-
-				if (rn - 1 >= sizeof(num))
-					goto bad;
-				memcpy(num, r + 1, rn - 1);
-				num[rn - 1] = '\0';
-				if (parse_u64(&p, &us) || *p || us > UINT64_MAX / 1000)
-					goto bad;
-			}
-			if (!strcmp(name, "(null)"))
-				continue;
-			if (state >= IS_MAX_STATES) {
-				d->dropped_states++;
+			if (slot >= IS_MAX_STATES) {
+				slot++;
+				if (strcmp(name, "(null)"))
+					d->dropped_states++;
 				continue;
 			}
-			snprintf(d->states[cpu * IS_MAX_STATES + state].name, sizeof(d->states[0].name),
-				 "%.31s", name);
-			d->states[cpu * IS_MAX_STATES + state].target_residency_ns = us * 1000;
-			d->nr_states[cpu] = ++state;
+			st = &d->states[cpu * IS_MAX_STATES + slot++];
+			if (!strcmp(name, "(null)")) {
+				/* unused; named by index should a state follow it */
+				snprintf(st->name, sizeof(st->name), "state%d", slot - 1);
+				continue;
+			}
+			snprintf(st->name, sizeof(st->name), "%.31s", name);
+			if (us < 0)
+				d->unknown_residency++;
+			st->target_residency_ns = us < 0 ? 0 : (uint64_t)us * 1000;
+			d->nr_states[cpu] = slot;
 			continue;
 		}
+		if (commented)
+			continue; /* a comment inside the header */
 		/* the first trace line */
 		c->pos = save_pos;
 		c->line = save_line;
 		break;
 	}
-	if (!d->have_states) {
+	if (v08 && !d->have_states) {
 		snprintf(d->error, sizeof(d->error),
 			 "line %u: idlestat header without idle-state tables (truncated?)", c->line);
 		return -1;
@@ -606,6 +685,26 @@ bad:
 	snprintf(d->error, sizeof(d->error), "line %u: malformed idlestat header (truncated?)",
 		 c->line);
 	return -1;
+cut:
+	snprintf(d->error, sizeof(d->error), "line %u: the idlestat header is cut short", c->line);
+	return -1;
+}
+
+/* idlestat 0.4 wrote "version = 0.4-rc1", which trace-cmd report also
+ * starts with: idlestat's version is 0.x (trace-cmd's file versions are 6
+ * and up), and its topology follows cpus=N. */
+static bool idlestat_04(struct cursor peek, const char *s, size_t n)
+{
+	size_t k = strlen("version = ");
+	int v;
+	bool nl;
+
+	if (n > k + 1 && !memcmp(s + k, "0.", 2))
+		return true;
+	if (!next_header_line(&peek, &s, &n, &nl) || int_after(s, n, "cpus=", &v) ||
+	    !next_header_line(&peek, &s, &n, &nl))
+		return false;
+	return starts(s, n, "cluster") && s[n - 1] == ':';
 }
 
 int trace_parse_buffer(const char *buf, size_t len, struct trace_data *d)
@@ -635,12 +734,20 @@ int trace_parse_buffer(const char *buf, size_t len, struct trace_data *d)
 			snprintf(d->error, sizeof(d->error), "empty file");
 			return -1;
 		}
-		if (starts(s, n, "idlestat version")) {
+		size_t line_pos = (size_t)(s - buf);
+		const char *h = s;
+		size_t hn = n;
+		bool commented, v08;
+
+		header_text(&h, &hn, &commented);
+		v08 = starts(h, hn, "idlestat version");
+		if (!starts(s, n, "# tracer:") &&
+		    (v08 || (starts(h, hn, "version = ") && idlestat_04(peek, h, hn)))) {
 			d->format = TF_IDLESTAT;
 			c = peek;
-			c.pos = (size_t)(s - buf);
+			c.pos = line_pos;
 			c.line--;
-			if (parse_idlestat_header(&c, d))
+			if (parse_idlestat_header(&c, d, v08))
 				return -1;
 		} else if (starts(s, n, "version = ") || starts(s, n, "cpus=")) {
 			d->format = TF_TRACE_CMD;
@@ -659,10 +766,16 @@ int trace_parse_buffer(const char *buf, size_t len, struct trace_data *d)
 		int r, v;
 
 		d->lines++;
-		if (!nl && n)
-			d->truncated = true;
 		if (!n || s[0] == '#')
 			continue;
+		if (!nl) {
+			/* cut mid-line, its last number may be cut short too: not
+			 * replayed, reported with its line number */
+			d->truncated = true;
+			d->truncated_line = c.line;
+			note_garbled(d, c.line);
+			continue;
+		}
 		if (header && (starts(s, n, "version = ") || starts(s, n, "cpus="))) {
 			if (!int_after(s, n, "cpus=", &v) && v > 0)
 				d->header_cpus = v;
@@ -750,12 +863,44 @@ static int ev_cmp(const void *a, const void *b)
 
 void trace_sort_events(struct trace_data *d)
 {
-	size_t i;
+	/* per logging CPU: the last timestamp and where its run began */
+	uint64_t *last = calloc(MAX_CPU + 1, sizeof(*last)), *run = calloc(MAX_CPU + 1, sizeof(*run));
+	uint64_t moved_max = 0;
+	bool sorted = true;
 
-	for (i = 1; i < d->nr_ev; i++)
-		if (ev_cmp(&d->ev[i - 1], &d->ev[i]) > 0)
-			break;
-	if (i < d->nr_ev)
+	if (!last || !run) {
+		free(last);
+		free(run);
+		qsort(d->ev, d->nr_ev, sizeof(*d->ev), ev_cmp); /* time order, stable by line */
+		return;
+	}
+	for (size_t i = 0; i < d->nr_ev; i++) {
+		struct trace_event *e = &d->ev[i];
+		uint32_t c = e->src_cpu <= MAX_CPU ? e->src_cpu : MAX_CPU;
+
+		if (last[c] && e->ts_ns < last[c]) {
+			if (e->ts_ns >= run[c]) {
+				/* back inside its own run: the clock, not the file,
+				 * went back; keep the buffer's order */
+				e->ts_ns = last[c];
+				d->held_back++;
+			} else {
+				run[c] = e->ts_ns; /* a block from earlier */
+			}
+		}
+		if (!last[c])
+			run[c] = e->ts_ns;
+		last[c] = e->ts_ns;
+		if (i && e->ts_ns < moved_max) {
+			d->reordered++;
+			sorted = false;
+		}
+		if (e->ts_ns > moved_max)
+			moved_max = e->ts_ns;
+	}
+	free(last);
+	free(run);
+	if (!sorted)
 		qsort(d->ev, d->nr_ev, sizeof(*d->ev), ev_cmp);
 }
 
@@ -763,6 +908,7 @@ void trace_data_free(struct trace_data *d)
 {
 	free(d->ev);
 	free(d->nr_states);
+	free(d->described);
 	free(d->states);
 	free(d->cluster_of);
 	free(d->fn_names);
@@ -770,6 +916,7 @@ void trace_data_free(struct trace_data *d)
 	d->nr_fn_names = 0;
 	d->ev = NULL;
 	d->nr_states = NULL;
+	d->described = NULL;
 	d->states = NULL;
 	d->cluster_of = NULL;
 	d->nr_ev = d->cap_ev = 0;

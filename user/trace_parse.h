@@ -33,6 +33,7 @@ struct trace_event {
 	uint32_t kind;  /* enum trace_kind */
 	uint32_t line;  /* 1-based line in the input */
 	uint32_t fn;    /* TK_HRTIMER*: 1 + index in trace_data.fn_names, 0 = unknown */
+	uint32_t src_cpu; /* the [CPU] column: the per-CPU buffer that logged it */
 	char comm[16];  /* TK_SCHED_WAKEUP */
 };
 
@@ -54,9 +55,11 @@ struct trace_data {
 	bool have_ts;
 	uint64_t min_ts, max_ts;
 	/* idlestat header */
+	char version[24];       /* idlestat's "version = X", "" for other formats */
 	bool have_states;
-	int nr_state_cpus;      /* entries of nr_states / states */
-	int *nr_states;         /* [cpu], 0 = CPU not described (offline) */
+	int nr_state_cpus;      /* entries of nr_states / states / described */
+	int *nr_states;         /* [cpu] named states; 0 with described = no driver */
+	bool *described;        /* [cpu] a "cpuid N:" table (false: offline, or 0.4) */
 	struct trace_state *states; /* [cpu * IS_MAX_STATES + i] */
 	int nr_clusters;
 	int *cluster_of;        /* [nr_state_cpus], -1 = none */
@@ -73,8 +76,12 @@ struct trace_data {
 	uint64_t lost_events;   /* "[LOST n EVENTS]" markers */
 	uint64_t drop_markers;  /* "[EVENTS DROPPED]" markers (trace-cmd, no count) */
 	uint64_t out_of_order;  /* events earlier than the previous one of their CPU */
-	bool truncated;         /* the last line had no newline */
+	uint64_t reordered;     /* events replayed before a line above them (trace_sort_events) */
+	uint64_t held_back;     /* events kept after their buffer's previous one, at its time */
+	bool truncated;         /* the last line had no newline: not replayed */
+	uint32_t truncated_line;
 	uint64_t dropped_states; /* idlestat states beyond IS_MAX_STATES */
+	uint64_t unknown_residency; /* named idlestat states with residency -1 (taken as 0) */
 	/* IRQ names from irq_handler_entry */
 	int nr_irq_names;
 	struct { uint32_t irq; char name[32]; } irq_names[TP_MAX_IRQ_NAMES];
@@ -97,7 +104,12 @@ void trace_data_free(struct trace_data *d);
 int trace_parse_line(const char *line, size_t len, struct trace_event *ev, char *name,
 		     size_t namelen);
 
-/* Sorts by timestamp, keeping file order among equal timestamps. */
+/* Puts the events in replay order: per logging CPU (the [CPU] column), file
+ * order is kept where a timestamp ties or steps back within the run of lines
+ * it follows (that event is replayed at the previous one's time and counted
+ * in held_back); a step back to before the run's first line starts a new run
+ * (a reordered or concatenated block). Runs are then merged by time, file
+ * order among equal times; moved events are counted in reordered. */
 void trace_sort_events(struct trace_data *d);
 
 const char *trace_format_name(enum trace_format f);

@@ -70,6 +70,20 @@ check_two_cluster() { # json
 	jq -e '[.warnings[] | select(test("earlier than the previous one"))] | length == 1' "$BATS_TEST_TMPDIR/s.json"
 }
 
+# clock-back.ftrace: sorting by time alone put CPU0's next enter (286 us)
+# before its exit (287 us), so its 187 us period vanished and the open
+# period at the end was lost; merged per CPU, the file's order holds.
+@test "replay: a CPU's own line order is kept where its timestamp steps back" {
+	run "$IDLESCOPE" replay --profile "$TR/arm-2x2.json" "$TR/clock-back.ftrace" --format json -o "$BATS_TEST_TMPDIR/b.json"
+	[ "$status" -eq 0 ]
+	local f="$BATS_TEST_TMPDIR/b.json"
+	jq -e '.cpus[0] | .entries == 2 and .idle_ns == 2300000 and .edge_idle_ns == 500000 and .idle_at_end and
+	       .states[1].entries == 2 and .states[1].min_ns == 187000' "$f"
+	jq -e '.cpus[1] | .idle_at_end and .entries == 0' "$f"
+	jq -e '.replay | .out_of_order == 1 and .held_back == 1 and .reordered_lines == 0' "$f"
+	jq -e '[.warnings[] | select(test("1 kept after their CPU.s previous line"))] | length == 1' "$f"
+}
+
 # two-cluster-truncated.ftrace: the events up to 50.003160, a garbled line 25
 # and a last line cut in half (CPU0's exit at 3200 is lost). Window 100-3160:
 #   CPU0 WFI 900 us, CPU_PD in flight from 1100 (edge 2060 us)
@@ -119,9 +133,12 @@ check_two_cluster() { # json
 	[[ "$output" == *"CPU 63 has events but the profile describes 4 CPUs"* ]]
 }
 
-@test "replay errors: no table, no file, not a trace, binary trace.dat, bad profile" {
+@test "replay errors: no file, not a trace, binary trace.dat, bad profile" {
+	# Without a table the replay used to stop here (status 2), losing the
+	# user's data: it now reports states by index ("replay without a state
+	# table" below); the --profile hint stays, as a warning.
 	run "$IDLESCOPE" replay "$TR/two-cluster.ftrace"
-	[ "$status" -eq 2 ]
+	[ "$status" -eq 0 ]
 	[[ "$output" == *"--profile FILE"* ]]
 	run "$IDLESCOPE" replay --profile "$TR/arm-2x2.json" "$BATS_TEST_TMPDIR/nope"
 	[ "$status" -eq 1 ]
@@ -254,6 +271,7 @@ teardown() {
 			rmdir "$i"
 		fi
 	done
+	teardown_idlestat
 }
 
 host_profile() { # the replay profile of this machine, from its sysfs (cpu0's table for all)
@@ -390,4 +408,168 @@ usage_snapshot() { # out
 	jq -e '.wakeup_details.timers == [{"cpu": 0, "count": 1, "early": 0, "name": "tick_nohz_handler", "function": null}]' "$f"
 	jq -e '.replay | .timer_starts == 1 and .timers_unmatched == 1' "$f"
 	jq -e '[.warnings[] | select(test("without an hrtimer_start"))] | length == 1' "$f"
+}
+
+# Without a table (ftrace, no --profile): two-cluster.ftrace's periods by
+# state index, as worked out at the top, with no targets and no above/below.
+@test "replay without a state table: entries and time per state index, one warning" {
+	run "$IDLESCOPE" replay "$TR/two-cluster.ftrace" --format json -o "$BATS_TEST_TMPDIR/n.json"
+	[ "$status" -eq 0 ]
+	local f="$BATS_TEST_TMPDIR/n.json"
+	diff <(jq -c '.cpus[] | [.cpu, .edge_idle_ns, (.states[] | [.name, .entries, .time_ns, .above, .below, .target_residency_ns])]' "$f") \
+	     <(echo '[0,0,["state0",1,900000,null,null,null],["state1",1,2100000,null,null,null],["state2",0,0,null,null,null]]
+[1,0,["state0",0,0,null,null,null],["state1",2,2800000,null,null,null],["state2",0,0,null,null,null]]
+[2,0,["state0",0,0,null,null,null],["state1",0,0,null,null,null],["state2",1,19900000,null,null,null]]
+[3,1000000,["state0",0,0,null,null,null],["state1",0,0,null,null,null],["state2",1,15100000,null,null,null]]')
+	jq -e '.replay | .tables == "none" and .index_tables == 4 and (.exit_latency_known | not)' "$f"
+	jq -e '[.warnings[] | select(test("no idle-state table for 4 CPUs \\(give --profile FILE\\)"))] | length == 1' "$f"
+	# the percentiles are there: CPU2's one 19.9 ms period
+	jq -e '.cpus[2].states[2] | .p50_ns > 0 and .max_ns == 19900000' "$f"
+	# --profile adds the classification: CPU1's 500 us CPU_PD period is above
+	run "$IDLESCOPE" replay --profile "$TR/arm-2x2.json" "$TR/two-cluster.ftrace" --format json
+	echo "$output" | jq -e '.cpus[1].states[1].above == 1'
+}
+
+# A capture from a host without a cpuidle driver (periods are state=1) with a
+# one-state profile: the periods would vanish (CPU 0 100% busy); refused by name.
+@test "replay: events in a state the table lacks are refused by name, never dropped" {
+	echo '{"cpus":4,"states":[{"name":"WFI","exit_latency_us":1,"target_residency_us":1}]}' > "$BATS_TEST_TMPDIR/one.json"
+	run "$IDLESCOPE" replay --profile "$BATS_TEST_TMPDIR/one.json" "$TR/two-cluster.ftrace"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"CPU 0 has state 1 events; the profile has 1 state"* ]]
+	# an idlestat header without states (no driver) allows only 0 and 1
+	sed 's/state=1 cpu_id=2/state=2 cpu_id=2/' "$TR/no-driver.idlestat" > "$BATS_TEST_TMPDIR/s2.idlestat"
+	run "$IDLESCOPE" replay "$BATS_TEST_TMPDIR/s2.idlestat"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"CPU 2 has state 2 events; the idlestat header has no idle states for it"* ]]
+}
+
+# no-driver.idlestat: what idlestat 0.8 writes on a host without a cpuidle
+# driver (every slot "(null)" / "-1"; events state=1), us from 100 s:
+#   CPU0 100-287 (187), 400-2400 (2000)
+#   CPU1 150-1150 (1000), enters at 3000 = the last timestamp (in progress
+#        at stop: idle_at_end, edge 0)
+#   CPU2 enters at 2100, no exit: edge 900 us, busy 2000 us of 2900: not
+#        "idle for the whole window"
+#   clusterA (0-1): 150-287, 400-1150 = 887 us; window 2.9 ms
+check_no_driver() { # json
+	local f="$1"
+	[ "$(jq .duration_ns "$f")" -eq 2900000 ]
+	diff <(jq -c '.cpus[] | [.cpu, .entries, .idle_ns, .edge_idle_ns, .busy_ns, .idle_at_end, (.states[] | [.name, .entries, .time_ns, .above])]' "$f") \
+	     <(echo '[0,2,2187000,0,713000,false,["default-idle",2,2187000,null]]
+[1,1,1000000,0,1900000,true,["default-idle",1,1000000,null]]
+[2,0,0,900000,2000000,true,["default-idle",0,0,null]]')
+	jq -e '.cpus[2].status | test("whole window") | not' "$f"
+	jq -e '.groups.groups[0] | .name == "cluster0" and .periods == 2 and .time_ns == 887000' "$f"
+	jq -e '.cpuidle.driver == "none" and .replay.tables == "idlestat header" and .replay.garbled_lines == 0' "$f"
+	jq -e '[.warnings[] | select(test("no cpuidle driver"))] | length == 1' "$f"
+	jq -e '[.warnings[] | select(test("exit latenc"))] | length == 0' "$f"
+}
+
+@test "replay idlestat 0.8 header without named states: default-idle, equal to idlestat --import" {
+	local f="$BATS_TEST_TMPDIR/nd.json" d="$BATS_TEST_TMPDIR"
+	run "$IDLESCOPE" replay "$TR/no-driver.idlestat" --format json -o "$f"
+	[ "$status" -eq 0 ]
+	check_no_driver "$f"
+	# CRLF line ends and idlestat's "# " header prefix: the same numbers
+	sed 's/$/\r/' "$TR/no-driver.idlestat" > "$d/crlf.idlestat"
+	"$IDLESCOPE" replay "$d/crlf.idlestat" --format json -o "$d/crlf.json"
+	check_no_driver "$d/crlf.json"
+	awk '/^ *</ { body = 1 } { print (body ? "" : "# ") $0 }' "$TR/no-driver.idlestat" > "$d/hash.idlestat"
+	"$IDLESCOPE" replay "$d/hash.idlestat" --format json -o "$d/hash.json"
+	check_no_driver "$d/hash.json"
+	command -v idlestat >/dev/null || skip "idlestat not installed"
+	idlestat --import -f "$TR/no-driver.idlestat" -C > "$d/nd.csv" 2>&1
+	local c
+	for c in 0 1 2; do
+		diff <(idlestat_rows "$d/nd.csv" "cpu$c" | cut -d' ' -f1-2) \
+		     <(jq -r --argjson c "$c" '.cpus[$c].states | sort_by(.index)[] | select(.entries > 0) | "\(.entries) \(.time_ns / 1000 | round)"' "$f")
+	done
+	diff <(idlestat_rows "$d/nd.csv" clusterA | cut -d' ' -f1-2) <(echo "2 887")
+}
+
+# idlestat 0.4's scenario files: "# version = 0.4-rc1", the topology as
+# comments, no state tables, idlestat_start/_end markers (v04-scenario.idlestat).
+@test "replay idlestat 0.4 file: detected, topology read, states by index" {
+	run "$IDLESCOPE" replay "$TR/v04-scenario.idlestat" --format json -o "$BATS_TEST_TMPDIR/v4.json"
+	[ "$status" -eq 0 ]
+	local f="$BATS_TEST_TMPDIR/v4.json"
+	jq -e '.replay | .format == "idlestat" and .format_version == "0.4-rc1" and .garbled_lines == 0 and
+	       .skipped_events == {"idlestat_start": 1, "idlestat_end": 1}' "$f"
+	diff <(jq -c '.cpus[] | [.cpu, .edge_idle_ns, .idle_at_end, (.states[] | [.name, .entries, .time_ns])]' "$f") \
+	     <(echo '[0,300000,true,["state0",1,100000],["state1",1,300000]]
+[1,0,false,["state0",0,0],["state1",1,500000]]')
+	jq -e '.groups.groups[0] | .periods == 2 and .time_ns == 400000' "$f"
+}
+
+# The file the real idlestat 0.8 writes on this host (all "(null)" without a
+# cpuidle driver; POLL and haltpoll with haltpoll), replayed and compared
+# number by number with idlestat's own report of the same file: per CPU
+# and state (in index order) the periods and the idle time.
+IDLESTAT_SAVE=
+IDLESTAT_MOUNTED=
+setting_of() { # file: its value (buffer_size_kb: the size in effect, "7 (expanded: 1408)")
+	sed -E 's/.*expanded: ([0-9]+).*/\1/; s/ .*//; q' "$1"
+}
+teardown_idlestat() {
+	local k v
+	if [ -n "$IDLESTAT_SAVE" ] && [ -f "$IDLESTAT_SAVE" ]; then
+		while IFS='=' read -r k v; do
+			[ "$(setting_of "$k")" = "$v" ] || echo "$v" > "$k" 2>/dev/null || true
+		done < "$IDLESTAT_SAVE"
+	fi
+	IDLESTAT_SAVE=
+	# debugfs (and the tracefs under it) only if this test mounted it
+	if [ -n "$IDLESTAT_MOUNTED" ]; then
+		umount -R /sys/kernel/debug || true
+		IDLESTAT_MOUNTED=
+	fi
+}
+
+@test "replay of a file the real idlestat --trace writes equals idlestat --import" {
+	command -v idlestat >/dev/null || skip "idlestat not installed"
+	# idlestat 0.8 knows only /sys/kernel/debug/tracing
+	local T=/sys/kernel/debug/tracing d="$BATS_TEST_TMPDIR" try c ok=
+	if [ ! -f "$T/trace" ] && ! mountpoint -q /sys/kernel/debug; then
+		mount -t debugfs nodev /sys/kernel/debug || skip "cannot mount debugfs"
+		IDLESTAT_MOUNTED=1
+	fi
+	[ -f "$T/trace" ] || { teardown_idlestat; skip "no $T (idlestat needs it)"; }
+	# idlestat traces into the top-level buffer: what it touches, put back
+	IDLESTAT_SAVE="$d/tracing.save"
+	for c in tracing_on buffer_size_kb current_tracer events/power/cpu_idle/enable \
+		events/power/cpu_frequency/enable events/irq/irq_handler_entry/enable \
+		events/ipi/ipi_entry/enable; do
+		if [ -f "$T/$c" ]; then echo "$T/$c=$(setting_of "$T/$c")"; fi
+	done > "$IDLESTAT_SAVE"
+	for try in 1 2; do
+		rm -f "$d/real.idlestat"
+		idlestat --trace -f "$d/real.idlestat" -t 1 > "$d/trace.out" 2>&1 || true
+		if grep -q 'cpu_idle: state=[0-9]' "$d/real.idlestat" 2>/dev/null; then
+			ok=1
+			break
+		fi
+	done
+	teardown_idlestat
+	[ -n "$ok" ] || skip "idlestat recorded no cpu_idle event in 1 s twice (busy machine): $(tail -1 "$d/trace.out")"
+	head -1 "$d/real.idlestat" | grep -q '^idlestat version = '
+	idlestat --import -f "$d/real.idlestat" -C > "$d/real.csv" 2>&1
+	run "$IDLESCOPE" replay "$d/real.idlestat" --format json -o "$d/real.json"
+	[ "$status" -eq 0 ]
+	jq -e '.replay.format == "idlestat" and .replay.garbled_lines == 0 and .replay.events > 0' "$d/real.json"
+	local n=0 cpus
+	cpus=$(sed -n 's/^cpus=//p;2q' "$d/real.idlestat")
+	for ((c = 0; c < cpus; c++)); do
+		echo "cpu$c idlestat: $(idlestat_rows "$d/real.csv" "cpu$c" | cut -d' ' -f1-2 | tr '\n' ';')" \
+		     "idlescope: $(jq -r --argjson c "$c" '.cpus[$c].states | sort_by(.index)[] | select(.entries > 0) | "\(.entries) \(.time_ns / 1000 | round)"' "$d/real.json" | tr '\n' ';')"
+		diff <(idlestat_rows "$d/real.csv" "cpu$c" | cut -d' ' -f1-2) \
+		     <(jq -r --argjson c "$c" '.cpus[$c].states | sort_by(.index)[] | select(.entries > 0) | "\(.entries) \(.time_ns / 1000 | round)"' "$d/real.json")
+		n=$((n + $(jq --argjson c "$c" '.cpus[$c].entries' "$d/real.json")))
+	done
+	[ "$n" -gt 0 ]
+	# without a driver the header names no state: record's default-idle
+	if ! awk '/^cpuid / { n = 0; next } /^\t/ && n++ % 2 == 0 && $0 != "\t(null)" { named = 1 }
+		  END { exit !named }' "$d/real.idlestat"; then
+		jq -e '.cpuidle.driver == "none" and ([.cpus[].states[].name] | unique == ["default-idle"])' "$d/real.json"
+	fi
 }

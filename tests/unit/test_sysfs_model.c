@@ -1004,6 +1004,32 @@ static void test_model_edges_and_status(void **state)
 	summary_free(&s);
 }
 
+/* A period entered at stop itself (a replayed trace ending with that enter)
+ * is in progress there; busy the rest of the window, the CPU was not idle
+ * for the whole of it. Index-only states are not classified. */
+static void test_model_enter_at_stop(void **state)
+{
+	struct summary s;
+	const struct cpu_summary *c;
+
+	(void)state;
+	fx.slots[3].enter_ns = STOP;
+	fx.slots[3].state = 1;
+	fx.info[0].unclassified = true;
+	init_summary(&s, "intel_idle", NULL);
+	assert_int_equal(summary_build(&s, &fx.w, &fx.sel), 0);
+	c = &s.cpus[3];
+	assert_true(c->idle_at_end);
+	assert_int_equal(c->edge_idle_ns, 0);
+	assert_int_equal(c->busy_ns, 100 * MS);
+	assert_string_equal(c->status, "no complete idle period (idle only at the window's edges)");
+	/* cpu2, in a period for the whole window, still is */
+	assert_string_equal(s.cpus[2].status, "idle for the whole window (no complete period)");
+	assert_false(s.cpus[0].states[1].classified);
+	assert_true(s.cpus[1].states[1].classified);
+	summary_free(&s);
+}
+
 static void test_model_totals(void **state)
 {
 	struct summary s;
@@ -1494,6 +1520,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cpuidle_to_params, build_tree, destroy_tree),
 		cmocka_unit_test_setup(test_model_per_state, build_model),
 		cmocka_unit_test_setup(test_model_edges_and_status, build_model),
+		cmocka_unit_test_setup(test_model_enter_at_stop, build_model),
 		cmocka_unit_test_setup(test_model_totals, build_model),
 		cmocka_unit_test_setup(test_model_selection_and_kernel_deltas, build_model),
 		cmocka_unit_test_setup(test_model_warnings, build_model),

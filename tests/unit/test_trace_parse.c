@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -243,6 +244,134 @@ static void test_idlestat_header(void **state)
 	}
 }
 
+/* What idlestat 0.8 writes on a host without a cpuidle driver: every slot
+ * "(null)" / "-1"; its events are state=1 from the default idle call. */
+static void test_idlestat_no_driver(void **state)
+{
+	char buf[2048];
+	size_t n = 0;
+	struct trace_data d;
+
+	(void)state;
+	n += (size_t)snprintf(buf + n, sizeof(buf) - n,
+			      "idlestat version = 0.8\ncpus=2\nclusterA:\n\tcore0\n\t\tcpu0\n"
+			      "\tcore1\n\t\tcpu1\n");
+	for (int c = 0; c < 2; c++) {
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "cpuid %d:\n", c);
+		for (int i = 0; i < 16; i++)
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "\t(null)\n\t-1\n");
+	}
+	n += (size_t)snprintf(buf + n, sizeof(buf) - n,
+			      "<idle>-0 [000] d..1. 1.000100: cpu_idle: state=1 cpu_id=0\n"
+			      "<idle>-0 [000] d..1. 1.000287: cpu_idle: state=4294967295 cpu_id=0\n");
+	assert_int_equal(trace_parse_buffer(buf, n, &d), 0);
+	assert_int_equal(d.format, TF_IDLESTAT);
+	assert_string_equal(d.version, "0.8");
+	assert_true(d.have_states);
+	assert_true(d.described[0] && d.described[1]);
+	assert_int_equal(d.nr_states[0], 0);
+	assert_int_equal(d.nr_states[1], 0);
+	assert_int_equal(d.nr_ev, 2);
+	assert_int_equal(d.ev[0].line, 8 + 2 * 33);
+	assert_int_equal(d.garbled, 0);
+	trace_data_free(&d);
+}
+
+/* idlestat's scenario files: the header as "# " comments, CRLF line ends,
+ * idlestat 0.4's "version = 0.4-rc1" without state tables. */
+static void test_idlestat_04_and_comments(void **state)
+{
+	static const char v04[] =
+		"# version = 0.4-rc1\r\n# cpus=3\r\n# clusterA:\r\n# \tcore0\r\n# \t\tcpu1\r\n"
+		"# clusterB:\r\n# \tcore0\r\n# \t\tcpu0\r\n# \t\tcpu2\r\n\r\n"
+		"#####\r\n# Execution scenario\r\n"
+		"  idlestat/x  [002] ....  1000.000000: idlestat_start\r\n"
+		"  idlestat/x  [002] d...  1000.000000: cpu_idle: state=0 cpu_id=2\r\n"
+		"  idlestat/x  [002] d...  1000.000900: cpu_idle: state=4294967295 cpu_id=2\r\n";
+	static const char v08[] =
+		"# idlestat version = 0.8\n# cpus=1\n# clusterA:\n# \tcore0\n# \t\tcpu0\n"
+		"# a comment\n# cpuid 0:\n# \tPOLL\n# \t0\n# \tC1\n# \t2\n# \t(null)\n# \t-1\n"
+		"<idle>-0 [000] d..1. 1.000100: cpu_idle: state=1 cpu_id=0\n";
+	static const char tc[] = "version = 6\ncpus=2\n<idle>-0 [000] 1.0: cpu_idle: state=1 cpu_id=0\n";
+	struct trace_data d;
+
+	(void)state;
+	assert_int_equal(trace_parse_buffer(v04, strlen(v04), &d), 0);
+	assert_int_equal(d.format, TF_IDLESTAT);
+	assert_string_equal(d.version, "0.4-rc1");
+	assert_false(d.have_states);
+	assert_int_equal(d.header_cpus, 3);
+	assert_int_equal(d.nr_clusters, 2);
+	assert_int_equal(d.cluster_of[1], 0);
+	assert_int_equal(d.cluster_of[2], 1);
+	assert_int_equal(d.garbled, 0);
+	assert_int_equal(d.skipped, 1); /* idlestat_start */
+	assert_int_equal(d.nr_ev, 2);
+	assert_int_equal(d.ev[1].ts_ns - d.ev[0].ts_ns, 900000);
+	trace_data_free(&d);
+
+	assert_int_equal(trace_parse_buffer(v08, strlen(v08), &d), 0);
+	assert_int_equal(d.format, TF_IDLESTAT);
+	assert_int_equal(d.nr_states[0], 2);
+	assert_string_equal(d.states[1].name, "C1");
+	assert_int_equal(d.states[1].target_residency_ns, 2000);
+	assert_int_equal(d.nr_ev, 1);
+	trace_data_free(&d);
+
+	/* trace-cmd report starts the same way, without the topology */
+	assert_int_equal(trace_parse_buffer(tc, strlen(tc), &d), 0);
+	assert_int_equal(d.format, TF_TRACE_CMD);
+	assert_string_equal(d.version, "");
+	trace_data_free(&d);
+}
+
+/* Per-CPU order: CPU 0's exit is logged at 287 us and its next enter at
+ * 286 us (its clock stepped back): file order is kept, the enter replayed
+ * at 287 us. CPU 1's lines came as two blocks, the later one first: merged
+ * by time. */
+static void test_per_cpu_order(void **state)
+{
+	static const char buf[] =
+		"<idle>-0 [000] 1.000100: cpu_idle: state=1 cpu_id=0\n"
+		"<idle>-0 [001] 1.000500: cpu_idle: state=1 cpu_id=1\n"
+		"<idle>-0 [001] 1.000600: cpu_idle: state=4294967295 cpu_id=1\n"
+		"<idle>-0 [000] 1.000287: cpu_idle: state=4294967295 cpu_id=0\n"
+		"<idle>-0 [000] 1.000286: cpu_idle: state=1 cpu_id=0\n"
+		"<idle>-0 [001] 1.000200: cpu_idle: state=1 cpu_id=1\n"
+		"<idle>-0 [001] 1.000300: cpu_idle: state=4294967295 cpu_id=1\n"
+		"<idle>-0 [000] 1.000900: cpu_idle: state=4294967295 cpu_id=0\n";
+	static const uint32_t order[] = { 1, 6, 4, 5, 7, 2, 3, 8 }; /* 100 200 287 287 300 ... */
+	struct trace_data d;
+
+	(void)state;
+	assert_int_equal(trace_parse_buffer(buf, strlen(buf), &d), 0);
+	assert_int_equal(d.out_of_order, 2); /* 286 after 287, 200 after 600 */
+	trace_sort_events(&d);
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		assert_int_equal(d.ev[i].line, order[i]);
+	assert_int_equal(d.ev[3].ts_ns, 1000287000ULL); /* line 5, held at its exit's time */
+	assert_int_equal(d.held_back, 1);
+	assert_int_equal(d.reordered, 4); /* lines 4-7 come before lines 2-3 */
+	trace_data_free(&d);
+}
+
+/* A file cut mid-number would read as another number: the unterminated
+ * last line is not an event. */
+static void test_cut_mid_line(void **state)
+{
+	static const char buf[] = "<idle>-0 [000] 1.000100: cpu_idle: state=1 cpu_id=0\n"
+				  "<idle>-0 [000] 1.000200: cpu_idle: state=4294";
+	struct trace_data d;
+
+	(void)state;
+	assert_int_equal(trace_parse_buffer(buf, strlen(buf), &d), 0);
+	assert_int_equal(d.nr_ev, 1);
+	assert_true(d.truncated);
+	assert_int_equal(d.truncated_line, 2);
+	assert_int_equal(d.garbled, 1);
+	trace_data_free(&d);
+}
+
 static void test_formats_and_errors(void **state)
 {
 	static const char dat[] = "\x17\x08\x44tracing6\0\0\0";
@@ -348,6 +477,10 @@ int main(void)
 		cmocka_unit_test(test_buffer_counts),
 		cmocka_unit_test(test_stable_sort),
 		cmocka_unit_test(test_idlestat_header),
+		cmocka_unit_test(test_idlestat_no_driver),
+		cmocka_unit_test(test_idlestat_04_and_comments),
+		cmocka_unit_test(test_per_cpu_order),
+		cmocka_unit_test(test_cut_mid_line),
 		cmocka_unit_test(test_formats_and_errors),
 		cmocka_unit_test(test_random_input),
 		cmocka_unit_test(test_profile),
