@@ -59,7 +59,7 @@ awk -F'\t' -v n="$i" -v hdr="${cols[*]}" -v dir="$tmp" '
 	  line = sprintf("%-7s %-64.64s", v, name)
 	  for (k = 1; k <= n; k++) { c = cell[k]; sub(/:.*/, "", c); line = line sprintf(" %-16s", c) }
 	  rows[++nr] = line "  " cell[0]
-	  checks++; if (ran && !bad) okc++; if (!ran) nowhere++; if (bad) failed++ }
+	  checks++; if (ran && !bad) okc++; if (!ran && !bad) nowhere++; if (bad) failed++ }
 	END {
 	  line = sprintf("%-7s %-64s", "result", "oracle check (tests/bats file: test)")
 	  for (k = 1; k <= n; k++) line = line sprintf(" %-16s", h[k + 1])

@@ -59,7 +59,9 @@ if [ "${IDLESCOPE_VMTEST:-1}" != 0 ]; then
 	IDLESCOPE=$(realpath "$out/idlescope") ./tests/vm/oracle.sh 2>&1 | tee "$log" || true
 	pass=$((pass + $(grep -cE '^PASS ' "$log")))
 	vfail=$(grep -cE '^FAIL ' "$log")
-	[ "$(grep -c '^vmtest summary' "$log")" -eq 2 ] || vfail=$((vfail + 1))
+	# one summary per kind (ORACLE_KINDS, default oracle and nodriver)
+	read -ra kinds <<<"${ORACLE_KINDS:-oracle nodriver}"
+	[ "$(grep -c '^vmtest summary' "$log")" -eq "${#kinds[@]}" ] || vfail=$((vfail + 1))
 	fail=$((fail + vfail))
 fi
 

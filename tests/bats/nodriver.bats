@@ -37,9 +37,11 @@ setup() {
 # its own date, without %N), so inside record's window. The two
 # differ by: tick rounding (under 2 ticks), the window's edges outside the
 # reads (record idle may exceed by that much), the idle loop's own time
-# before and after each period (in /proc/stat, not in record) and interrupts
-# handled in idle (in record, not in /proc/stat): per period at most
-# 2 x IDLESCOPE_TEST_BIAS_NS + 2 us, plus 1% of the span.
+# before and after each period (in /proc/stat, not in record): per period at
+# most 2 x IDLESCOPE_TEST_BIAS_NS + 2 us, plus 1% of the span; and interrupts
+# and softirqs handled in idle (in record's periods, left out of /proc/stat's
+# idle): up to 5% of the span more (a 5.10 TCG guest showed 4%, this host
+# under 0.1%), so record may exceed /proc/stat by that, never fall short.
 # bats test_tags=oracle,nodriver
 @test "record's idle time per CPU agrees with /proc/stat's idle + iowait over the same span" {
 	local d=$BATS_TEST_TMPDIR hz
@@ -60,7 +62,7 @@ setup() {
 		(.idle_ns + .edge_idle_ns) as $ours | $p[.cpu | tostring] as $k |
 		(2e9 / $hz + 0.01 * $span + .entries * (2 * $bias + 2000)) as $tol |
 		"cpu \(.cpu): record \($ours) /proc/stat \($k) window \($dur) span \($span) tol \($tol)" +
-		(if $ours < $k - $tol or $ours > $k + ($dur - $span) + $tol then " DISAGREE" else "" end)' "$OUT"
+		(if $ours < $k - $tol or $ours > $k + ($dur - $span) + 0.05 * $span + $tol then " DISAGREE" else "" end)' "$OUT"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" != *DISAGREE* ]]
