@@ -8,6 +8,12 @@ CPUIDLE=/sys/devices/system/cpu/cpuidle
 # real host; the oracle guests (tests/vm/oracle.sh) set it from
 # VMTEST_BIAS_US, since QEMU TCG stretches every probe.
 IDLESCOPE_TEST_BIAS_NS=${IDLESCOPE_TEST_BIAS_NS:-1000}
+# Periods per CPU and state whose time a stalled vCPU may stretch by up to the
+# row's longest period: 0 on a real host; the TCG oracle guests set 2, since
+# QEMU's single thread can run the other vCPU for a whole slice between
+# BPF's stamp and the kernel's (seen: C2 3.02 ms against sysfs 0.99 ms under
+# PM QoS 0; tests/vm/guest-test.sh allows the same for its CSV check).
+IDLESCOPE_TEST_STALL_PERIODS=${IDLESCOPE_TEST_STALL_PERIODS:-0}
 
 cpuidle_driver() {
 	cat "$CPUIDLE/current_driver" 2>/dev/null || echo none
@@ -63,18 +69,21 @@ steady_load() { # seconds
 # entries within the periods in flight at the edges (one per edge, plus those
 # ending while the snapshots were read; that allowance itself must stay
 # under 3 + 1% of the entries), time within 1% plus
-# IDLESCOPE_TEST_BIAS_NS (1 us) of observer bias per period, cpu_idle_miss equal to sysfs above/below
+# IDLESCOPE_TEST_BIAS_NS (1 us) of observer bias per period (plus
+# IDLESCOPE_TEST_STALL_PERIODS longest periods, 0 on a host), cpu_idle_miss equal to sysfs above/below
 # (within the edges).
 assert_agrees_with_sysfs() {
 	local f=$1 bad
-	bad=$(jq -r --argjson bias "$IDLESCOPE_TEST_BIAS_NS" '
-	  .kernel_check.rows[] | select(.cpu != "all") |
+	bad=$(jq -r --argjson bias "$IDLESCOPE_TEST_BIAS_NS" --argjson stall "$IDLESCOPE_TEST_STALL_PERIODS" '
+	  . as $doc | .kernel_check.rows[] | select(.cpu != "all") |
 	  . as $r |
+	  ([$doc.cpus[] | select(.cpu == $r.cpu) | .states[] | select(.index == $r.state) | .max_ns] |
+	   first // 0) as $longest |
 	  ($r.bpf.entries - $r.kernel.usage - ($r.kernel.rejected // 0)) as $de |
 	  ($r.bpf.time_ns - $r.kernel.time_ns) as $dt |
 	  (if ($de | fabs) > ([2, $r.entries_allowed] | max) then "cpu \($r.cpu) \($r.name): entries \($r.bpf.entries) vs usage \($r.kernel.usage)" else empty end),
 	  (if $r.entries_allowed > 3 + $r.bpf.entries * 0.01 then "cpu \($r.cpu) \($r.name): edge allowance \($r.entries_allowed) too large" else empty end),
-	  (if ($dt | fabs) > ($r.kernel.time_ns * 0.01 + $r.bpf.entries * $bias + 2000) and ($de >= 0)
+	  (if ($dt | fabs) > ($r.kernel.time_ns * 0.01 + $r.bpf.entries * $bias + 2000 + $stall * $longest) and ($de >= 0)
 	     then "cpu \($r.cpu) \($r.name): time \($r.bpf.time_ns) vs \($r.kernel.time_ns)" else empty end),
 	  (if $r.miss != null and $r.kernel.above != null and
 	      ((($r.miss.above - $r.kernel.above) | fabs) > ([2, $r.entries_allowed] | max) or

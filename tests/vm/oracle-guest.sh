@@ -12,6 +12,8 @@ export IDLESCOPE=/bin/idlescope IDLESCOPE_TC_SHIM=/src/build/trace_cmd_shim.so
 bias=${vmtest_bias_us:-50}
 [ "${vmtest_accel:-tcg}" = tcg ] || bias=${vmtest_bias_us:-2}
 export IDLESCOPE_TEST_BIAS_NS=$((bias * 1000))
+# and a stalled vCPU can stretch a period by a whole QEMU slice (helpers.bash)
+[ "${vmtest_accel:-tcg}" = tcg ] && export IDLESCOPE_TEST_STALL_PERIODS=2
 ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
 mount -t tmpfs tmpfs /tmp
 # bash's process substitution (bats uses it) needs /dev/fd, which devtmpfs lacks
@@ -30,6 +32,28 @@ wait "$bats_pid"
 rc=$?
 sleep 1
 kill "$tail_pid" 2>/dev/null
-sed -n 's/^not ok [0-9]* \(.*\)/CHECK FAIL \1/p' /tmp/tap
+# Under TCG a test that failed gets one more run, shown as "ORACLE-RETRY: "
+# lines (tests/coverage.sh marks it ok/retry, its first failure stays in this
+# log): QEMU's single thread can stall a vCPU for a whole slice between two
+# reads the host does back to back, which no tolerance of the host's covers.
+sed -n 's/^not ok [0-9]* //p' /tmp/tap >/tmp/failed
+planned=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' /tmp/tap)
+if [ -s /tmp/failed ] && [ "${vmtest_accel:-tcg}" = tcg ] &&
+	[ "$(grep -cE '^(not )?ok ' /tmp/tap)" = "${planned:-x}" ]; then
+	rc=0 # bats ran every test: only the retries decide
+	while IFS= read -r name; do
+		re=$(printf '%s' "$name" | sed 's/[][\.*^$(){}?+|/]/\\&/g')
+		bats --tap --filter-tags "${vmtest_tags:-oracle}" -f "^$re\$" . >/tmp/retry 2>&1
+		sed 's/^/ORACLE-RETRY: /' /tmp/retry
+		if grep -q '^ok ' /tmp/retry && ! grep -q '^not ok ' /tmp/retry; then
+			echo "INFO retried and passed: $name"
+		else
+			echo "CHECK FAIL $name"
+			rc=1
+		fi
+	done </tmp/failed
+else
+	sed 's/^/CHECK FAIL /' /tmp/failed
+fi
 echo "INFO bats exit $rc in $(awk -v a="$t0" '{ printf "%.0f", $1 - a }' /proc/uptime)s"
 [ "$rc" -eq 0 ]
