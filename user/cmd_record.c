@@ -135,11 +135,11 @@ static void drop_reset_counters(struct record *r)
 
 /* Returns how long the snapshot took: periods ending meanwhile are on one
  * side of the window only. */
-static uint64_t read_counters(struct record *r, struct cpuidle_counters *k)
+static uint64_t read_counters(struct record *r, struct cpuidle_counters *k, enum counters_edge edge)
 {
 	uint64_t t0 = idle_now_ns();
 
-	cpuidle_counters_snapshot(&r->kfiles, k);
+	cpuidle_counters_snapshot(&r->kfiles, k, edge);
 	return idle_now_ns() - t0;
 }
 
@@ -391,7 +391,7 @@ int cmd_record(int argc, char **argv)
 		goto cleanup;
 	ret = EXIT_RUNTIME;
 
-	r.snapshot_ns = read_counters(&r, r.k_start);
+	r.snapshot_ns = read_counters(&r, r.k_start, COUNTERS_BEFORE_START);
 	start = idle_now_ns();
 	r.start = start;
 	{
@@ -422,7 +422,7 @@ int cmd_record(int argc, char **argv)
 	reopen_hotplugged(&r);
 	stop = idle_now_ns();
 	idle_session_stop(&r.sess, stop);
-	r.snapshot_ns += read_counters(&r, r.k_end);
+	r.snapshot_ns += read_counters(&r, r.k_end, COUNTERS_AFTER_STOP);
 	drop_reset_counters(&r);
 	if (emit_summary(&r, start, stop))
 		goto cleanup;

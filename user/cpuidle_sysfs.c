@@ -275,38 +275,65 @@ static bool read_counter(const struct cpuidle_counter_files *f, int cpu, int sta
 	return end != buf;
 }
 
-void cpuidle_counters_snapshot(const struct cpuidle_counter_files *f, struct cpuidle_counters *out)
+static void read_usage(const struct cpuidle_counter_files *f, struct cpuidle_counters *out)
 {
-	/* Pass 1: usage only, the count the edges affect most. */
 	for (int c = 0; c < f->nr_cpus; c++)
-		for (int i = 0; i < IS_MAX_STATES; i++) {
-			struct cpuidle_counters *o = &out[c * IS_MAX_STATES + i];
-
-			memset(o, 0, sizeof(*o));
-			o->valid = i < f->nr_states[c] && read_counter(f, c, i, CNT_USAGE, &o->usage);
-		}
-	for (int c = 0; c < f->nr_cpus; c++) {
-		bool any = false;
-
 		for (int i = 0; i < f->nr_states[c]; i++) {
 			struct cpuidle_counters *o = &out[c * IS_MAX_STATES + i];
 
-			if (!o->valid)
-				continue;
-			o->valid = read_counter(f, c, i, CNT_TIME, &o->time_us);
+			o->valid = read_counter(f, c, i, CNT_USAGE, &o->usage);
+		}
+}
+
+/* time is needed too; the others say whether the kernel has them */
+static void read_rest(const struct cpuidle_counter_files *f, struct cpuidle_counters *out,
+		      bool *time_ok)
+{
+	for (int c = 0; c < f->nr_cpus; c++)
+		for (int i = 0; i < f->nr_states[c]; i++) {
+			struct cpuidle_counters *o = &out[c * IS_MAX_STATES + i];
+
+			time_ok[c * IS_MAX_STATES + i] = read_counter(f, c, i, CNT_TIME, &o->time_us);
 			o->has_miss_counters = read_counter(f, c, i, CNT_ABOVE, &o->above) &&
 					       read_counter(f, c, i, CNT_BELOW, &o->below);
 			o->has_rejected = read_counter(f, c, i, CNT_REJECTED, &o->rejected);
-			any |= o->valid;
 		}
-		/* A device registered again since the open (its counters began
-		 * at 0) reads nothing until reopened, as kept files would: ids
-		 * are not reused, so an equal one after the reads means all of
-		 * them came from the tracked device. */
-		if (any && cpuidle_device_id(c) != f->dev_id[c])
-			for (int i = 0; i < IS_MAX_STATES; i++)
-				out[c * IS_MAX_STATES + i].valid = false;
+}
+
+/* A device registered again since the open (its counters began at 0) reads
+ * nothing until reopened, as kept files would: ids are not reused, so an
+ * equal one after the end snapshot's reads means every read came from the
+ * tracked device (a change before the start one shows there too). */
+static void find_new_devices(const struct cpuidle_counter_files *f, bool *stale)
+{
+	for (int c = 0; c < f->nr_cpus; c++)
+		stale[c] = f->nr_states[c] && cpuidle_device_id(c) != f->dev_id[c];
+}
+
+void cpuidle_counters_snapshot(const struct cpuidle_counter_files *f, struct cpuidle_counters *out,
+			       enum counters_edge edge)
+{
+	size_t n = (size_t)f->nr_cpus * IS_MAX_STATES;
+	/* time read per counter slot, then a new device per CPU */
+	bool *time_ok = calloc(n + (size_t)f->nr_cpus + 1, sizeof(*time_ok));
+	bool *stale = time_ok + n;
+
+	memset(out, 0, n * sizeof(*out));
+	if (!time_ok)
+		return; /* nothing valid */
+	/* usage, the count the edges affect most, right next to the edge */
+	if (edge == COUNTERS_BEFORE_START) {
+		find_new_devices(f, stale);
+		read_rest(f, out, time_ok);
+		read_usage(f, out);
+	} else {
+		read_usage(f, out);
+		read_rest(f, out, time_ok);
+		find_new_devices(f, stale);
 	}
+	for (size_t k = 0; k < n; k++)
+		out[k].valid = out[k].valid && time_ok[k] && !stale[k / IS_MAX_STATES];
+	free(time_ok);
 }
 
 void cpuidle_counters_close(struct cpuidle_counter_files *f)

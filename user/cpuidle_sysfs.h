@@ -65,9 +65,9 @@ void cpuidle_refresh_cpu(const struct cpuidle_system *sys, int cpu, struct cpuid
 			 uint64_t global_qos_ns);
 void cpuidle_read_counters(int cpu, int nr_states, struct cpuidle_counters *out);
 
-/* The same counters for many CPUs, read as a burst: usage of every state
- * first, then the rest. That keeps the window edges (periods ending while we
- * read) small. Only the cpu root directory stays open (each counter is
+/* The same counters for many CPUs, read as a burst with usage of every
+ * state next to the window's edge. That keeps the edges (periods ending
+ * while we read) small. Only the cpu root directory stays open (each counter is
  * opened for its read), so the descriptors do not grow with CPUs x states. */
 struct cpuidle_counter_files {
 	int nr_cpus;
@@ -80,10 +80,15 @@ struct cpuidle_counter_files {
  * Returns 0 or -1 (out of memory). */
 int cpuidle_counters_open(struct cpuidle_counter_files *f, int nr_cpus, const struct cpulist *sel,
 			  const struct cpuidle_cpu_info *info);
+/* Which edge of the window a snapshot is taken at: usage is read last
+ * before the start and first after the stop, the other counters on the far
+ * side, so periods ending between the usage reads and the edge stay few. */
+enum counters_edge { COUNTERS_BEFORE_START, COUNTERS_AFTER_STOP };
 /* Fills out[cpu * IS_MAX_STATES + state] for the opened CPUs. A CPU whose
- * cpuidle device was registered again since (counters zeroed) reads as
- * invalid until reopened. */
-void cpuidle_counters_snapshot(const struct cpuidle_counter_files *f, struct cpuidle_counters *out);
+ * cpuidle device was registered again since the open (counters zeroed)
+ * reads as invalid at the stop until reopened. */
+void cpuidle_counters_snapshot(const struct cpuidle_counter_files *f, struct cpuidle_counters *out,
+			       enum counters_edge edge);
 void cpuidle_counters_close(struct cpuidle_counter_files *f);
 /* Accepts cpu's current device and state table: after hotplug, when the
  * caller has judged the counters still comparable. Returns 0 or -1. */

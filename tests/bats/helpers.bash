@@ -55,6 +55,12 @@ cyclictest_median_us() { # histfile
 		END { for (i = 0; i <= m && t; i++) { c += n[i]; if (c >= t / 2) { print i; exit } } }' "$1"
 }
 
+# A summary line of a cyclictest --histfile ("# Avg Latencies: 00124") as a
+# number; with -h, its own stdout has no "T:" line to read them from.
+cyclictest_hist_field() { # histfile name
+	awk -F: -v k="# $2" '$1 == k { print $2 + 0; exit }' "$1"
+}
+
 require_idle_miss() {
 	[ "$(jq -r '.events.cpu_idle_miss' "$1")" != null ] || skip "kernel lacks power:cpu_idle_miss"
 }

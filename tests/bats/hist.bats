@@ -72,7 +72,7 @@ setup() {
 		--histfile="$BATS_TEST_TMPDIR/cyc.hist" > "$BATS_TEST_TMPDIR/cyc.txt"
 	local cmed cavg
 	cmed=$(cyclictest_median_us "$BATS_TEST_TMPDIR/cyc.hist")
-	cavg=$(sed -n 's/.*Avg: *\([0-9]*\).*/\1/p' "$BATS_TEST_TMPDIR/cyc.txt")
+	cavg=$(cyclictest_hist_field "$BATS_TEST_TMPDIR/cyc.hist" "Avg Latencies")
 	[ -n "$cmed" ] && [ -n "$cavg" ]
 	# cyclictest's latency (expiry -> thread running) contains ours (expiry
 	# -> hrtimer handler): see wakeups_live.bats for the bounds (our

@@ -54,10 +54,12 @@ setup() {
 		cyclictest --laptop -q -t 1 -a 1 -i 1000 -D 3 -h 5000 \
 		--histfile="$BATS_TEST_TMPDIR/cyc.hist" > "$BATS_TEST_TMPDIR/cyc.txt"
 	local cmin cmed cavg cloops
-	cmin=$(sed -n 's/.*Min: *\([0-9]*\).*/\1/p' "$BATS_TEST_TMPDIR/cyc.txt")
-	cavg=$(sed -n 's/.*Avg: *\([0-9]*\).*/\1/p' "$BATS_TEST_TMPDIR/cyc.txt")
-	cloops=$(sed -n 's/.*C: *\([0-9]*\).*/\1/p' "$BATS_TEST_TMPDIR/cyc.txt")
-	cmed=$(cyclictest_median_us "$BATS_TEST_TMPDIR/cyc.hist")
+	local h="$BATS_TEST_TMPDIR/cyc.hist"
+	cmin=$(cyclictest_hist_field "$h" "Min Latencies")
+	cavg=$(cyclictest_hist_field "$h" "Avg Latencies")
+	# every loop is in the histogram or one of its overflows
+	cloops=$(($(cyclictest_hist_field "$h" Total) + $(cyclictest_hist_field "$h" "Histogram Overflows")))
+	cmed=$(cyclictest_median_us "$h")
 	[ -n "$cmin" ] && [ -n "$cavg" ] && [ -n "$cloops" ] && [ -n "$cmed" ]
 	# cyclictest measures timer expiry -> its thread running; our lateness
 	# is expiry -> the hrtimer handler, the first part of the same path.

@@ -626,7 +626,7 @@ static void test_cpuidle_counter_files(void **state)
 	read_fake_cpus(info);
 	assert_int_equal(cpulist_parse("0,2", &sel, err, sizeof(err)), 0);
 	assert_int_equal(cpuidle_counters_open(&f, 4, &sel, info), 0);
-	cpuidle_counters_snapshot(&f, out);
+	cpuidle_counters_snapshot(&f, out, COUNTERS_AFTER_STOP);
 	/* cpu0 state1: usage 100, time 2500 us, above 4, below 7, rejected 1 */
 	assert_true(out[0 * IS_MAX_STATES + 1].valid);
 	assert_int_equal(out[0 * IS_MAX_STATES + 1].usage, 100);
@@ -641,10 +641,18 @@ static void test_cpuidle_counter_files(void **state)
 	assert_false(out[1 * IS_MAX_STATES + 1].valid);
 	assert_false(out[0 * IS_MAX_STATES + 4].valid);
 
+	/* the start edge's order (usage last) reads the same values */
+	{
+		struct cpuidle_counters start[4 * IS_MAX_STATES];
+
+		cpuidle_counters_snapshot(&f, start, COUNTERS_BEFORE_START);
+		assert_memory_equal(start, out, sizeof(out));
+	}
+
 	/* each snapshot reads the files again; "99" is shorter than "100" */
 	fs_put("99\n", CPU "/cpu0/cpuidle/state1/usage");
 	fs_put("2600\n", CPU "/cpu0/cpuidle/state1/time");
-	cpuidle_counters_snapshot(&f, out);
+	cpuidle_counters_snapshot(&f, out, COUNTERS_AFTER_STOP);
 	assert_int_equal(out[0 * IS_MAX_STATES + 1].usage, 99);
 	assert_int_equal(out[0 * IS_MAX_STATES + 1].time_us, 2600);
 	cpuidle_counters_close(&f);
@@ -691,7 +699,7 @@ static void test_cpuidle_counter_fds(void **state)
 	before = count_open_fds();
 	assert_int_equal(cpuidle_counters_open(&f, 4, &sel, info), 0);
 	assert_int_equal(count_open_fds(), before + 1);
-	cpuidle_counters_snapshot(&f, out);
+	cpuidle_counters_snapshot(&f, out, COUNTERS_AFTER_STOP);
 	assert_int_equal(count_open_fds(), before + 1);
 	assert_int_equal(out[3 * IS_MAX_STATES + 3].usage, 8);
 
@@ -707,15 +715,18 @@ static void test_cpuidle_counter_fds(void **state)
 		fs_put("1\n", CPU "/cpu2/cpuidle/state%d/usage", i);
 		fs_put("10\n", CPU "/cpu2/cpuidle/state%d/time", i);
 	}
-	cpuidle_counters_snapshot(&f, out);
+	cpuidle_counters_snapshot(&f, out, COUNTERS_AFTER_STOP);
 	assert_true(out[1 * IS_MAX_STATES + 1].valid);
 	assert_int_equal(out[1 * IS_MAX_STATES + 1].usage, 150);
 	assert_false(out[1 * IS_MAX_STATES + 1].has_rejected);
 	for (int i = 0; i < IS_MAX_STATES; i++)
 		assert_false(out[2 * IS_MAX_STATES + i].valid);
 	assert_true(out[3 * IS_MAX_STATES + 1].valid);
+	cpuidle_counters_snapshot(&f, out, COUNTERS_BEFORE_START);
+	assert_false(out[2 * IS_MAX_STATES + 3].valid);
+	assert_true(out[1 * IS_MAX_STATES + 1].valid);
 	assert_int_equal(cpuidle_counters_reopen_cpu(&f, 2, &info[2]), 0);
-	cpuidle_counters_snapshot(&f, out);
+	cpuidle_counters_snapshot(&f, out, COUNTERS_AFTER_STOP);
 	assert_true(out[2 * IS_MAX_STATES + 3].valid);
 	assert_int_equal(out[2 * IS_MAX_STATES + 3].usage, 1);
 	assert_int_equal(cpuidle_counters_reopen_cpu(&f, 4, &info[0]), -1);
