@@ -14,6 +14,10 @@ IDLESCOPE_TEST_BIAS_NS=${IDLESCOPE_TEST_BIAS_NS:-1000}
 # BPF's stamp and the kernel's (seen: C2 3.02 ms against sysfs 0.99 ms under
 # PM QoS 0; tests/vm/guest-test.sh allows the same for its CSV check).
 IDLESCOPE_TEST_STALL_PERIODS=${IDLESCOPE_TEST_STALL_PERIODS:-0}
+# jq: the longest period of a kernel_check row's CPU and state in the report
+# $doc (0 if absent), for that allowance.
+JQ_ROW_LONGEST='def row_longest($doc): . as $r |
+  [$doc.cpus[] | select(.cpu == $r.cpu) | .states[] | select(.index == $r.state) | .max_ns] | first // 0;'
 
 cpuidle_driver() {
 	cat "$CPUIDLE/current_driver" 2>/dev/null || echo none
@@ -80,11 +84,9 @@ steady_load() { # seconds
 # (within the edges).
 assert_agrees_with_sysfs() {
 	local f=$1 bad
-	bad=$(jq -r --argjson bias "$IDLESCOPE_TEST_BIAS_NS" --argjson stall "$IDLESCOPE_TEST_STALL_PERIODS" '
+	bad=$(jq -r --argjson bias "$IDLESCOPE_TEST_BIAS_NS" --argjson stall "$IDLESCOPE_TEST_STALL_PERIODS" "$JQ_ROW_LONGEST"'
 	  . as $doc | .kernel_check.rows[] | select(.cpu != "all") |
-	  . as $r |
-	  ([$doc.cpus[] | select(.cpu == $r.cpu) | .states[] | select(.index == $r.state) | .max_ns] |
-	   first // 0) as $longest |
+	  . as $r | row_longest($doc) as $longest |
 	  ($r.bpf.entries - $r.kernel.usage - ($r.kernel.rejected // 0)) as $de |
 	  ($r.bpf.time_ns - $r.kernel.time_ns) as $dt |
 	  (if ($de | fabs) > ([2, $r.entries_allowed] | max) then "cpu \($r.cpu) \($r.name): entries \($r.bpf.entries) vs usage \($r.kernel.usage)" else empty end),

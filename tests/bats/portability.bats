@@ -119,10 +119,8 @@ feature() { # key -> true/false
 	# this host stretch the observer's bias; record_live.bats holds the tight
 	# bounds; TCG guests allow their larger IDLESCOPE_TEST_BIAS_NS and
 	# IDLESCOPE_TEST_STALL_PERIODS, helpers.bash), every CPU and state
-	bad=$(jq -r --argjson bias "$IDLESCOPE_TEST_BIAS_NS" --argjson stall "$IDLESCOPE_TEST_STALL_PERIODS" '
-	  . as $doc | .kernel_check.rows[] | select(.cpu != "all") | . as $r |
-	  ([$doc.cpus[] | select(.cpu == $r.cpu) | .states[] | select(.index == $r.state) | .max_ns] |
-	   first // 0) as $longest |
+	bad=$(jq -r --argjson bias "$IDLESCOPE_TEST_BIAS_NS" --argjson stall "$IDLESCOPE_TEST_STALL_PERIODS" "$JQ_ROW_LONGEST"'
+	  . as $doc | .kernel_check.rows[] | select(.cpu != "all") | row_longest($doc) as $longest |
 	  (.bpf.entries - .kernel.usage - (.kernel.rejected // 0)) as $de |
 	  (.bpf.time_ns - .kernel.time_ns) as $dt |
 	  select(($de | fabs) > ([2, .entries_allowed] | max) or
