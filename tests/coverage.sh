@@ -45,7 +45,8 @@ for g in "$@"; do
 	# a TCG guest's second run of a failed test (oracle-guest.sh): ok/retry
 	# when it passed, the first failure is in the guest's log
 	sed -n 's/^ORACLE-RETRY: //p' "$g" | sed 's/^/ORACLE-TAP: /' | tap_results >"$tmp/retry"
-	awk -F'\t' 'NR == FNR { if ($2 == "ok") again[$1] = 1; next }
+	# (FILENAME, not NR == FNR: the retry file is usually empty)
+	awk -F'\t' -v retry="$tmp/retry" 'FILENAME == retry { if ($2 == "ok") again[$1] = 1; next }
 		{ print $1 "\t" ($2 == "FAIL" && ($1 in again) ? "ok/retry" : $2) }' \
 		"$tmp/retry" "$tmp/first" >"$tmp/r$i"
 done
