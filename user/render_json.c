@@ -160,8 +160,15 @@ static json_t *check_row_json(const struct summary *s, int cpu, const struct sta
 	json_object_set_new(o, "lower_bound_only", json_boolean(r.lower_bound_only));
 	json_object_set_new(o, "time_diff_ns", json_integer(r.time_diff_ns));
 	json_object_set_new(o, "bias_ns_per_period", json_real(r.bias_ns));
+	json_object_set_new(o, "fexit",
+			    r.fx_available ? json_pack("{s:I,s:I}", "entered_diff",
+						       (json_int_t)r.fx_entered_diff, "rejected_diff",
+						       (json_int_t)r.fx_rejected_diff)
+					   : json_null());
+	/* the same conditions as check_verdict(), so a mismatch names its rows */
 	json_object_set_new(o, "ok", json_boolean(r.entries_ok && r.time_ok &&
-						  (!r.miss_available || r.miss_ok)));
+						  (!r.miss_available || r.miss_ok) &&
+						  (!r.fx_available || r.fx_ok)));
 	return o;
 }
 

@@ -105,6 +105,18 @@ assert_agrees_with_sysfs() {
 	fi
 }
 
+# The tool's own verdict is ok; on failure, the rows it judged wrong (with the
+# bias per period and the fexit differences) go to the test's output.
+assert_verdict_ok() {
+	local f=$1
+	[ "$(jq -r .kernel_check.verdict "$f")" = ok ] && return 0
+	echo "kernel_check verdict $(jq -r .kernel_check.verdict "$f") in $f; rows not ok:" >&2
+	jq -c '.kernel_check.rows[] | select(.ok == false) |
+		{cpu, name, bpf, kernel, miss, fexit, entries_diff, entries_allowed, time_diff_ns,
+		 bias_ns_per_period}' "$f" >&2
+	return 1
+}
+
 # Governor switching with restore; tests call restore_governor in teardown.
 save_governor() {
 	SAVED_GOVERNOR=$(cat "$CPUIDLE/current_governor" 2>/dev/null || true)

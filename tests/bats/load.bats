@@ -41,6 +41,6 @@ load helpers
 	done
 	assert_agrees_with_sysfs "$a"
 	assert_agrees_with_sysfs "$b"
-	[ "$(jq -r .kernel_check.verdict "$a")" = ok ]
-	[ "$(jq -r .kernel_check.verdict "$b")" = ok ]
+	assert_verdict_ok "$a"
+	assert_verdict_ok "$b"
 }

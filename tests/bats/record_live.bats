@@ -25,7 +25,7 @@ teardown() {
 	# the load produced idle periods on every CPU
 	[ "$(jq '[.cpus[] | select(.entries < 1000)] | length' "$OUT")" -eq 0 ]
 	assert_agrees_with_sysfs "$OUT"
-	[ "$(jq -r .kernel_check.verdict "$OUT")" = ok ]
+	assert_verdict_ok "$OUT"
 }
 
 # bats test_tags=oracle

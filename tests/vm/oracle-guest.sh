@@ -1,7 +1,9 @@
 #!/bin/sh
 # Runs as /test.sh in the oracle guests (tests/vm/oracle.sh): the host's own
 # BATS oracle tests (tag "oracle", or VMTEST_TAGS) against this guest's sysfs
-# counters, with the static idlescope. Each TAP line goes to the console as
+# counters, with the static idlescope (vmtest_filter=WORD on the kernel
+# command line, e.g. ORACLE_KINDS=oracle VMTEST_APPEND=vmtest_filter=instances,
+# runs only the tests whose name matches). Each TAP line goes to the console as
 # "ORACLE-TAP: ..." for tests/coverage.sh; each failed test also as a
 # "CHECK FAIL" line for run.sh's summary. Exits 1 if any test failed.
 # Under bash: busybox sh runs its own applets (sed, date) before PATH's.
@@ -24,7 +26,7 @@ echo "INFO cpuidle driver $(cat /sys/devices/system/cpu/cpuidle/current_driver 2
 	"cmdline $(cat /proc/cmdline)"
 cd /src/tests/bats || exit 1
 t0=$(cut -d' ' -f1 /proc/uptime)
-bats --tap --filter-tags "${vmtest_tags:-oracle}" . >/tmp/tap 2>&1 &
+bats --tap --filter-tags "${vmtest_tags:-oracle}" ${vmtest_filter:+-f "$vmtest_filter"} . >/tmp/tap 2>&1 &
 bats_pid=$!
 # stream the TAP while it runs (a timeout still shows what finished)
 tail -f /tmp/tap 2>/dev/null | sed -u 's/^/ORACLE-TAP: /' &
