@@ -14,6 +14,12 @@ IDLESCOPE_TEST_BIAS_NS=${IDLESCOPE_TEST_BIAS_NS:-1000}
 # BPF's stamp and the kernel's (seen: C2 3.02 ms against sysfs 0.99 ms under
 # PM QoS 0; tests/vm/guest-test.sh allows the same for its CSV check).
 IDLESCOPE_TEST_STALL_PERIODS=${IDLESCOPE_TEST_STALL_PERIODS:-0}
+# Share of the window the two sysfs snapshots may take (the edge allowance
+# grows with it): 1% on a host, where they take ~0.1 ms; the TCG oracle guests
+# set 5%, since there the other vCPU's work (a second instance loading and
+# attaching its programs) can hold the reading vCPU for tens of ms (seen:
+# allowances of 57 periods on cpu 0 C2, 1.8% of its entries).
+IDLESCOPE_TEST_SNAPSHOT_SHARE=${IDLESCOPE_TEST_SNAPSHOT_SHARE:-0.01}
 # jq: the longest period of a kernel_check row's CPU and state in the report
 # $doc (0 if absent), for that allowance.
 JQ_ROW_LONGEST='def row_longest($doc): . as $r |
@@ -84,13 +90,14 @@ steady_load() { # seconds
 # (within the edges).
 assert_agrees_with_sysfs() {
 	local f=$1 bad
-	bad=$(jq -r --argjson bias "$IDLESCOPE_TEST_BIAS_NS" --argjson stall "$IDLESCOPE_TEST_STALL_PERIODS" "$JQ_ROW_LONGEST"'
+	bad=$(jq -r --argjson bias "$IDLESCOPE_TEST_BIAS_NS" --argjson stall "$IDLESCOPE_TEST_STALL_PERIODS" \
+		--argjson share "$IDLESCOPE_TEST_SNAPSHOT_SHARE" "$JQ_ROW_LONGEST"'
 	  . as $doc | .kernel_check.rows[] | select(.cpu != "all") |
 	  . as $r | row_longest($doc) as $longest |
 	  ($r.bpf.entries - $r.kernel.usage - ($r.kernel.rejected // 0)) as $de |
 	  ($r.bpf.time_ns - $r.kernel.time_ns) as $dt |
 	  (if ($de | fabs) > ([2, $r.entries_allowed] | max) then "cpu \($r.cpu) \($r.name): entries \($r.bpf.entries) vs usage \($r.kernel.usage)" else empty end),
-	  (if $r.entries_allowed > 3 + $r.bpf.entries * 0.01 then "cpu \($r.cpu) \($r.name): edge allowance \($r.entries_allowed) too large" else empty end),
+	  (if $r.entries_allowed > 3 + $r.bpf.entries * $share then "cpu \($r.cpu) \($r.name): edge allowance \($r.entries_allowed) too large (snapshots \($doc.snapshot_ns) ns of \($doc.duration_ns))" else empty end),
 	  (if ($dt | fabs) > ($r.kernel.time_ns * 0.01 + $r.bpf.entries * $bias + 2000 + $stall * $longest) and ($de >= 0)
 	     then "cpu \($r.cpu) \($r.name): time \($r.bpf.time_ns) vs \($r.kernel.time_ns)" else empty end),
 	  (if $r.miss != null and $r.kernel.above != null and
@@ -107,6 +114,11 @@ assert_agrees_with_sysfs() {
 
 # The tool's own verdict is ok; on failure, the rows it judged wrong (with the
 # bias per period and the fexit differences) go to the test's output.
+# The verdict judges with the host's allowances (1 us per period, no stall);
+# in a TCG guest (IDLESCOPE_TEST_BIAS_NS or _STALL_PERIODS above the host's)
+# a mismatch is shown, not failed: there assert_agrees_with_sysfs, with the
+# guest's allowances, is the judge (seen: the --packing instance of "two
+# instances" judged mismatch twice in a row in a CI run's oracle guest).
 assert_verdict_ok() {
 	local f=$1
 	[ "$(jq -r .kernel_check.verdict "$f")" = ok ] && return 0
@@ -114,6 +126,11 @@ assert_verdict_ok() {
 	jq -c '.kernel_check.rows[] | select(.ok == false) |
 		{cpu, name, bpf, kernel, miss, fexit, entries_diff, entries_allowed, time_diff_ns,
 		 bias_ns_per_period}' "$f" >&2
+	if [ "$IDLESCOPE_TEST_BIAS_NS" -gt 1000 ] || [ "$IDLESCOPE_TEST_STALL_PERIODS" -gt 0 ]; then
+		echo "(a TCG guest: judged by the guest's allowances instead)" >&2
+		assert_agrees_with_sysfs "$f"
+		return
+	fi
 	return 1
 }
 
