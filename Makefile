@@ -47,7 +47,7 @@ CLANG_BPF_SYS_INCLUDES := $(shell $(CLANG) -v -E - </dev/null 2>&1 \
 	| sed -n '/<...> search starts here:/,/End of search list./{ s| \(/.*\)|-idirafter \1|p }')
 
 CFLAGS   ?= -O2 -g
-CFLAGS   += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude -I$(OUT) \
+CFLAGS   += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude -Iuser -I$(OUT) \
 	    -DIDLESCOPE_VERSION='"$(VERSION)"'
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Werror \
 	    -Iinclude -Ivmlinux/$(ARCH) $(CLANG_BPF_SYS_INCLUDES)
@@ -72,7 +72,9 @@ endif
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(OUT)/%.bpf.o,$(BPF_SRCS))
 SKELS     := $(patsubst bpf/%.bpf.c,$(OUT)/%.skel.h,$(BPF_SRCS))
-USER_SRCS := $(wildcard user/*.c)
+# user/ by layer (docs/architecture.md): main.c, then one folder per layer.
+USER_SRCS := $(wildcard user/*.c user/*/*.c)
+USER_HDRS := $(wildcard user/*/*.h)
 USER_OBJS := $(patsubst user/%.c,$(OUT)/user/%.o,$(USER_SRCS))
 # Everything but main(): unit and replay tests link against it.
 LIB_OBJS  := $(filter-out $(OUT)/user/main.o,$(USER_OBJS))
@@ -90,6 +92,7 @@ help:
 	@echo 'make run        deps + build, then a 10-second system-wide summary (root)'
 	@echo 'make test       deps + build, unit, replay and live BATS tests (root)'
 	@echo 'make unit|replay|bats   one test layer'
+	@echo 'make layers     check user/ includes only its own and lower layers, and draw them'
 	@echo 'make vmtest     kernel VMs: Debian 6.1 and 6.12, x86_64 and arm64 guests under QEMU TCG'
 	@echo 'make deps       install build and test dependencies from Debian (root)'
 	@echo 'make install    install the binary, man page and bash completion under $$(DESTDIR)$$(PREFIX)'
@@ -122,13 +125,14 @@ $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
-$(OUT)/user/%.o: user/%.c $(wildcard include/*.h user/*.h) $(SKELS) | $(OUT)/user
+$(OUT)/user/%.o: user/%.c $(wildcard include/*.h) $(USER_HDRS) $(SKELS) | $(OUT)/user
 	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
 # report's page template and stylesheet as C strings (report_page_html, _css);
 # '?' escaped against trigraphs.
-REPORT_ASSETS := user/report_page.html user/report_page.css
+REPORT_ASSETS := user/report/report_page.html user/report/report_page.css
 $(OUT)/report_assets.h: $(REPORT_ASSETS) | $(OUT)
 	$(call msg,GEN,$@)
 	$(Q)for f in $(REPORT_ASSETS); do \
@@ -136,7 +140,7 @@ $(OUT)/report_assets.h: $(REPORT_ASSETS) | $(OUT)
 		sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/?/\\?/g' -e 's/^/"/' -e 's/$$/\\n"/' $$f; \
 		printf ';\n'; \
 	done > $@
-$(OUT)/user/report_html.o: $(OUT)/report_assets.h
+$(OUT)/user/report/report_html.o: $(OUT)/report_assets.h
 
 $(OUT)/idlescope: $(USER_OBJS)
 	$(call msg,LINK,$@)
@@ -144,11 +148,11 @@ $(OUT)/idlescope: $(USER_OBJS)
 
 $(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(OUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Iuser -Itests/unit $< $(LIB_OBJS) $(LDLIBS) $(HTTP_LIBS) -lcmocka -o $@
+	$(Q)$(CC) $(CFLAGS) -Itests/unit $< $(LIB_OBJS) $(LDLIBS) $(HTTP_LIBS) -lcmocka -o $@
 
 $(OUT)/tests/replay_%: tests/replay/%_test.c tests/replay/replay.h $(LIB_OBJS) | $(OUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Iuser -Itests/unit $< $(LIB_OBJS) $(LDLIBS) $(HTTP_LIBS) -lcmocka -o $@
+	$(Q)$(CC) $(CFLAGS) -Itests/unit $< $(LIB_OBJS) $(LDLIBS) $(HTTP_LIBS) -lcmocka -o $@
 
 deps:
 	$(Q)./tests/deps.sh $(ARCH)
@@ -164,6 +168,11 @@ endif
 
 run: deps all
 	./$(OUT)/idlescope record -d 10
+
+# user/'s include graph against its layers (docs/architecture.md); -v draws it.
+.PHONY: layers
+layers:
+	$(Q)./tests/lib/layers.sh -v
 
 check-root:
 	@[ "$$(id -u)" = 0 ] || { echo 'idlescope tests load BPF programs: run as root (sudo make test)' >&2; exit 1; }
@@ -274,7 +283,7 @@ FUZZ_BINS   := $(patsubst tests/fuzz/%.c,$(OUT)/fuzz/%,$(FUZZ_SRCS))
 FUZZ_OBJS   := $(patsubst $(OUT)/user/%.o,$(OUT)/fuzz/obj/%.o,$(LIB_OBJS))
 FUZZ_SECONDS ?= 300
 
-$(OUT)/fuzz/obj/%.o: user/%.c $(wildcard include/*.h user/*.h) $(SKELS)
+$(OUT)/fuzz/obj/%.o: user/%.c $(wildcard include/*.h) $(USER_HDRS) $(SKELS)
 	$(call msg,FUZZ-CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@

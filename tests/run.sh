@@ -17,6 +17,15 @@ count_cmocka() { # output file
 	fail=$((fail + ${f:-0}))
 }
 
+# The source layout: user/ includes only downward (tests/lib/layers.sh).
+if ./tests/lib/layers.sh; then
+	echo "PASS layers"
+	pass=$((pass + 1))
+else
+	echo "FAIL layers"
+	fail=$((fail + 1))
+fi
+
 for t in "$out"/tests/test_* "$out"/tests/replay_*; do
 	[ -x "$t" ] || continue
 	if ! "$t" >"$log" 2>&1; then

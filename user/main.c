@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "commands.h"
+#include "cmd/cli.h"
+#include "cmd/commands.h"
 
 const char *argp_program_version = "idlescope " IDLESCOPE_VERSION;
 const char *argp_program_bug_address = NULL;
@@ -61,6 +61,6 @@ int main(int argc, char **argv)
 			argv[1] = name;
 			return commands[i].fn(argc - 1, argv + 1);
 		}
-	cli_error("unknown command '%s' (try 'idlescope --help')", argv[1]);
+	diag_error("unknown command '%s' (try 'idlescope --help')", argv[1]);
 	return EXIT_USAGE;
 }

@@ -2,7 +2,7 @@
  * delta()); parsed expressions fit their fields and evaluate without UB. */
 #include "fuzz.h"
 
-#include "assert.h"
+#include "cmd/assert.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -2,7 +2,7 @@
  * list that parses formats back to one that parses to the same CPUs. */
 #include "fuzz.h"
 
-#include "cpulist.h"
+#include "util/cpulist.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

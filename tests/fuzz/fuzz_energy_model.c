@@ -2,7 +2,7 @@
  * "line N: ..." reason; what parses stays within its bounds. */
 #include "fuzz.h"
 
-#include "energy_model.h"
+#include "advise/energy_model.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -2,7 +2,7 @@
  * profile describes 1 to 4096 CPUs, each with at most IS_MAX_STATES states. */
 #include "fuzz.h"
 
-#include "trace_profile.h"
+#include "replay/trace_profile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -5,7 +5,7 @@
 
 #include <sys/stat.h>
 
-#include "settings.h"
+#include "sys/settings.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

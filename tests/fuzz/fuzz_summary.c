@@ -2,7 +2,7 @@
  * Lines): load, then flatten into metric names as compare and --fail-if do. */
 #include "fuzz.h"
 
-#include "flatten.h"
+#include "model/flatten.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

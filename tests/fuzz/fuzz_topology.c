@@ -3,8 +3,8 @@
  * group_of table that agrees with them. */
 #include "fuzz.h"
 
-#include "groups.h"
-#include "topology.h"
+#include "sys/groups.h"
+#include "sys/topology.h"
 
 static struct topology topo;
 

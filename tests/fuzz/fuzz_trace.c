@@ -2,7 +2,7 @@
  * has sane bounds, and sorting keeps every event with non-decreasing time. */
 #include "fuzz.h"
 
-#include "trace_parse.h"
+#include "replay/trace_parse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

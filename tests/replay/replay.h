@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "idle_loader.h"
+#include "session/idle_loader.h"
 
 #define US 1000ULL
 #define MS 1000000ULL

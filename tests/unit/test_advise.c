@@ -1,4 +1,4 @@
-/* Unit tests for the advisor's arithmetic (user/advise.c) on the Armada XP
+/* Unit tests for the advisor's arithmetic (user/advise/advise.c) on the Armada XP
  * cpuidle table before and after its thresholds patch, with answers worked
  * out by hand in the comments. */
 #include <math.h>
@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "advise.h"
+#include "advise/advise.h"
 #include "hist.h"
 
 #define US 1000ULL

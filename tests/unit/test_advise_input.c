@@ -1,4 +1,4 @@
-/* Unit tests for reading the advisor's input (user/advise_input.c): CPUs
+/* Unit tests for reading the advisor's input (user/advise/advise_input.c): CPUs
  * with one state table are summed bucket by bucket, other tables stay
  * apart, CPUs without a driver are skipped, bad histograms are refused. */
 #include <setjmp.h>
@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "advise_input.h"
+#include "advise/advise_input.h"
 
 /* A CPU with two states; target of state 1 and the buckets as given. */
 static const char *cpu_json(char *buf, size_t len, int cpu, const char *t1, const char *h0,

@@ -1,4 +1,4 @@
-/* Unit tests for --fail-if parsing and evaluation (user/assert.c). */
+/* Unit tests for --fail-if parsing and evaluation (user/cmd/assert.c). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "assert.h"
+#include "cmd/assert.h"
 
 static struct assertion parse(const char *s)
 {

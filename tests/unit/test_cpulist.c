@@ -1,4 +1,4 @@
-/* Unit tests for user/cpulist.c: the kernel's CPU list syntax ("0-3,6", ""),
+/* Unit tests for user/util/cpulist.c: the kernel's CPU list syntax ("0-3,6", ""),
  * the stride form, errors, and the canonical formatter. Every expected value
  * is worked out by hand in the comment next to it. */
 #include <setjmp.h>
@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "cpulist.h"
+#include "util/cpulist.h"
 
 /* Parses s, which must succeed. */
 static struct cpulist parse_ok(const char *s)

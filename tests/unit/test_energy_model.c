@@ -1,4 +1,4 @@
-/* Unit tests for the energy model readers (user/energy_model.c): idlestat's
+/* Unit tests for the energy model readers (user/advise/energy_model.c): idlestat's
  * own example files, idlescope's optional transition-energy column, each
  * kind of malformed file with its message, and a fake debugfs tree. */
 #include <setjmp.h>
@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "energy_model.h"
+#include "advise/energy_model.h"
 
 /* The TC2 file shipped with idlestat (two clusters, tabs and padding). */
 static const char tc2[] =

@@ -1,4 +1,4 @@
-/* Unit tests for user/fdlimit.c: the soft descriptor limit goes up to the
+/* Unit tests for user/util/fdlimit.c: the soft descriptor limit goes up to the
  * hard one and back, checked with getrlimit. The process's limits are put
  * back as they were after each test. */
 #include <setjmp.h>
@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "fdlimit.h"
+#include "util/fdlimit.h"
 
 static struct rlimit saved;
 

@@ -1,5 +1,5 @@
 /* Unit tests for the shared log2 histogram (include/hist.h) and the
- * percentile estimator over it (user/stats.c). Every expected value is
+ * percentile estimator over it (user/model/stats.c). Every expected value is
  * worked out by hand in the comment next to it; bucket b >= 4 covers
  * [(4 + b%4) << (b/4 - 1), (5 + b%4) << (b/4 - 1)). */
 #include <setjmp.h>
@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "hist.h"
-#include "stats.h"
+#include "model/stats.h"
 
 static void test_msb(void **state)
 {
@@ -230,7 +230,7 @@ static void test_percentile_last_bucket_reaches_max(void **state)
 	(void)state;
 	uint64_t hist[IS_HIST_BUCKETS] = { 0 };
 
-	/* Was a bug: user/stats.c hist_percentile() caps hi at the last bucket's
+	/* Was a bug: user/model/stats.c hist_percentile() caps hi at the last bucket's
 	 * nominal bound even though bucket 159 is open-ended: two periods,
 	 * min 2^41 = 2199023255552, max 2^42 = 4398046511104, both in bucket 159.
 	 * p100 (rank 2 of 2) should be max = 4398046511104; it returns

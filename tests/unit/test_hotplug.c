@@ -1,4 +1,4 @@
-/* Unit tests for user/hotplug.c (offline gaps from polls of the online mask)
+/* Unit tests for user/sys/hotplug.c (offline gaps from polls of the online mask)
  * and its use in model.c (busy excludes offline time, a reset kernel counter
  * gives no delta). Expected values are worked out by hand next to each. */
 #include <setjmp.h>
@@ -10,9 +10,9 @@
 
 #include <cmocka.h>
 
-#include "hotplug.h"
-#include "kernel_check.h"
-#include "model.h"
+#include "sys/hotplug.h"
+#include "model/kernel_check.h"
+#include "model/model.h"
 
 #define MS 1000000ULL
 

@@ -1,4 +1,4 @@
-/* Unit tests for user/html.c: escaping, exact numbers, percentages, heat
+/* Unit tests for user/report/html.c: escaping, exact numbers, percentages, heat
  * levels, templates and the number cells. Expected strings by hand. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "html.h"
+#include "report/html.h"
 
 /* What fn wrote into a FILE, as a string (caller frees). */
 #define CAPTURE(out, stmt)                                          \

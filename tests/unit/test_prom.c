@@ -1,4 +1,4 @@
-/* Unit tests for user/prom.c: summaries built by hand are written into
+/* Unit tests for user/render/prom.c: summaries built by hand are written into
  * memory and compared with exposition text written by hand (the bucket
  * counts worked out in the comments), plus the number and label helpers. */
 #include <setjmp.h>
@@ -11,8 +11,8 @@
 
 #include <cmocka.h>
 
-#include "model.h"
-#include "prom.h"
+#include "model/model.h"
+#include "render/prom.h"
 
 static char *render(const struct prom_scrape *p)
 {

@@ -1,4 +1,4 @@
-/* Unit tests for user/render_json.c and user/render_csv.c: a small summary
+/* Unit tests for user/render/render_json.c and user/render/render_csv.c: a small summary
  * built by hand is rendered into memory, parsed back with jansson (JSON) or
  * split into lines (CSV), and checked field by field against values worked
  * out by hand in the comments. */
@@ -13,9 +13,9 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "kernel_check.h"
-#include "model.h"
-#include "render.h"
+#include "model/kernel_check.h"
+#include "model/model.h"
+#include "render/render.h"
 
 #define MS 1000000ULL
 

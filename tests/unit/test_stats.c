@@ -1,4 +1,4 @@
-/* Unit tests for the repeated-run statistics in user/stats.c: sample
+/* Unit tests for the repeated-run statistics in user/model/stats.c: sample
  * statistics and Welch's t-test, checked against hand computation. */
 #include <math.h>
 #include <setjmp.h>
@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "stats.h"
+#include "model/stats.h"
 
 static void test_sample_stats(void **state)
 {

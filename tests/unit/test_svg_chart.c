@@ -1,4 +1,4 @@
-/* Unit tests for user/svg_chart.c: the scales, and the geometry and
+/* Unit tests for user/report/svg_chart.c: the scales, and the geometry and
  * tooltips of stacked bars and histograms, worked out by hand. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "svg_chart.h"
+#include "report/svg_chart.h"
 
 static void test_scales(void **state)
 {

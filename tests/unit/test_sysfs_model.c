@@ -1,7 +1,7 @@
-/* Unit tests for the sysfs readers (user/sysfs.c, topology.c,
+/* Unit tests for the sysfs readers (user/sys/sysfs.c, topology.c,
  * cpuidle_sysfs.c) against a fake tree under a mkdtemp() directory named by
- * IDLESCOPE_SYSFS, then for the summary model (user/model.c) and the kernel
- * cross-check (user/kernel_check.c) on inputs built by hand. Every expected
+ * IDLESCOPE_SYSFS, then for the summary model (user/model/model.c) and the kernel
+ * cross-check (user/model/kernel_check.c) on inputs built by hand. Every expected
  * value is worked out by hand in the comment next to it. */
 #define _XOPEN_SOURCE 700
 #include <errno.h>
@@ -21,11 +21,11 @@
 
 #include <cmocka.h>
 
-#include "cpuidle_sysfs.h"
-#include "kernel_check.h"
-#include "model.h"
-#include "sysfs.h"
-#include "topology.h"
+#include "sys/cpuidle_sysfs.h"
+#include "model/kernel_check.h"
+#include "model/model.h"
+#include "sys/sysfs.h"
+#include "sys/topology.h"
 
 #define US 1000ULL
 #define MS 1000000ULL
@@ -215,7 +215,7 @@ static void test_sysfs_long_root(void **state)
 	int status;
 
 	(void)state;
-	/* Was a bug: user/sysfs.c build_path(): n = snprintf(path, 512, "%s/", root)
+	/* Was a bug: user/sys/sysfs.c build_path(): n = snprintf(path, 512, "%s/", root)
 	 * is the untruncated length; with a 700-character IDLESCOPE_SYSFS,
 	 * n = 700 > 512, so vsnprintf(path + n, len - n, ...) writes past the
 	 * stack buffer with a wrapped size (SIGSEGV here). Expected: an error
@@ -372,8 +372,8 @@ static void test_topology_long_cluster_list(void **state)
 	assert_int_equal(t.cpus[0].cluster, 0);
 	count = cpulist_count(&t.clusters[0]);
 	topology_free(&t);
-	/* Was a bug: user/topology.c topology_read() reads cluster_cpus_list into
-	 * struct cpu_topo.cluster_cpus[64] (user/topology.h), and sysfs_read_str
+	/* Was a bug: user/sys/topology.c topology_read() reads cluster_cpus_list into
+	 * struct cpu_topo.cluster_cpus[64] (user/sys/topology.h), and sysfs_read_str
 	 * truncates silently to 63 characters: "0,2,...,42,44", so the cluster
 	 * holds 23 CPUs instead of 32 (same for siblings / core_cpus_list). */
 	assert_int_equal(count, 32);

@@ -1,6 +1,6 @@
 /* Unit tests for `idlescope top`: interval deltas of raw snapshots
- * (user/raw_delta.c) against hand-computed periods, and the screen layout
- * (user/render_top.c): 80x24 holds, with many CPUs and states. */
+ * (user/session/raw_delta.c) against hand-computed periods, and the screen layout
+ * (user/render/render_top.c): 80x24 holds, with many CPUs and states. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,8 +11,8 @@
 
 #include <cmocka.h>
 
-#include "raw_delta.h"
-#include "render_top.h"
+#include "session/raw_delta.h"
+#include "render/render_top.h"
 
 static void raw_alloc(struct idle_raw *r, int ncpu, int ngroups)
 {

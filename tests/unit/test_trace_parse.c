@@ -1,5 +1,5 @@
-/* Unit tests for the trace parser (user/trace_parse.c) and the --profile
- * reader (user/trace_profile.c): event lines as ftrace and trace-cmd write
+/* Unit tests for the trace parser (user/replay/trace_parse.c) and the --profile
+ * reader (user/replay/trace_profile.c): event lines as ftrace and trace-cmd write
  * them, idlestat headers, the counts of what was not used, and garbage that
  * must be reported, never crash. Expected values are read off the lines. */
 #include <setjmp.h>
@@ -12,8 +12,8 @@
 
 #include <cmocka.h>
 
-#include "trace_parse.h"
-#include "trace_profile.h"
+#include "replay/trace_parse.h"
+#include "replay/trace_profile.h"
 #include "wake_stats.h"
 
 static int line(const char *s, struct trace_event *ev, char *name)

@@ -1,4 +1,4 @@
-/* Unit tests for user/units.c: fmt_ns (3 significant digits) and
+/* Unit tests for user/util/units.c: fmt_ns (3 significant digits) and
  * parse_duration. Expected strings and numbers are worked out by hand. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "units.h"
+#include "util/units.h"
 
 #define NS 1ULL
 #define US 1000ULL

@@ -1,4 +1,4 @@
-/* Unit tests for user/wake_names.c: IRQ names from /proc/interrupts lines
+/* Unit tests for user/model/wake_names.c: IRQ names from /proc/interrupts lines
  * as x86 and arm64 kernels print them, kinds and softirq names. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "wake_names.h"
+#include "model/wake_names.h"
 
 static char path[] = "/tmp/idlescope-interrupts-XXXXXX";
 

@@ -1,0 +1,411 @@
+/* `idlescope ab`: run a workload under each variant of some settings
+ * (sysctl, cpuidle governor, stateN.disable), interleaved and repeated,
+ * record each run, and tell whether the differences are significant
+ * (Welch's t-test at 95%, like ministat). Settings are always restored. */
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cmd/cli.h"
+#include "cmd/commands.h"
+#include "model/flatten.h"
+#include "sys/settings.h"
+#include "model/stats.h"
+#include "util/units.h"
+
+#define MAX_SETS 4
+#define MAX_METRICS 32
+#define MAX_VARIANTS 64
+
+struct ab {
+	struct common_opts o;
+	int nr_sets;
+	struct setting sets[MAX_SETS];
+	int repeat;
+	int nr_metrics;
+	const char *metrics[MAX_METRICS];
+	int nr_variants;
+	int choice[MAX_VARIANTS][MAX_SETS]; /* value index of each set */
+	double *values; /* [metric][variant][repeat] */
+	bool *have;
+	FILE *out;
+};
+
+static const char *const default_metrics[] = {
+	"duration_ns", "total.idle_share", "total.entries", "total.above_ratio",
+	"total.below_ratio",
+};
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	interrupted = sig;
+}
+
+enum { OPT_SET = 0x400, OPT_REPEAT, OPT_METRIC };
+
+static const struct argp_option options[] = {
+	{ "set", OPT_SET, "KEY=V1,V2", 0,
+	  "A setting and its variants: a sysctl (kernel.sched_energy_aware), governor, or "
+	  "stateN.disable; repeatable (variants are all combinations)", 0 },
+	{ "repeat", OPT_REPEAT, "N", 0, "Runs per variant (default 5)", 0 },
+	{ "metric", OPT_METRIC, "NAME", 0,
+	  "A metric to compare (compare's names, e.g. state[POLL].share); repeatable", 0 },
+	{ 0 }
+};
+
+static const char doc[] =
+	"Run COMMAND (or a -d window) under each variant, interleaved, N times each, and compare "
+	"the runs: N, min, max, median, mean, stddev, and Welch's t-test at 95% against the first "
+	"variant.\vOriginal settings are restored on success, on error and on SIGINT/SIGTERM.";
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct ab *a = state->input;
+	char err[256], *end;
+
+	switch (key) {
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &a->o;
+		break;
+	case OPT_SET:
+		if (a->nr_sets == MAX_SETS)
+			argp_error(state, "at most %d --set", MAX_SETS);
+		if (setting_parse(arg, &a->sets[a->nr_sets], err, sizeof(err)))
+			argp_error(state, "%s", err);
+		a->nr_sets++;
+		break;
+	case OPT_REPEAT:
+		errno = 0;
+		a->repeat = (int)strtol(arg, &end, 10);
+		if (errno || *end || a->repeat < 1 || a->repeat > 1000)
+			argp_error(state, "--repeat takes 1..1000");
+		break;
+	case OPT_METRIC:
+		if (a->nr_metrics == MAX_METRICS)
+			argp_error(state, "at most %d --metric", MAX_METRICS);
+		a->metrics[a->nr_metrics++] = arg;
+		break;
+	case ARGP_KEY_ARG:
+		a->o.command = &state->argv[state->next - 1];
+		state->next = state->argc;
+		break;
+	case ARGP_KEY_END:
+		if (!a->nr_sets)
+			argp_error(state, "need at least one --set KEY=V1,V2");
+		if (!a->o.duration_ns && !a->o.command)
+			argp_error(state, "need -d SECONDS or -- COMMAND for each run");
+		if (a->o.format == FMT_CSV)
+			argp_error(state, "ab prints table or json");
+		if (a->o.interval_ns || a->o.cpus_arg || a->o.nr_asserts)
+			argp_error(state, "-i, -C and --fail-if do not apply to ab");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static void variant_name(const struct ab *a, int v, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (int s = 0; s < a->nr_sets && n < len; s++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s=%s", s ? " " : "", a->sets[s].key,
+				      a->sets[s].values[a->choice[v][s]]);
+}
+
+/* All combinations of the sets' values, first set varying slowest. */
+static int build_variants(struct ab *a)
+{
+	int n = 1;
+
+	for (int s = 0; s < a->nr_sets; s++)
+		n *= a->sets[s].nr_values;
+	if (n > MAX_VARIANTS)
+		return -1;
+	for (int v = 0; v < n; v++) {
+		int rest = v;
+
+		for (int s = a->nr_sets - 1; s >= 0; s--) {
+			a->choice[v][s] = rest % a->sets[s].nr_values;
+			rest /= a->sets[s].nr_values;
+		}
+	}
+	a->nr_variants = n;
+	return 0;
+}
+
+/* One `idlescope record` run into path; returns the child's wait status or
+ * -1 when it could not start. */
+static int run_record(struct ab *a, const char *path)
+{
+	char dur[32], **argv;
+	int st;
+	pid_t pid;
+
+	/* ab takes no -C, and its runs stay quiet under -v */
+	if (!(argv = cli_record_argv(&a->o, path, false, dur)))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		execv("/proc/self/exe", argv);
+		_exit(126);
+	}
+	free(argv);
+	if (pid < 0)
+		return -1;
+	while (waitpid(pid, &st, 0) < 0) {
+		if (errno != EINTR)
+			return -1;
+		if (interrupted)
+			kill(pid, SIGTERM); /* it prints its summary and exits */
+	}
+	return st;
+}
+
+static double *slot(struct ab *a, int m, int v, int r)
+{
+	return &a->values[((size_t)m * (size_t)a->nr_variants + (size_t)v) * (size_t)a->repeat +
+			  (size_t)r];
+}
+
+static int collect(struct ab *a, const char *path, int v, int r, char *err, size_t errlen)
+{
+	struct metric_set ms = { 0 };
+	json_t *doc = load_summary_file(path, err, errlen);
+
+	if (!doc)
+		return -1;
+	if (flatten_summary(doc, &ms)) {
+		json_decref(doc);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	json_decref(doc);
+	for (int m = 0; m < a->nr_metrics; m++) {
+		const struct metric_kv *kv = metric_find(&ms, a->metrics[m]);
+
+		if (kv) {
+			*slot(a, m, v, r) = kv->value;
+			a->have[(size_t)m * (size_t)a->nr_variants + (size_t)v] = true;
+		} else {
+			*slot(a, m, v, r) = NAN;
+		}
+	}
+	metric_set_free(&ms);
+	return 0;
+}
+
+static void stats_of(struct ab *a, int m, int v, struct sample_stats *st)
+{
+	double buf[1000];
+	int n = 0;
+
+	for (int r = 0; r < a->repeat; r++)
+		if (!isnan(*slot(a, m, v, r)))
+			buf[n++] = *slot(a, m, v, r);
+	sample_stats(buf, n, st);
+}
+
+static void report_table(struct ab *a)
+{
+	char name[256];
+
+	fprintf(a->out, "ab: %d variant%s x %d run%s, interleaved\n", a->nr_variants,
+		a->nr_variants == 1 ? "" : "s", a->repeat, a->repeat == 1 ? "" : "s");
+	for (int m = 0; m < a->nr_metrics; m++) {
+		struct sample_stats base;
+
+		fprintf(a->out, "\n%s\n  %-36s %4s %14s %14s %14s %14s %14s\n", a->metrics[m], "variant",
+			"N", "min", "max", "median", "mean", "stddev");
+		stats_of(a, m, 0, &base);
+		for (int v = 0; v < a->nr_variants; v++) {
+			struct sample_stats st;
+
+			variant_name(a, v, name, sizeof(name));
+			if (!a->have[(size_t)m * (size_t)a->nr_variants + (size_t)v]) {
+				fprintf(a->out, "  %-36.36s  (metric not in these runs)\n", name);
+				continue;
+			}
+			stats_of(a, m, v, &st);
+			fprintf(a->out, "  %-36.36s %4d %14.6g %14.6g %14.6g %14.6g %14.6g\n", name, st.n,
+				st.min, st.max, st.median, st.mean, st.stddev);
+			if (v > 0) {
+				struct welch w;
+
+				welch_test(&base, &st, &w);
+				if (st.n < 2 || base.n < 2)
+					fprintf(a->out, "  %36s  difference %+.6g (need 2+ runs each for a test)\n",
+						"", w.diff);
+				else
+					fprintf(a->out, "  %36s  difference %+.6g +/- %.6g (%+.2f%% +/- %.2f%%) at "
+							"95%%: %s\n",
+						"", w.diff, w.half_width,
+						base.mean ? 100 * w.diff / fabs(base.mean) : 0,
+						base.mean ? 100 * w.half_width / fabs(base.mean) : 0,
+						w.significant ? "SIGNIFICANT" : "no difference proven");
+			}
+		}
+	}
+}
+
+static void report_json(struct ab *a)
+{
+	json_t *root = json_object(), *variants = json_array(), *metrics = json_array();
+	char name[256];
+
+	for (int v = 0; v < a->nr_variants; v++) {
+		variant_name(a, v, name, sizeof(name));
+		json_array_append_new(variants, json_string(name));
+	}
+	for (int m = 0; m < a->nr_metrics; m++) {
+		json_t *rows = json_array();
+		struct sample_stats base;
+
+		stats_of(a, m, 0, &base);
+		for (int v = 0; v < a->nr_variants; v++) {
+			struct sample_stats st;
+			json_t *runs = json_array(), *row;
+
+			for (int r = 0; r < a->repeat; r++)
+				json_array_append_new(runs, isnan(*slot(a, m, v, r)) ? json_null()
+										     : json_real(*slot(a, m, v, r)));
+			stats_of(a, m, v, &st);
+			row = json_pack("{s:i,s:o,s:i,s:f,s:f,s:f,s:f,s:f}", "variant", v, "runs", runs,
+					"n", st.n, "min", st.min, "max", st.max, "median", st.median, "mean",
+					st.mean, "stddev", st.stddev);
+			if (v > 0 && st.n >= 2 && base.n >= 2) {
+				struct welch w;
+
+				welch_test(&base, &st, &w);
+				json_object_set_new(row, "vs_first",
+						    json_pack("{s:f,s:f,s:f,s:f,s:f,s:b}", "diff", w.diff,
+							      "half_width_95", w.half_width, "t",
+							      isfinite(w.t) ? w.t : 1e300, "df", w.df,
+							      "t_crit", isfinite(w.t_crit) ? w.t_crit : 1e300,
+							      "significant", w.significant));
+			}
+			json_array_append_new(rows, row);
+		}
+		json_array_append_new(metrics,
+				      json_pack("{s:s,s:o}", "metric", a->metrics[m], "variants", rows));
+	}
+	json_object_set_new(root, "schema", json_string("idlescope-ab/1"));
+	json_object_set_new(root, "repeat", json_integer(a->repeat));
+	json_object_set_new(root, "variants", variants);
+	json_object_set_new(root, "metrics", metrics);
+	json_dumpf(root, a->out, JSON_INDENT(2));
+	fputc('\n', a->out);
+	json_decref(root);
+}
+
+int cmd_ab(int argc, char **argv)
+{
+	struct ab a = { .o = { .format = FMT_TABLE }, .repeat = 5, .out = stdout };
+	const struct argp_child children[] = { { &common_argp, 0, NULL, 0 }, { 0 } };
+	const struct argp argp = { options, parse_opt, "[-- COMMAND [ARGS...]]", doc, children, NULL,
+				   NULL };
+	struct sigaction sa = { .sa_handler = on_signal }, old_hup;
+	char err[512], path[64];
+	int ret = EXIT_RUNTIME, saved = 0, fd = -1;
+
+	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &a);
+	if (!a.nr_metrics) {
+		for (size_t i = 0; i < sizeof(default_metrics) / sizeof(default_metrics[0]); i++)
+			a.metrics[a.nr_metrics++] = default_metrics[i];
+	}
+	if (build_variants(&a)) {
+		diag_error("too many variants (at most %d combinations)", MAX_VARIANTS);
+		return EXIT_USAGE;
+	}
+	a.values = calloc((size_t)a.nr_metrics * (size_t)a.nr_variants * (size_t)a.repeat,
+			  sizeof(*a.values));
+	a.have = calloc((size_t)a.nr_metrics * (size_t)a.nr_variants, sizeof(*a.have));
+	if (!a.values || !a.have) {
+		diag_error("out of memory");
+		goto out;
+	}
+	if (a.o.output && !(a.out = fopen(a.o.output, "we"))) {
+		diag_error("cannot write '%s': %s", a.o.output, strerror(errno));
+		a.out = stdout;
+		goto out;
+	}
+	/* from here every exit path restores the settings */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (sigaction(SIGHUP, NULL, &old_hup) || old_hup.sa_handler != SIG_IGN)
+		sigaction(SIGHUP, &sa, NULL); /* a closed terminal restores too (not under nohup) */
+	for (; saved < a.nr_sets; saved++)
+		if (setting_save(&a.sets[saved], err, sizeof(err))) {
+			diag_error("%s", err);
+			goto restore;
+		}
+	/* each run's summary goes to an anonymous file, not the file system:
+	 * inherited (no CLOEXEC), so the record child opens it by this path */
+	fd = memfd_create("idlescope-ab-summary", 0);
+	if (fd < 0) {
+		diag_error("cannot create a memory file: %s", strerror(errno));
+		goto restore;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	for (int r = 0; r < a.repeat; r++)
+		for (int v = 0; v < a.nr_variants; v++) {
+			char name[256];
+			int st;
+
+			for (int s = 0; s < a.nr_sets; s++)
+				if (setting_apply(&a.sets[s], a.choice[v][s], err, sizeof(err))) {
+					diag_error("%s", err);
+					goto restore;
+				}
+			variant_name(&a, v, name, sizeof(name));
+			fprintf(stderr, "idlescope ab: run %d/%d, %s\n", r * a.nr_variants + v + 1,
+				a.repeat * a.nr_variants, name);
+			/* a run that writes no summary must not reuse the last one */
+			if (ftruncate(fd, 0)) {
+				diag_error("cannot reset %s: %s", path, strerror(errno));
+				goto restore;
+			}
+			st = run_record(&a, path);
+			if (interrupted) {
+				diag_error("interrupted by signal %d", (int)interrupted);
+				goto restore;
+			}
+			if (st < 0 || collect(&a, path, v, r, err, sizeof(err))) {
+				diag_error("run %d (%s) failed%s%s", r * a.nr_variants + v + 1, name,
+					  st < 0 ? "" : ": ", st < 0 ? "" : err);
+				goto restore;
+			}
+		}
+	if (a.o.format == FMT_JSON)
+		report_json(&a);
+	else
+		report_table(&a);
+	ret = EXIT_OK;
+restore:
+	for (int s = 0; s < saved; s++)
+		if (setting_restore(&a.sets[s])) {
+			diag_error("could not restore %s: check it by hand", a.sets[s].key);
+			ret = EXIT_RUNTIME;
+		}
+	if (fd >= 0)
+		close(fd);
+out:
+	if (a.out != stdout)
+		fclose(a.out);
+	for (int s = 0; s < a.nr_sets; s++)
+		setting_free(&a.sets[s]);
+	free(a.values);
+	free(a.have);
+	return ret;
+}

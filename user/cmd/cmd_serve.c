@@ -1,0 +1,384 @@
+/* `idlescope serve`: keep the BPF programs attached and serve their
+ * cumulative counters as Prometheus metrics over HTTP (libmicrohttpd). */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "cmd/cli.h"
+#include "cmd/commands.h"
+#include "sys/cpuidle_sysfs.h"
+#include "session/idle_loader.h"
+#include "util/listen.h"
+#include "model/model.h"
+#include "render/prom.h"
+#include "sys/topology.h"
+#include "session/window.h"
+
+/* As in record: disable flags and PM QoS into the maps every 200ms, the
+ * per-CPU files every second. */
+#define QOS_REFRESH_NS 200000000ULL
+#define STATE_REFRESH_NS 1000000000ULL
+
+struct serve {
+	struct common_opts o;
+	const char *listen_arg;
+	struct listen_addr addr;
+	bool wake;
+	const char *topology; /* --topology, NULL = sysfs */
+	struct session_cli sc; /* session_argp's view of wake and topology */
+	struct groups groups;
+	struct topology topo;
+	struct cpuidle_system sys;
+	struct cpuidle_cpu_info *info;
+	struct idle_params *params;
+	struct cpuidle_counters *k_none; /* no sysfs cross-check: all invalid */
+	struct idle_session sess;
+	struct cpulist sel;
+	struct window win;
+	uint64_t start;
+	uint64_t next_state_refresh;
+	uint64_t *busy_prev; /* [nr_possible]: busy seconds never go back */
+	/* the maps, info[] and busy_prev[] are shared with the HTTP thread */
+	pthread_mutex_t lock;
+	char *cached; /* --interval: the last snapshot's text */
+	size_t cached_len;
+	int fd;
+	char bound[300];
+};
+
+static const char doc[] =
+	"Keep the BPF programs attached and serve the counters as Prometheus metrics at "
+	"http://HOST:PORT/metrics.\v"
+	"Counters are cumulative from the start. Without -i every scrape reads the BPF maps; "
+	"with -i SECONDS a snapshot is taken every SECONDS and scrapes get the last one. "
+	"Runs until SIGINT/SIGTERM (or -d SECONDS), then detaches and exits 0. The metric "
+	"families are listed in docs/metrics.md.";
+
+enum { OPT_LISTEN = 0x300 };
+
+static const struct argp_option serve_options[] = {
+	{ "listen", OPT_LISTEN, "HOST:PORT", 0,
+	  "Listen on HOST:PORT (default " LISTEN_DEFAULT "; [::1]:PORT for IPv6, port 0 picks a "
+	  "free one)", 0 },
+	{ 0 }
+};
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct serve *r = state->input;
+
+	switch (key) {
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &r->o;
+		r->sc = (struct session_cli){ &r->wake, &r->topology };
+		state->child_inputs[1] = &r->sc;
+		break;
+	case OPT_LISTEN:
+		r->listen_arg = arg;
+		break;
+	case ARGP_KEY_ARG:
+		argp_error(state, "serve takes no COMMAND ('%s')", arg);
+		break;
+	case ARGP_KEY_END:
+		if (r->o.output || r->o.format != FMT_TABLE || r->o.nr_asserts)
+			argp_error(state, "-o, --format and --fail-if do not apply to serve");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp_child children[] = { { &common_argp, 0, NULL, 0 },
+					       { &session_argp, 0, NULL, 0 }, { 0 } };
+static const struct argp serve_argp = { serve_options, parse_opt, NULL, doc, children, NULL, NULL };
+
+static void push_params(struct serve *r, bool all_files)
+{
+	idle_session_push_cpuidle(&r->sess, &r->sys, r->info, r->params, r->topo.nr_possible,
+				  all_files);
+}
+
+/* What the model holds for a report, adjusted for counters that must not go
+ * back: a cause still pending at this instant is left out of unknown (it
+ * gets its real cause later), and busy time is held at its last value when
+ * the in-flight estimate of this instant reads lower. */
+static void keep_monotonic(struct serve *r, struct summary *s, const struct idle_raw *raw)
+{
+	for (int i = 0; i < s->nr_cpus; i++) {
+		struct cpu_summary *cs = &s->cpus[i];
+		const struct idle_cpu_slot *slot = &raw->slots[cs->cpu];
+
+		if (cs->wake.in_flight) {
+			cs->wake.count[WAKE_UNKNOWN]--;
+			cs->wake.early[WAKE_UNKNOWN] -= slot->wake_early;
+			cs->wake.in_flight = 0;
+		}
+		if (cs->busy_ns < r->busy_prev[cs->cpu])
+			cs->busy_ns = r->busy_prev[cs->cpu];
+		r->busy_prev[cs->cpu] = cs->busy_ns;
+	}
+}
+
+/* One snapshot as exposition text (malloc'ed) in *text. Call with the lock. */
+static int snapshot(struct serve *r, char **text, size_t *len)
+{
+	uint64_t t0 = idle_now_ns(), stop;
+	struct idle_raw raw;
+	struct summary s = { .topo = &r->topo, .idle_attach = r->sess.idle_attach,
+			     .miss_attach = r->sess.have_idle_miss ? r->sess.miss_attach : NULL,
+			     /* no detail rows: they need /proc/kallsyms on every scrape */
+			     .wake_enabled = false, .missing_events = r->sess.missing };
+	struct window_capture w = { .start_ns = r->start, .info = r->info,
+				    .groups = r->groups.nr_groups ? &r->groups : NULL,
+				    .k_start = r->k_none, .k_end = r->k_none };
+	FILE *f;
+	int err;
+
+	cpuidle_read_system(&r->sys); /* the governor may change while we serve */
+	s.sys = r->sys;
+	stop = idle_now_ns();
+	if ((err = idle_session_read(&r->sess, &raw)))
+		return err;
+	w.stop_ns = stop;
+	w.raw = &raw;
+	if (summary_build(&s, &w, &r->sel)) {
+		summary_free(&s);
+		idle_raw_free(&raw);
+		return -ENOMEM;
+	}
+	keep_monotonic(r, &s, &raw);
+	err = -ENOMEM;
+	*text = NULL;
+	if ((f = open_memstream(text, len))) {
+		struct prom_scrape p = { .s = &s, .version = IDLESCOPE_VERSION, .wake = r->sess.wake,
+					 .scrape_ns = idle_now_ns() - t0 };
+
+		err = prom_write(f, &p) ? -EIO : 0;
+		if (fclose(f))
+			err = -ENOMEM;
+	}
+	summary_free(&s);
+	idle_raw_free(&raw);
+	if (err) {
+		free(*text);
+		*text = NULL;
+	}
+	return err;
+}
+
+static const char index_html[] =
+	"<!DOCTYPE html>\n<html><head><title>idlescope</title></head><body>\n"
+	"<h1>idlescope</h1>\n<p>CPU idle-state residency, prediction error and wakeup causes "
+	"from eBPF.</p>\n<p><a href=\"/metrics\">Metrics</a></p>\n</body></html>\n";
+
+static enum MHD_Result reply(struct MHD_Connection *conn, unsigned int code, const char *type,
+			     void *body, size_t len, enum MHD_ResponseMemoryMode mode)
+{
+	struct MHD_Response *resp = MHD_create_response_from_buffer(len, body, mode);
+	enum MHD_Result ret;
+
+	if (!resp)
+		return MHD_NO;
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	ret = MHD_queue_response(conn, code, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url,
+			      const char *method, const char *version, const char *upload_data,
+			      size_t *upload_data_size, void **con_cls)
+{
+	struct serve *r = cls;
+	char *text = NULL;
+	size_t len = 0;
+	int err = 0;
+
+	(void)version;
+	(void)upload_data;
+	(void)upload_data_size;
+	(void)con_cls;
+	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
+		return reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain",
+			     (void *)"only GET and HEAD\n", 18, MHD_RESPMEM_PERSISTENT);
+	if (!strcmp(url, "/"))
+		return reply(conn, MHD_HTTP_OK, "text/html; charset=utf-8", (void *)index_html,
+			     sizeof(index_html) - 1, MHD_RESPMEM_PERSISTENT);
+	if (strcmp(url, "/metrics"))
+		return reply(conn, MHD_HTTP_NOT_FOUND, "text/plain", (void *)"not found\n", 10,
+			     MHD_RESPMEM_PERSISTENT);
+	pthread_mutex_lock(&r->lock);
+	if (r->o.interval_ns) {
+		if (r->cached && (text = malloc(r->cached_len + 1))) {
+			memcpy(text, r->cached, r->cached_len + 1);
+			len = r->cached_len;
+		} else {
+			err = -ENOMEM;
+		}
+	} else {
+		err = snapshot(r, &text, &len);
+	}
+	pthread_mutex_unlock(&r->lock);
+	if (err) {
+		char msg[128];
+		int n = snprintf(msg, sizeof(msg), "cannot read the BPF maps: %s\n", strerror(-err));
+
+		return reply(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain", msg, (size_t)n,
+			     MHD_RESPMEM_MUST_COPY);
+	}
+	return reply(conn, MHD_HTTP_OK, PROM_CONTENT_TYPE, text, len, MHD_RESPMEM_MUST_FREE);
+}
+
+/* -i: a fresh snapshot for the scrapes to come */
+static void on_interval(void *ctx, uint64_t now)
+{
+	struct serve *r = ctx;
+	char *text;
+	size_t len;
+
+	(void)now;
+	pthread_mutex_lock(&r->lock);
+	if (!snapshot(r, &text, &len)) {
+		free(r->cached);
+		r->cached = text;
+		r->cached_len = len;
+	}
+	pthread_mutex_unlock(&r->lock);
+}
+
+static void on_refresh(void *ctx, uint64_t now)
+{
+	struct serve *r = ctx;
+	bool all = now >= r->next_state_refresh;
+
+	pthread_mutex_lock(&r->lock);
+	push_params(r, all);
+	pthread_mutex_unlock(&r->lock);
+	if (all)
+		r->next_state_refresh = now + STATE_REFRESH_NS;
+}
+
+static void http_log(void *cls, const char *fmt, va_list ap)
+{
+	(void)cls;
+	fputs("idlescope: http: ", stderr);
+	vfprintf(stderr, fmt, ap);
+}
+
+static int alloc_tables(struct serve *r)
+{
+	size_t n = (size_t)r->topo.nr_possible;
+
+	r->info = calloc(n, sizeof(*r->info));
+	r->params = calloc(n, sizeof(*r->params));
+	r->k_none = calloc(n * IS_MAX_STATES, sizeof(*r->k_none));
+	r->busy_prev = calloc(n, sizeof(*r->busy_prev));
+	return r->info && r->params && r->k_none && r->busy_prev ? 0 : -1;
+}
+
+int cmd_serve(int argc, char **argv)
+{
+	struct serve r = { .o = { .format = FMT_TABLE }, .wake = true, .fd = -1,
+			   .lock = PTHREAD_MUTEX_INITIALIZER };
+	struct window_ticks ticks = { on_interval, on_refresh, &r };
+	struct MHD_Daemon *mhd = NULL;
+	char err[512];
+	FILE *out;
+	uint64_t qos;
+	int ret;
+
+	argp_parse(&serve_argp, argc, argv, ARGP_IN_ORDER, NULL, &r);
+	idle_set_verbose(r.o.verbose);
+	if (listen_parse(r.listen_arg ? r.listen_arg : LISTEN_DEFAULT, &r.addr, err, sizeof(err))) {
+		diag_error("%s", err);
+		return EXIT_USAGE;
+	}
+	if ((ret = cli_prepare(&r.o, &r.topo, &r.sel, &out)))
+		goto cleanup;
+	ret = EXIT_RUNTIME;
+	if (alloc_tables(&r)) {
+		diag_error("out of memory");
+		goto cleanup;
+	}
+	err[0] = '\0';
+	if (!(r.topology && !strcmp(r.topology, "none")) &&
+	    groups_build(&r.topo, r.topology, &r.groups, err, sizeof(err))) {
+		diag_error("--topology: %s", err);
+		ret = EXIT_USAGE;
+		goto cleanup;
+	}
+	/* bind first: a busy port fails before anything is loaded */
+	if ((r.fd = listen_open(&r.addr, r.bound, sizeof(r.bound), err, sizeof(err))) < 0) {
+		diag_error("%s", err);
+		ret = EXIT_RUNTIME;
+		goto cleanup;
+	}
+	cpuidle_read_system(&r.sys);
+	qos = cpuidle_global_qos_ns();
+	for (int c = 0; c < r.topo.nr_possible; c++)
+		cpuidle_read_cpu(&r.sys, c, &r.info[c], qos);
+	if (idle_session_open(&r.sess, r.topo.nr_possible,
+			      &(struct session_opts){ .wake = r.wake, .nr_groups = r.groups.nr_groups,
+						      .group_of = r.groups.group_of,
+						      .group_cpus = r.groups.cpus,
+						      .state_slots = cpuidle_state_slots(r.info, r.topo.nr_possible) },
+			      err, sizeof(err))) {
+		diag_error("%s", err);
+		goto cleanup;
+	}
+	push_params(&r, false);
+	if (idle_session_attach(&r.sess, err, sizeof(err))) {
+		diag_error("%s", err);
+		goto cleanup;
+	}
+	r.win.duration_ns = r.o.duration_ns;
+	r.win.interval_ns = r.o.interval_ns;
+	r.win.refresh_ns = QOS_REFRESH_NS;
+	/* SIGINT/SIGTERM blocked before the HTTP thread starts, so it inherits
+	 * the mask and the signals reach window_wait */
+	if ((ret = window_prepare(&r.win, NULL)))
+		goto cleanup;
+	ret = EXIT_RUNTIME;
+	r.start = idle_now_ns();
+	r.next_state_refresh = r.start + STATE_REFRESH_NS;
+	idle_session_start(&r.sess, r.start);
+	if (r.o.interval_ns)
+		on_interval(&r, r.start);
+	mhd = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
+				       (r.o.verbose ? MHD_USE_ERROR_LOG : 0),
+			       0, NULL, NULL, handle, &r, MHD_OPTION_LISTEN_SOCKET, r.fd,
+			       MHD_OPTION_CONNECTION_TIMEOUT, 10u, MHD_OPTION_CONNECTION_LIMIT, 64u,
+			       MHD_OPTION_EXTERNAL_LOGGER, http_log, NULL, MHD_OPTION_END);
+	if (!mhd) {
+		diag_error("cannot start the HTTP server on %s", r.bound);
+		goto cleanup;
+	}
+	r.fd = -1; /* MHD closes it */
+	printf("idlescope serve: http://%s/metrics\n", r.bound);
+	fflush(stdout);
+
+	window_wait(&r.win, r.start, &ticks);
+	ret = EXIT_OK;
+
+cleanup:
+	if (mhd)
+		MHD_stop_daemon(mhd);
+	if (r.fd >= 0)
+		close(r.fd);
+	window_cleanup(&r.win);
+	idle_session_close(&r.sess);
+	free(r.cached);
+	free(r.info);
+	free(r.params);
+	free(r.k_none);
+	free(r.busy_prev);
+	groups_free(&r.groups);
+	topology_free(&r.topo);
+	return ret;
+}

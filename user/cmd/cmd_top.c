@@ -1,0 +1,385 @@
+/* `idlescope top`: the live session of `record`, read every interval and
+ * shown as that interval's own summary (raw_delta.c), full screen on a
+ * terminal (top_screen.c) or as one block of plain lines per interval. */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd/cli.h"
+#include "cmd/commands.h"
+#include "sys/cpuidle_sysfs.h"
+#include "sys/groups.h"
+#include "session/idle_loader.h"
+#include "model/model.h"
+#include "session/raw_delta.h"
+#include "render/render_top.h"
+#include "render/top_screen.h"
+#include "sys/topology.h"
+#include "util/units.h"
+
+#define DEFAULT_INTERVAL_NS 1000000000ULL
+#define LINE_WIDTH 512 /* plain lines: every column */
+
+struct top {
+	struct common_opts o; /* -d, -i, -C, -v: the shared vocabulary */
+	bool wake;
+	const char *topology;
+	struct session_cli sc; /* session_argp's view of wake and topology */
+	bool screen; /* full screen (stdin and stdout are terminals) */
+	struct topology topo;
+	struct cpulist sel;
+	struct groups groups;
+	struct cpuidle_system sys;
+	struct cpuidle_cpu_info *info;
+	struct idle_params *params;
+	struct cpuidle_counters *k_none; /* no kernel cross-check per interval */
+	struct idle_session sess;
+	struct idle_raw prev;
+	uint64_t prev_ns;
+	struct summary last; /* the interval on screen, redrawn on keys */
+	bool have_last;
+	int scroll;
+	char clock[16];
+};
+
+static const char doc[] =
+	"Live view: per CPU and topology group, busy %, share of each idle state, misses/s "
+	"(too deep / too shallow), wakeups/s by cause and the top wakers and wakees, every "
+	"interval.\v"
+	"Full screen when stdin and stdout are a terminal (q quits; j/k, arrows, PgUp/PgDn "
+	"scroll), otherwise one block of plain lines per interval. Runs until q, Ctrl-C, "
+	"SIGTERM or SIGHUP, or for -d SECONDS.";
+
+static const struct argp_option options[] = {
+	{ "interval", 'i', "SECONDS", 0, "Refresh every SECONDS (default 1)", 0 },
+	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS", 0 },
+	{ "cpus", 'C', "CPULIST", 0, "Show only these CPUs, e.g. 0-3,6", 0 },
+	{ "verbose", 'v', NULL, 0, "Show libbpf's log", 0 },
+	{ 0 }
+};
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct top *t = state->input;
+
+	switch (key) {
+	case ARGP_KEY_INIT:
+		t->sc = (struct session_cli){ &t->wake, &t->topology };
+		state->child_inputs[0] = &t->sc;
+		break;
+	case 'i':
+		if (parse_duration(arg, 1000000000ULL, &t->o.interval_ns) ||
+		    t->o.interval_ns < 100000000ULL)
+			argp_error(state, "invalid interval '%s' (at least 100ms)", arg);
+		break;
+	case 'd':
+		if (parse_duration(arg, 1000000000ULL, &t->o.duration_ns) || !t->o.duration_ns)
+			argp_error(state, "invalid duration '%s' (e.g. 10, 2.5, 500ms)", arg);
+		break;
+	case 'C':
+		t->o.cpus_arg = arg;
+		break;
+	case 'v':
+		t->o.verbose = true;
+		break;
+	case ARGP_KEY_ARG:
+		argp_error(state, "unexpected argument '%s'", arg);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp_child children[] = { { &session_argp, 0, NULL, 0 }, { 0 } };
+static const struct argp top_argp = { options, parse_opt, NULL, doc, children, NULL, NULL };
+
+/* disable flags and PM QoS into the maps, as record does */
+static void push_params(struct top *t)
+{
+	idle_session_push_cpuidle(&t->sess, &t->sys, t->info, t->params, t->topo.nr_possible, true);
+}
+
+static void show(struct top *t)
+{
+	struct top_layout l = { .width = LINE_WIDTH, .clock = t->clock };
+	struct top_text txt = { 0 };
+
+	if (t->screen) {
+		screen_size(&l.height, &l.width);
+		l.footer = true;
+		l.scroll = t->scroll;
+	} else {
+		struct winsize ws;
+
+		/* plain lines on a terminal (no usable terminfo): its width */
+		if (isatty(STDOUT_FILENO) && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_col)
+			l.width = ws.ws_col;
+	}
+	if (render_top(&t->last, &l, &txt)) {
+		top_text_free(&txt);
+		return;
+	}
+	t->scroll = txt.scroll;
+	if (t->screen) {
+		screen_draw(&txt);
+	} else {
+		for (int i = 0; i < txt.nr; i++)
+			printf("%s\n", txt.lines[i]);
+		printf("\n");
+		fflush(stdout);
+	}
+	top_text_free(&txt);
+}
+
+/* Reads the maps and turns [prev_ns, now] into the summary on screen. */
+static int interval(struct top *t)
+{
+	struct window_capture w = { .info = t->info, .k_start = t->k_none, .k_end = t->k_none,
+				    .groups = t->groups.nr_groups ? &t->groups : NULL };
+	struct idle_raw cur, delta;
+	uint64_t now = idle_now_ns();
+	time_t wall = time(NULL);
+	int err;
+
+	if ((err = idle_session_read(&t->sess, &cur)))
+		return err;
+	if ((err = idle_raw_delta(&t->prev, &cur, t->prev_ns, now, &delta))) {
+		idle_raw_free(&cur);
+		return err;
+	}
+	if (t->have_last)
+		summary_free(&t->last);
+	memset(&t->last, 0, sizeof(t->last));
+	t->last.sys = t->sys;
+	t->last.topo = &t->topo;
+	t->last.idle_attach = t->sess.idle_attach;
+	t->last.miss_attach = t->sess.have_idle_miss ? t->sess.miss_attach : NULL;
+	t->last.wake_enabled = t->sess.wake;
+	t->last.missing_events = t->sess.missing;
+	t->last.freq_status = "off";
+	w.start_ns = t->prev_ns;
+	w.stop_ns = now;
+	w.raw = &delta;
+	err = summary_build(&t->last, &w, &t->sel);
+	t->have_last = true;
+	idle_raw_free(&delta);
+	idle_raw_free(&t->prev);
+	t->prev = cur;
+	t->prev_ns = now;
+	if (err)
+		return err;
+	strftime(t->clock, sizeof(t->clock), "%H:%M:%S", localtime(&wall));
+	push_params(t);
+	show(t);
+	return 0;
+}
+
+static void on_key(struct top *t, enum top_key k, bool *quit)
+{
+	int rows, cols, page;
+
+	screen_size(&rows, &cols);
+	page = rows > 12 ? rows - 12 : 1;
+	switch (k) {
+	case TK_QUIT:
+		*quit = true;
+		return;
+	case TK_DOWN:
+		t->scroll++;
+		break;
+	case TK_UP:
+		t->scroll--;
+		break;
+	case TK_PGDOWN:
+		t->scroll += page;
+		break;
+	case TK_PGUP:
+		t->scroll -= page;
+		break;
+	case TK_HOME:
+		t->scroll = 0;
+		break;
+	case TK_END:
+		t->scroll = 1 << 20; /* clamped by the renderer */
+		break;
+	default:
+		break;
+	}
+	if (t->have_last)
+		show(t);
+}
+
+static void waiting(struct top *t)
+{
+	char dur[32];
+	struct top_text txt = { 0 };
+	struct top_layout l;
+
+	if (!t->screen)
+		return;
+	memset(&l, 0, sizeof(l));
+	screen_size(&l.height, &l.width);
+	fmt_ns(dur, sizeof(dur), t->o.interval_ns);
+	/* render_top needs a summary; a plain message is enough here */
+	txt.cap = 1;
+	txt.lines = calloc(1, sizeof(*txt.lines));
+	txt.style = calloc(1, sizeof(*txt.style));
+	if (txt.lines && txt.style && (txt.lines[0] = malloc(128))) {
+		snprintf(txt.lines[0], 128, "idlescope top: measuring the first %s interval... (q quits)",
+			 dur);
+		txt.style[0] = TOP_TITLE;
+		txt.nr = 1;
+		screen_draw(&txt);
+	}
+	top_text_free(&txt);
+}
+
+/* Until q, a signal, or -d. Returns 0 or -errno. */
+static int run(struct top *t, int sfd, uint64_t start)
+{
+	uint64_t end = t->o.duration_ns ? start + t->o.duration_ns : UINT64_MAX;
+	uint64_t next = start + t->o.interval_ns;
+	bool quit = false;
+	int err;
+
+	waiting(t);
+	while (!quit) {
+		struct pollfd fds[2] = { { .fd = sfd, .events = POLLIN },
+					 { .fd = STDIN_FILENO, .events = POLLIN } };
+		uint64_t now = idle_now_ns(), wake = next < end ? next : end;
+		int ms = now >= wake ? 0 : (int)((wake - now + 999999) / 1000000);
+
+		if (poll(fds, t->screen ? 2 : 1, ms) < 0 && errno != EINTR)
+			return -errno;
+		if (fds[0].revents & POLLIN) {
+			struct signalfd_siginfo si;
+
+			if (read(sfd, &si, sizeof(si)) == sizeof(si)) {
+				if (si.ssi_signo == SIGWINCH) {
+					screen_resize();
+					if (t->have_last)
+						show(t);
+				} else {
+					break; /* SIGINT, SIGTERM, SIGHUP: a normal end */
+				}
+			}
+		}
+		if (t->screen && (fds[1].revents & (POLLHUP | POLLERR)))
+			break; /* the terminal is gone */
+		if (t->screen && (fds[1].revents & POLLIN))
+			for (enum top_key k; !quit && (k = screen_key()) != TK_NONE;)
+				on_key(t, k, &quit);
+		now = idle_now_ns();
+		if (!quit && now >= next) {
+			if ((err = interval(t)))
+				return err;
+			next += t->o.interval_ns;
+			if (next <= now) /* suspended or very late: skip ahead */
+				next = now + t->o.interval_ns;
+		}
+		if (now >= end)
+			break;
+	}
+	return 0;
+}
+
+int cmd_top(int argc, char **argv)
+{
+	struct top t = { .wake = true };
+	char err[256] = "";
+	sigset_t sigs;
+	int ret, sfd = -1, e;
+	FILE *out;
+
+	argp_parse(&top_argp, argc, argv, 0, NULL, &t);
+	if (!t.o.interval_ns)
+		t.o.interval_ns = DEFAULT_INTERVAL_NS;
+	idle_set_verbose(t.o.verbose);
+	if ((ret = cli_prepare(&t.o, &t.topo, &t.sel, &out)))
+		goto cleanup;
+	ret = EXIT_RUNTIME;
+	t.screen = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
+	t.info = calloc((size_t)t.topo.nr_possible, sizeof(*t.info));
+	t.params = calloc((size_t)t.topo.nr_possible, sizeof(*t.params));
+	t.k_none = calloc((size_t)t.topo.nr_possible * IS_MAX_STATES, sizeof(*t.k_none));
+	if (!t.info || !t.params || !t.k_none) {
+		diag_error("out of memory");
+		goto cleanup;
+	}
+	cpuidle_read_system(&t.sys);
+	for (int c = 0; c < t.topo.nr_possible; c++)
+		cpuidle_read_cpu(&t.sys, c, &t.info[c], cpuidle_global_qos_ns());
+	if (!(t.topology && !strcmp(t.topology, "none")) &&
+	    groups_build(&t.topo, t.topology, &t.groups, err, sizeof(err))) {
+		diag_error("--topology: %s", err);
+		ret = EXIT_USAGE;
+		goto cleanup;
+	}
+	if (idle_session_open(&t.sess, t.topo.nr_possible,
+			      &(struct session_opts){ .wake = t.wake, .nr_groups = t.groups.nr_groups,
+						      .group_of = t.groups.group_of,
+						      .group_cpus = t.groups.cpus,
+						      .state_slots = cpuidle_state_slots(t.info, t.topo.nr_possible) },
+			      err, sizeof(err))) {
+		diag_error("%s", err);
+		goto cleanup;
+	}
+	push_params(&t);
+	if (idle_session_attach(&t.sess, err, sizeof(err))) {
+		diag_error("%s", err);
+		goto cleanup;
+	}
+	/* the ending signals and SIGWINCH arrive on a descriptor, next to the keys */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGHUP);
+	sigaddset(&sigs, SIGWINCH);
+	/* they stay blocked to the end: one still pending when unblocked would
+	 * kill the process on its way out */
+	sigprocmask(SIG_BLOCK, &sigs, NULL);
+	if ((sfd = signalfd(-1, &sigs, SFD_CLOEXEC)) < 0) {
+		diag_error("signalfd: %s", strerror(errno));
+		goto cleanup;
+	}
+	t.prev_ns = idle_now_ns();
+	idle_session_start(&t.sess, t.prev_ns);
+	if ((e = idle_session_read(&t.sess, &t.prev))) {
+		diag_error("cannot read the BPF maps: %s", strerror(-e));
+		goto cleanup;
+	}
+	if (t.screen && screen_open(err, sizeof(err))) {
+		diag_error("%s; plain lines instead", err);
+		t.screen = false;
+	}
+	e = run(&t, sfd, t.prev_ns);
+	screen_close(); /* before any message, so it lands on the normal screen */
+	if (e) {
+		diag_error("cannot read the BPF maps: %s", strerror(-e));
+		goto cleanup;
+	}
+	ret = EXIT_OK;
+
+cleanup:
+	screen_close();
+	if (sfd >= 0)
+		close(sfd);
+	idle_session_close(&t.sess);
+	idle_raw_free(&t.prev);
+	if (t.have_last)
+		summary_free(&t.last);
+	free(t.info);
+	free(t.params);
+	free(t.k_none);
+	groups_free(&t.groups);
+	topology_free(&t.topo);
+	return ret;
+}

@@ -1,0 +1,259 @@
+/* Prometheus text exposition of the summary model: one family after the
+ * other, labels bounded by CPUs, states, wakeup causes and groups. */
+#include "render/prom.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "model/wake_names.h"
+
+const char *prom_seconds(char *buf, size_t len, uint64_t ns)
+{
+	uint64_t frac = (uint64_t)(ns % 1000000000ULL);
+	int n;
+
+	n = snprintf(buf, len, "%" PRIu64, (uint64_t)(ns / 1000000000ULL));
+	if (frac && n > 0 && (size_t)n < len) {
+		char *p;
+
+		snprintf(buf + n, len - (size_t)n, ".%09" PRIu64, (uint64_t)frac);
+		for (p = buf + strlen(buf) - 1; *p == '0'; p--) /* exact: trim zeros only */
+			*p = '\0';
+	}
+	return buf;
+}
+
+const char *prom_label(char *buf, size_t len, const char *v)
+{
+	size_t o = 0;
+
+	for (; *v && o + 3 < len; v++) {
+		if (*v == '\\' || *v == '"') {
+			buf[o++] = '\\';
+			buf[o++] = *v;
+		} else if (*v == '\n') {
+			buf[o++] = '\\';
+			buf[o++] = 'n';
+		} else {
+			buf[o++] = *v;
+		}
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+static void family(FILE *f, const char *name, const char *type, const char *help)
+{
+	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* The labels of one CPU and state: cpu="0",state="POLL" */
+static const char *cpu_state(char *buf, size_t len, int cpu, const char *state)
+{
+	char esc[2 * IS_NAME_LEN + 1];
+
+	snprintf(buf, len, "cpu=\"%d\",state=\"%s\"", cpu, prom_label(esc, sizeof(esc), state));
+	return buf;
+}
+
+/* One histogram's samples from a BPF quarter-octave histogram: bucket le=L
+ * counts the values <= L ns; with integer ns that is every BPF bucket below
+ * 2^k, so the bound printed is 2^k - 1 ns, exact. */
+static void hist_samples(FILE *f, const char *name, const char *labels, const uint64_t *hist,
+			 uint64_t sum_ns)
+{
+	uint64_t cum = 0, total = 0;
+	char sec[32];
+	int b = 0;
+
+	for (int i = 0; i < IS_HIST_BUCKETS; i++)
+		total += hist[i];
+	for (int k = PROM_HIST_MIN_LOG2; k <= PROM_HIST_MAX_LOG2; k += 2) {
+		uint64_t bound = 1ULL << k;
+
+		for (; b < IS_HIST_BUCKETS && is_hist_upper((uint32_t)b) <= bound; b++)
+			cum += hist[b];
+		fprintf(f, "%s_bucket{%s,le=\"%s\"} %" PRIu64 "\n", name, labels,
+			prom_seconds(sec, sizeof(sec), bound - 1), cum);
+	}
+	/* +Inf and _count from the same copy of the buckets, so they agree */
+	fprintf(f, "%s_bucket{%s,le=\"+Inf\"} %" PRIu64 "\n", name, labels, total);
+	fprintf(f, "%s_sum{%s} %s\n", name, labels, prom_seconds(sec, sizeof(sec), sum_ns));
+	fprintf(f, "%s_count{%s} %" PRIu64 "\n", name, labels, total);
+}
+
+enum state_field { SF_ENTRIES, SF_TIME, SF_ABOVE, SF_BELOW, SF_TARGET, SF_EXIT, SF_DISABLED };
+
+static void state_family(FILE *f, const struct summary *s, const char *name, const char *type,
+			 const char *help, enum state_field field)
+{
+	char labels[128], sec[32];
+
+	family(f, name, type, help);
+	for (int c = 0; c < s->nr_cpus; c++) {
+		const struct cpu_summary *cs = &s->cpus[c];
+
+		for (int i = 0; i < cs->nr_states; i++) {
+			const struct state_summary *st = &cs->states[i];
+
+			cpu_state(labels, sizeof(labels), cs->cpu, st->name);
+			switch (field) {
+			case SF_ENTRIES:
+				fprintf(f, "%s{%s} %" PRIu64 "\n", name, labels, st->entries);
+				break;
+			case SF_TIME:
+				fprintf(f, "%s{%s} %s\n", name, labels,
+					prom_seconds(sec, sizeof(sec), st->time_ns));
+				break;
+			case SF_ABOVE:
+				fprintf(f, "%s{%s} %" PRIu64 "\n", name, labels, st->above);
+				break;
+			case SF_BELOW:
+				fprintf(f, "%s{%s} %" PRIu64 "\n", name, labels, st->below);
+				break;
+			case SF_TARGET:
+				fprintf(f, "%s{%s} %s\n", name, labels,
+					prom_seconds(sec, sizeof(sec), st->target_residency_ns));
+				break;
+			case SF_EXIT:
+				fprintf(f, "%s{%s} %s\n", name, labels,
+					prom_seconds(sec, sizeof(sec), st->exit_latency_ns));
+				break;
+			case SF_DISABLED:
+				fprintf(f, "%s{%s} %d\n", name, labels, st->disabled ? 1 : 0);
+				break;
+			}
+		}
+	}
+}
+
+static void wake_families(FILE *f, const struct summary *s)
+{
+	static const char *const names[2] = { "idlescope_wakeups_total",
+					      "idlescope_wakeups_early_total" };
+	static const char *const helps[2] = {
+		"Idle periods by what ended them (cause class), completed periods only.",
+		"Of idlescope_wakeups_total, the periods shorter than the entered state's target "
+		"residency.",
+	};
+	char labels[128];
+
+	for (int e = 0; e < 2; e++) {
+		family(f, names[e], "counter", helps[e]);
+		for (int c = 0; c < s->nr_cpus; c++) {
+			const struct wake_summary *w = &s->cpus[c].wake;
+
+			for (int k = 0; k < WAKE_NR_KINDS; k++) {
+				uint64_t v = e ? w->early[k] : w->count[k];
+
+				fprintf(f, "%s{cpu=\"%d\",cause=\"%s\"} %" PRIu64 "\n", names[e],
+					s->cpus[c].cpu, wake_kind_name(k), v);
+			}
+		}
+	}
+	family(f, "idlescope_timer_lateness_seconds", "histogram",
+	       "Timer lateness (hrtimer expiry to handler) of the idle periods a timer ended, by "
+	       "idle state: the measured exit latency plus interrupt entry.");
+	for (int c = 0; c < s->nr_cpus; c++) {
+		const struct cpu_summary *cs = &s->cpus[c];
+
+		for (int i = 0; i < cs->nr_states; i++) {
+			const struct lat_summary *l = &cs->wake.lat[i];
+
+			cpu_state(labels, sizeof(labels), cs->cpu, cs->states[i].name);
+			hist_samples(f, "idlescope_timer_lateness_seconds", labels, l->hist, l->sum_ns);
+		}
+	}
+}
+
+static void group_families(FILE *f, const struct summary *s)
+{
+	char labels[128], sec[32], cpus[300];
+
+	family(f, "idlescope_group_info", "gauge",
+	       "Topology groups (--topology) and their CPUs; always 1.");
+	for (int g = 0; g < s->nr_groups; g++)
+		fprintf(f, "idlescope_group_info{group=\"%s\",level=\"%s\",cpus=\"%s\"} 1\n",
+			s->groups[g].name, s->group_level,
+			prom_label(cpus, sizeof(cpus), s->groups[g].cpus));
+	family(f, "idlescope_group_all_idle_seconds_total", "counter",
+	       "Time during which every CPU of the group was idle at once, completed intervals.");
+	for (int g = 0; g < s->nr_groups; g++)
+		fprintf(f, "idlescope_group_all_idle_seconds_total{group=\"%s\"} %s\n",
+			s->groups[g].name, prom_seconds(sec, sizeof(sec), s->groups[g].time_ns));
+	family(f, "idlescope_group_all_idle_periods_total", "counter",
+	       "Completed intervals during which every CPU of the group was idle.");
+	for (int g = 0; g < s->nr_groups; g++)
+		fprintf(f, "idlescope_group_all_idle_periods_total{group=\"%s\"} %" PRIu64 "\n",
+			s->groups[g].name, s->groups[g].periods);
+	family(f, "idlescope_group_all_idle_duration_seconds", "histogram",
+	       "Length of the group's all-idle intervals.");
+	for (int g = 0; g < s->nr_groups; g++) {
+		snprintf(labels, sizeof(labels), "group=\"%s\"", s->groups[g].name);
+		hist_samples(f, "idlescope_group_all_idle_duration_seconds", labels,
+			     s->groups[g].hist, s->groups[g].time_ns);
+	}
+}
+
+int prom_write(FILE *f, const struct prom_scrape *p)
+{
+	const struct summary *s = p->s;
+	char a[128], b[128], sec[32], labels[128];
+
+	family(f, "idlescope_build_info", "gauge", "idlescope's version; always 1.");
+	fprintf(f, "idlescope_build_info{version=\"%s\"} 1\n",
+		prom_label(a, sizeof(a), p->version));
+	family(f, "idlescope_cpuidle_info", "gauge",
+	       "The cpuidle driver and governor at this scrape; always 1.");
+	fprintf(f, "idlescope_cpuidle_info{driver=\"%s\",governor=\"%s\"} 1\n",
+		prom_label(a, sizeof(a), s->sys.driver), prom_label(b, sizeof(b), s->sys.governor));
+	family(f, "idlescope_counted_seconds_total", "counter",
+	       "Time since the counters started (the BPF programs attached).");
+	fprintf(f, "idlescope_counted_seconds_total %s\n",
+		prom_seconds(sec, sizeof(sec), s->duration_ns));
+	family(f, "idlescope_scrape_duration_seconds", "gauge",
+	       "Time taken to read the BPF maps and build this snapshot.");
+	fprintf(f, "idlescope_scrape_duration_seconds %s\n",
+		prom_seconds(sec, sizeof(sec), p->scrape_ns));
+
+	state_family(f, s, "idlescope_idle_state_entries_total", "counter",
+		     "Completed idle periods per CPU and idle state (cpu_idle enter to exit).",
+		     SF_ENTRIES);
+	state_family(f, s, "idlescope_idle_state_residency_seconds_total", "counter",
+		     "Time in completed idle periods per CPU and idle state.", SF_TIME);
+	state_family(f, s, "idlescope_idle_state_above_total", "counter",
+		     "Too deep: periods shorter than the state's target residency while a shallower "
+		     "state was enabled (the kernel's rule).", SF_ABOVE);
+	state_family(f, s, "idlescope_idle_state_below_total", "counter",
+		     "Too shallow: periods that would have met the first enabled deeper state's "
+		     "target residency (the kernel's rule).", SF_BELOW);
+	state_family(f, s, "idlescope_idle_state_target_residency_seconds", "gauge",
+		     "The state's target residency (sysfs residency).", SF_TARGET);
+	state_family(f, s, "idlescope_idle_state_exit_latency_seconds", "gauge",
+		     "The state's declared exit latency (sysfs latency).", SF_EXIT);
+	state_family(f, s, "idlescope_idle_state_disabled", "gauge",
+		     "1 when the state is disabled (sysfs disable).", SF_DISABLED);
+
+	family(f, "idlescope_cpu_busy_seconds_total", "counter",
+	       "Time not idle: counted time minus completed and in-flight idle time.");
+	for (int c = 0; c < s->nr_cpus; c++)
+		fprintf(f, "idlescope_cpu_busy_seconds_total{cpu=\"%d\"} %s\n", s->cpus[c].cpu,
+			prom_seconds(sec, sizeof(sec), s->cpus[c].busy_ns));
+
+	family(f, "idlescope_idle_duration_seconds", "histogram",
+	       "Length of the completed idle periods per CPU and idle state.");
+	for (int c = 0; c < s->nr_cpus; c++) {
+		const struct cpu_summary *cs = &s->cpus[c];
+
+		for (int i = 0; i < cs->nr_states; i++) {
+			cpu_state(labels, sizeof(labels), cs->cpu, cs->states[i].name);
+			hist_samples(f, "idlescope_idle_duration_seconds", labels, cs->states[i].hist,
+				     cs->states[i].time_ns);
+		}
+	}
+	if (p->wake)
+		wake_families(f, s);
+	if (s->nr_groups)
+		group_families(f, s);
+	return ferror(f) ? -1 : 0;
+}

@@ -1,0 +1,40 @@
+/* The Prometheus text exposition (format 0.0.4) of the summary model, for
+ * `idlescope serve`: a pure function of its input, so it is unit-tested
+ * against hand-written text. */
+#ifndef IDLESCOPE_PROM_H
+#define IDLESCOPE_PROM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "model/model.h"
+
+#define PROM_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
+
+/* Bucket bounds of the histograms: powers of 4 ns from 2^8 to 2^32, each an
+ * exact boundary of the quarter-octave BPF histogram (include/hist.h). */
+#define PROM_HIST_MIN_LOG2 8
+#define PROM_HIST_MAX_LOG2 32
+
+struct prom_scrape {
+	const struct summary *s; /* counters since the attach: start_ns .. now */
+	const char *version;
+	bool wake;           /* wakeup attribution loaded: the wakeup families */
+	uint64_t scrape_ns;  /* time taken to read the maps and build s */
+};
+
+/* Writes every family with # HELP and # TYPE. Counters come only from the
+ * cumulative BPF counters (completed periods), so they never go backwards
+ * between two snapshots of one session. The caller keeps busy_ns monotonic
+ * and leaves a still-pending wakeup cause out of the unknown counts (the
+ * model counts it as unknown until its real cause arrives).
+ * Returns 0 or -1 on a write error. */
+int prom_write(FILE *f, const struct prom_scrape *p);
+
+/* ns as seconds, exactly: "0", "1.5", "0.000000255". */
+const char *prom_seconds(char *buf, size_t len, uint64_t ns);
+/* A label value with \, " and newline escaped. */
+const char *prom_label(char *buf, size_t len, const char *v);
+
+#endif

@@ -1,0 +1,39 @@
+/* Renderers of the summary model: one function per output format. */
+#ifndef IDLESCOPE_RENDER_H
+#define IDLESCOPE_RENDER_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "model/model.h"
+
+enum out_format { FMT_TABLE, FMT_JSON, FMT_CSV };
+
+/* Returns 0, or -1 for an unknown name. */
+int parse_format(const char *name, enum out_format *out);
+
+void render_table(FILE *f, const struct summary *s);
+void render_csv(FILE *f, const struct summary *s);
+/* The summary as an "idlescope/1" JSON document (caller json_decref's). */
+struct json_t;
+struct json_t *summary_json(const struct summary *s);
+/* compact: one line (JSON Lines, used with -i). Returns 0 or -1. */
+int render_json(FILE *f, const struct summary *s, bool compact);
+
+/* One interval of `record -i`: per-state time and misses summed over the
+ * selected CPUs, as deltas over the interval. */
+struct interval_sample {
+	int seq;
+	uint64_t offset_ns;   /* interval end, from the window start */
+	uint64_t duration_ns;
+	int nr_cpus;
+	int nr_states;
+	char names[IS_MAX_STATES][IS_NAME_LEN];
+	uint64_t time_ns[IS_MAX_STATES];
+	uint64_t entries[IS_MAX_STATES];
+	uint64_t above, below;
+};
+
+void render_interval(FILE *f, enum out_format fmt, const struct interval_sample *iv);
+
+#endif

@@ -1,0 +1,923 @@
+/* Text trace parser for `idlescope replay`: event lines shared by trace-cmd
+ * report and ftrace, and idlestat's header (topology, idle-state names and
+ * target residencies). Works on a copy of each line, so the input buffer
+ * needs no terminator and may hold anything. */
+#include "replay/trace_parse.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wake_stats.h"
+
+#define LINE_MAX_LEN 4096
+#define MAX_CPU 4095 /* IS_MAX_CPUS - 1 */
+
+const char *trace_format_name(enum trace_format f)
+{
+	switch (f) {
+	case TF_TRACE_CMD:
+		return "trace-cmd report";
+	case TF_FTRACE:
+		return "ftrace";
+	case TF_IDLESTAT:
+		return "idlestat";
+	default:
+		return "unknown";
+	}
+}
+
+/* Unsigned decimal at *p; advances *p. Returns 0, or -1 without digits or
+ * on overflow. */
+static int parse_u64(const char **p, uint64_t *out)
+{
+	const char *s = *p;
+	uint64_t v = 0;
+
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	while (isdigit((unsigned char)*s)) {
+		unsigned d = (unsigned)(*s - '0');
+
+		if (v > (UINT64_MAX - d) / 10)
+			return -1;
+		v = v * 10 + d;
+		s++;
+	}
+	*p = s;
+	*out = v;
+	return 0;
+}
+
+/* A pointer as ftrace prints it ("%p": hex, hashed, optional 0x). */
+static int parse_hex(const char *p, uint64_t *out)
+{
+	uint64_t v = 0;
+	int n = 0;
+
+	if (p[0] == '0' && p[1] == 'x')
+		p += 2;
+	for (; isxdigit((unsigned char)*p); p++, n++) {
+		if (n == 16)
+			return -1;
+		v = v * 16 + (uint64_t)(isdigit((unsigned char)*p) ? *p - '0'
+								 : tolower((unsigned char)*p) - 'a' + 10);
+	}
+	if (!n || (*p && *p != ' ' && *p != '\t'))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* "SEC.FRAC" (1 to 9 fraction digits) to ns, exactly. */
+static int parse_ts(const char **p, uint64_t *ns)
+{
+	const char *s = *p;
+	uint64_t sec, frac = 0;
+	int digits = 0;
+
+	if (parse_u64(&s, &sec) || *s != '.' || sec > 10000000000ULL)
+		return -1;
+	s++;
+	while (isdigit((unsigned char)*s)) {
+		if (digits == 9)
+			return -1;
+		frac = frac * 10 + (uint64_t)(*s - '0');
+		digits++;
+		s++;
+	}
+	if (!digits)
+		return -1;
+	while (digits++ < 9)
+		frac *= 10;
+	*ns = sec * 1000000000ULL + frac;
+	*p = s;
+	return 0;
+}
+
+/* The value after " key=" (or at the start) in args, NULL when absent. */
+static const char *arg_find(const char *args, const char *key)
+{
+	size_t k = strlen(key);
+
+	for (const char *p = args; (p = strstr(p, key)); p++)
+		if ((p == args || p[-1] == ' ' || p[-1] == '\t') && p[k] == '=')
+			return p + k + 1;
+	return NULL;
+}
+
+static int arg_u64(const char *args, const char *key, uint64_t *v)
+{
+	const char *p = arg_find(args, key);
+
+	if (!p)
+		return -1;
+	if (!strncmp(p, "-1", 2) && (p[2] == '\0' || p[2] == ' ')) {
+		*v = IS_PWR_EVENT_EXIT; /* some tools print the u32 exit state signed */
+		return 0;
+	}
+	if (parse_u64(&p, v) || (*p && *p != ' ' && *p != '\t'))
+		return -1;
+	return 0;
+}
+
+static int arg_cpu(const char *args, const char *key, uint32_t *cpu)
+{
+	uint64_t v;
+
+	if (arg_u64(args, key, &v) || v > MAX_CPU)
+		return -1;
+	*cpu = (uint32_t)v;
+	return 0;
+}
+
+static void arg_str(const char *args, const char *key, char *out, size_t len)
+{
+	const char *p = arg_find(args, key);
+	size_t n = 0;
+
+	if (p)
+		while (p[n] && p[n] != ' ' && p[n] != '\t' && n + 1 < len)
+			n++;
+	if (len) {
+		if (p)
+			memcpy(out, p, n);
+		out[n] = '\0';
+	}
+}
+
+/* arm64 ipi_entry: "(Rescheduling interrupts)" -> the x86-style kind. */
+static uint64_t ipi_reason(const char *args)
+{
+	if (strstr(args, "Rescheduling"))
+		return RW_RESCHED;
+	if (strstr(args, "Single function call"))
+		return RW_CALL_SINGLE;
+	if (strstr(args, "Function call"))
+		return RW_CALL;
+	if (strstr(args, "IRQ work"))
+		return RW_IRQ_WORK;
+	if (strstr(args, "Timer broadcast"))
+		return RW_LOCAL_TIMER;
+	return RW_OTHER_VECTOR;
+}
+
+static const struct {
+	const char *name;
+	uint64_t code;
+} vectors[] = {
+	{ "local_timer_entry", RW_LOCAL_TIMER },
+	{ "reschedule_entry", RW_RESCHED },
+	{ "call_function_entry", RW_CALL },
+	{ "call_function_single_entry", RW_CALL_SINGLE },
+	{ "irq_work_entry", RW_IRQ_WORK },
+	{ "x86_platform_ipi_entry", RW_OTHER_VECTOR },
+	{ "thermal_apic_entry", RW_OTHER_VECTOR },
+};
+
+/* trace-cmd's sched plugin prints sched_wakeup as "COMM:PID [PRIO] CPU:NNN"
+ * (the comm may hold spaces and colons: parse from the right). */
+static int wakeup_plugin_format(const char *args, struct trace_event *ev)
+{
+	const char *br = strrchr(args, '['), *colon, *cpu = strstr(args, "CPU:");
+	uint64_t v;
+	size_t n;
+
+	if (!br || br == args || br[-1] != ' ' || !cpu || cpu < br)
+		return -1;
+	cpu += 4;
+	if (parse_u64(&cpu, &v) || v > MAX_CPU)
+		return -1;
+	ev->cpu = (uint32_t)v;
+	for (colon = br - 1; colon > args && *colon != ':'; colon--)
+		;
+	if (*colon != ':' || colon == args)
+		return -1;
+	{
+		const char *p = colon + 1;
+
+		if (parse_u64(&p, &ev->a) || p != br - 1)
+			return -1;
+	}
+	n = (size_t)(colon - args);
+	memset(ev->comm, 0, sizeof(ev->comm));
+	memcpy(ev->comm, args, n < sizeof(ev->comm) - 1 ? n : sizeof(ev->comm) - 1);
+	return 1;
+}
+
+/* Fills ev from a known event's args. Returns 1 used, 0 not used, -1 bad. */
+static int decode(const char *name, const char *args, uint32_t on_cpu, struct trace_event *ev)
+{
+	uint64_t v;
+
+	if (!strcmp(name, "cpu_idle")) {
+		ev->kind = TK_IDLE;
+		if (arg_u64(args, "state", &ev->a) || arg_cpu(args, "cpu_id", &ev->cpu))
+			return -1;
+		return 1;
+	}
+	if (!strcmp(name, "cpu_idle_miss")) {
+		char type[16];
+
+		ev->kind = TK_IDLE_MISS;
+		arg_str(args, "type", type, sizeof(type));
+		if (arg_u64(args, "state", &ev->a) || arg_cpu(args, "cpu_id", &ev->cpu) ||
+		    (strcmp(type, "above") && strcmp(type, "below")))
+			return -1;
+		ev->b = !strcmp(type, "below");
+		return 1;
+	}
+	if (!strcmp(name, "cpu_frequency")) {
+		ev->kind = TK_FREQ;
+		if (arg_u64(args, "state", &ev->a) || arg_cpu(args, "cpu_id", &ev->cpu) ||
+		    ev->a > UINT32_MAX)
+			return -1;
+		return 1;
+	}
+	ev->cpu = on_cpu;
+	ev->kind = TK_WAKE;
+	if (!strcmp(name, "irq_handler_entry")) {
+		ev->a = RW_IRQ;
+		if (arg_u64(args, "irq", &ev->b) || ev->b > UINT32_MAX)
+			return -1;
+		arg_str(args, "name", ev->comm, sizeof(ev->comm));
+		return 1;
+	}
+	if (!strcmp(name, "softirq_entry")) {
+		ev->a = RW_SOFTIRQ;
+		return arg_u64(args, "vec", &ev->b) || ev->b > 31 ? -1 : 1;
+	}
+	for (size_t i = 0; i < sizeof(vectors) / sizeof(vectors[0]); i++)
+		if (!strcmp(name, vectors[i].name)) {
+			ev->a = vectors[i].code;
+			ev->b = arg_u64(args, "vector", &v) ? 0 : v;
+			return 1;
+		}
+	if (!strcmp(name, "ipi_entry")) {
+		ev->a = ipi_reason(args);
+		return 1;
+	}
+	if (!strcmp(name, "ipi_send_cpu")) {
+		/* on the sender: cpu = target, detail = sender */
+		ev->a = RW_IPI_SEND;
+		ev->b = on_cpu;
+		return arg_cpu(args, "cpu", &ev->cpu) ? -1 : 1;
+	}
+	if (!strcmp(name, "sched_wake_idle_without_ipi")) {
+		ev->a = RW_NO_IPI;
+		ev->b = on_cpu;
+		return arg_cpu(args, "cpu", &ev->cpu) ? -1 : 1;
+	}
+	if (!strcmp(name, "hrtimer_start") || !strcmp(name, "hrtimer_expire_entry")) {
+		const char *h = arg_find(args, "hrtimer");
+		int start = !strcmp(name, "hrtimer_start");
+
+		ev->kind = start ? TK_HRTIMER_START : TK_HRTIMER;
+		if (!h || parse_hex(h, &ev->a) || !arg_find(args, "function") ||
+		    arg_u64(args, start ? "expires" : "now", &ev->b))
+			return -1;
+		return 1;
+	}
+	if (!strcmp(name, "sched_wakeup")) {
+		const char *c = arg_find(args, "comm"), *pid = strstr(args, " pid=");
+
+		ev->kind = TK_SCHED_WAKEUP;
+		ev->b = on_cpu;
+		if (!c)
+			return wakeup_plugin_format(args, ev);
+		if (!pid || pid < c || arg_u64(pid + 1, "pid", &ev->a) ||
+		    arg_cpu(args, "target_cpu", &ev->cpu))
+			return -1;
+		/* a comm may hold spaces: it runs to " pid=" */
+		memset(ev->comm, 0, sizeof(ev->comm));
+		memcpy(ev->comm, c, (size_t)(pid - c) < sizeof(ev->comm) - 1 ? (size_t)(pid - c)
+									       : sizeof(ev->comm) - 1);
+		return 1;
+	}
+	return 0;
+}
+
+int trace_parse_line(const char *line, size_t len, struct trace_event *ev, char *name,
+		     size_t namelen)
+{
+	char buf[LINE_MAX_LEN];
+	const char *p, *q, *args;
+	uint64_t cpu, ts;
+	size_t n;
+
+	if (namelen)
+		name[0] = '\0';
+	if (len >= sizeof(buf))
+		return -1;
+	memcpy(buf, line, len);
+	buf[len] = '\0';
+	/* "[CPU]" after the comm-pid: the first bracket that parses */
+	for (p = buf; (p = strchr(p, '[')); p++) {
+		q = p + 1;
+		if (p == buf || (p[-1] != ' ' && p[-1] != '\t') || parse_u64(&q, &cpu) || *q != ']')
+			continue;
+		q++;
+		while (*q == ' ' || *q == '\t')
+			q++;
+		/* optional irq-info flags ("d..2.") before the timestamp */
+		if (parse_ts(&q, &ts) || *q != ':') {
+			q += strcspn(q, " \t");
+			while (*q == ' ' || *q == '\t')
+				q++;
+			if (parse_ts(&q, &ts) || *q != ':')
+				continue;
+		}
+		q++;
+		while (*q == ' ')
+			q++;
+		n = strcspn(q, ": \t");
+		/* a bare name to the end is an event without arguments (the
+		 * idlestat_start/idlestat_end markers of idlestat's scenarios) */
+		if (!n || (q[n] != ':' && q[n] != '\0') || cpu > MAX_CPU)
+			return -1;
+		if (namelen)
+			snprintf(name, namelen, "%.*s", (int)n, q);
+		args = q[n] ? q + n + 1 : q + n;
+		while (*args == ' ' || *args == '\t')
+			args++;
+		{
+			char ename[64];
+
+			snprintf(ename, sizeof(ename), "%.*s", (int)(n < 63 ? n : 63), q);
+			memset(ev, 0, offsetof(struct trace_event, line));
+			memset(ev->comm, 0, sizeof(ev->comm));
+			ev->ts_ns = ts;
+			ev->src_cpu = (uint32_t)cpu;
+			return decode(ename, args, (uint32_t)cpu, ev);
+		}
+	}
+	return -1;
+}
+
+/* 1 + the index of the line's "function=" in d->fn_names (added if new),
+ * 0 when the table is full. */
+static uint32_t intern_fn(struct trace_data *d, const char *line, size_t len)
+{
+	char buf[LINE_MAX_LEN], fn[48];
+	const char *p;
+	size_t n = 0;
+
+	if (len >= sizeof(buf))
+		return 0;
+	memcpy(buf, line, len);
+	buf[len] = '\0';
+	p = strstr(buf, " function=");
+	if (!p)
+		return 0;
+	p += 10;
+	while (p[n] && p[n] != ' ' && p[n] != '\t' && n < sizeof(fn) - 1)
+		n++;
+	memcpy(fn, p, n);
+	fn[n] = '\0';
+	for (int i = 0; i < d->nr_fn_names; i++)
+		if (!strcmp(d->fn_names[i], fn))
+			return (uint32_t)i + 1;
+	if (d->nr_fn_names % 64 == 0) {
+		char (*t)[48];
+
+		if (d->nr_fn_names >= 65536)
+			return 0;
+		t = realloc(d->fn_names, sizeof(*t) * (size_t)(d->nr_fn_names + 64));
+		if (!t)
+			return 0;
+		d->fn_names = t;
+	}
+	memcpy(d->fn_names[d->nr_fn_names], fn, n + 1);
+	return (uint32_t)++d->nr_fn_names;
+}
+
+static int push_event(struct trace_data *d, const struct trace_event *ev)
+{
+	if (d->nr_ev == d->cap_ev) {
+		size_t cap = d->cap_ev ? 2 * d->cap_ev : 4096;
+		struct trace_event *n = realloc(d->ev, cap * sizeof(*n));
+
+		if (!n)
+			return -1;
+		d->ev = n;
+		d->cap_ev = cap;
+	}
+	d->ev[d->nr_ev++] = *ev;
+	return 0;
+}
+
+static void note_skipped(struct trace_data *d, const char *name)
+{
+	d->skipped++;
+	for (int i = 0; i < d->nr_skipped_names; i++)
+		if (!strcmp(d->skipped_names[i].name, name)) {
+			d->skipped_names[i].count++;
+			return;
+		}
+	if (d->nr_skipped_names < TP_MAX_SKIPPED_NAMES) {
+		snprintf(d->skipped_names[d->nr_skipped_names].name,
+			 sizeof(d->skipped_names[0].name), "%s", name);
+		d->skipped_names[d->nr_skipped_names++].count = 1;
+	}
+}
+
+static void note_garbled(struct trace_data *d, uint32_t line)
+{
+	if (!d->garbled++)
+		d->first_garbled_line = line;
+}
+
+static void note_irq_name(struct trace_data *d, uint32_t irq, const char *name)
+{
+	int i;
+
+	if (!name[0])
+		return;
+	for (i = 0; i < d->nr_irq_names; i++)
+		if (d->irq_names[i].irq == irq)
+			return;
+	if (i < TP_MAX_IRQ_NAMES) {
+		d->irq_names[i].irq = irq;
+		snprintf(d->irq_names[i].name, sizeof(d->irq_names[i].name), "%s", name);
+		d->nr_irq_names++;
+	}
+}
+
+/* Cursor over the input's lines. */
+struct cursor {
+	const char *buf;
+	size_t len, pos;
+	uint32_t line;
+};
+
+static bool next_line(struct cursor *c, const char **s, size_t *n, bool *had_nl)
+{
+	const char *nl;
+
+	if (c->pos >= c->len)
+		return false;
+	*s = c->buf + c->pos;
+	nl = memchr(*s, '\n', c->len - c->pos);
+	*n = nl ? (size_t)(nl - *s) : c->len - c->pos;
+	*had_nl = nl != NULL;
+	c->pos += *n + (nl ? 1 : 0);
+	if (*n && (*s)[*n - 1] == '\r')
+		(*n)--;
+	c->line++;
+	return true;
+}
+
+static bool starts(const char *s, size_t n, const char *prefix)
+{
+	size_t k = strlen(prefix);
+
+	return n >= k && !memcmp(s, prefix, k);
+}
+
+/* "%d" after prefix in s[0..n), 0 on success. */
+static int int_after(const char *s, size_t n, const char *prefix, int *out)
+{
+	char tmp[64];
+	const char *p;
+	uint64_t v;
+
+	if (!starts(s, n, prefix) || n - strlen(prefix) >= sizeof(tmp))
+		return -1;
+	memcpy(tmp, s + strlen(prefix), n - strlen(prefix));
+	tmp[n - strlen(prefix)] = '\0';
+	p = tmp;
+	while (*p == ' ')
+		p++;
+	if (parse_u64(&p, &v) || v > MAX_CPU + 1)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+static int idlestat_alloc(struct trace_data *d, int nr)
+{
+	d->nr_state_cpus = nr;
+	d->nr_states = calloc((size_t)nr, sizeof(*d->nr_states));
+	d->described = calloc((size_t)nr, sizeof(*d->described));
+	d->cluster_of = malloc((size_t)nr * sizeof(*d->cluster_of));
+	d->states = calloc((size_t)nr * IS_MAX_STATES, sizeof(*d->states));
+	if (!d->nr_states || !d->described || !d->cluster_of || !d->states)
+		return -1;
+	for (int c = 0; c < nr; c++)
+		d->cluster_of[c] = -1;
+	return 0;
+}
+
+/* idlestat's scenario files write the header as comments ("# cpus=4"):
+ * the text after "#" and one space; *commented says it was there. */
+static void header_text(const char **s, size_t *n, bool *commented)
+{
+	*commented = *n && (*s)[0] == '#';
+	if (!*commented)
+		return;
+	(*s)++;
+	(*n)--;
+	if (*n && (*s)[0] == ' ') {
+		(*s)++;
+		(*n)--;
+	}
+}
+
+/* The next header line that is not blank, prefix taken off. */
+static bool next_header_line(struct cursor *c, const char **s, size_t *n, bool *nl)
+{
+	bool commented;
+
+	while (next_line(c, s, n, nl)) {
+		header_text(s, n, &commented);
+		if (*n)
+			return true;
+	}
+	return false;
+}
+
+/* "-1" or an unsigned decimal, the whole of s[0..n). */
+static int header_int(const char *s, size_t n, int64_t *out)
+{
+	char num[32];
+	const char *p = num;
+	bool neg = n && s[0] == '-';
+	uint64_t v;
+
+	if (neg) {
+		s++;
+		n--;
+	}
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		n--;
+	if (!n || n >= sizeof(num))
+		return -1;
+	memcpy(num, s, n);
+	num[n] = '\0';
+	if (parse_u64(&p, &v) || *p || v > UINT64_MAX / 1000 || (neg && v != 1))
+		return -1;
+	*out = neg ? -1 : (int64_t)v;
+	return 0;
+}
+
+/* idlestat's header: "idlestat version = X" (0.8) or "version = X" (0.4),
+ * "cpus=N", the topology ("clusterA:", "\tcoreN", "\t\tcpuN" or "\tcpuN"),
+ * then (0.8) per CPU "cpuid N:" and pairs of "\tNAME" / "\tRESIDENCY_US",
+ * an unused slot "(null)" / "-1" (every slot on a host without a cpuidle
+ * driver). Any line may carry a "# " prefix. Leaves the cursor on the first
+ * trace line. */
+static int parse_idlestat_header(struct cursor *c, struct trace_data *d, bool v08)
+{
+	const char *s, *ver;
+	size_t n;
+	size_t save_pos;
+	uint32_t save_line;
+	bool nl, commented;
+	int cluster = -1, cpu = -1, slot = 0, v;
+
+	next_header_line(c, &s, &n, &nl); /* the version line */
+	ver = memmem(s, n, "version = ", 10);
+	if (ver) {
+		size_t k = 0, left = n - (size_t)(ver + 10 - s);
+
+		/* printable ASCII only: it goes into the JSON */
+		for (ver += 10; k < left && k < sizeof(d->version) - 1 &&
+				(unsigned char)ver[k] > ' ' && (unsigned char)ver[k] < 127; k++)
+			d->version[k] = ver[k];
+		d->version[k] = '\0';
+	}
+	if (!next_header_line(c, &s, &n, &nl) || !nl || int_after(s, n, "cpus=", &v) || v < 1) {
+		snprintf(d->error, sizeof(d->error), "line %u: idlestat header without cpus=N", c->line);
+		return -1;
+	}
+	d->header_cpus = v;
+	if (idlestat_alloc(d, v)) {
+		snprintf(d->error, sizeof(d->error), "out of memory");
+		return -1;
+	}
+	for (;;) {
+		save_pos = c->pos;
+		save_line = c->line;
+		if (!next_line(c, &s, &n, &nl))
+			break;
+		header_text(&s, &n, &commented);
+		if (!n)
+			continue;
+		if (!nl)
+			goto cut; /* a number cut short would read as another */
+		if (cpu < 0 && starts(s, n, "cluster") && n >= 9 && s[n - 1] == ':') {
+			cluster = s[7] - 'A';
+			if (cluster < 0 || cluster > 25)
+				goto bad;
+			if (cluster + 1 > d->nr_clusters)
+				d->nr_clusters = cluster + 1;
+			continue;
+		}
+		if (cpu < 0 && (starts(s, n, "\tcore") || starts(s, n, "\t\tcore")))
+			continue;
+		if (cpu < 0 && (!int_after(s, n, "\t\tcpu", &v) || !int_after(s, n, "\tcpu", &v))) {
+			if (v >= d->nr_state_cpus || cluster < 0)
+				goto bad;
+			d->cluster_of[v] = cluster;
+			continue;
+		}
+		if (starts(s, n, "cpuid ") && s[n - 1] == ':') {
+			if (int_after(s, n - 1, "cpuid ", &v) || v >= d->nr_state_cpus)
+				goto bad;
+			cpu = v;
+			slot = 0;
+			d->have_states = true;
+			d->described[cpu] = true;
+			continue;
+		}
+		if (cpu >= 0 && starts(s, n, "\t")) {
+			char name[64];
+			const char *r;
+			size_t rn;
+			int64_t us;
+			struct trace_state *st;
+
+			/* a name line, then its residency line */
+			while (n > 1 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+				n--;
+			snprintf(name, sizeof(name), "%.*s", (int)(n - 1 < 63 ? n - 1 : 63), s + 1);
+			if (!next_line(c, &r, &rn, &nl))
+				goto cut;
+			header_text(&r, &rn, &commented);
+			if (!nl)
+				goto cut;
+			if (!starts(r, rn, "\t") || header_int(r + 1, rn - 1, &us))
+				goto bad;
+			if (slot >= IS_MAX_STATES) {
+				slot++;
+				if (strcmp(name, "(null)"))
+					d->dropped_states++;
+				continue;
+			}
+			st = &d->states[cpu * IS_MAX_STATES + slot++];
+			if (!strcmp(name, "(null)")) {
+				/* unused; named by index should a state follow it */
+				snprintf(st->name, sizeof(st->name), "state%d", slot - 1);
+				continue;
+			}
+			snprintf(st->name, sizeof(st->name), "%.31s", name);
+			if (us < 0)
+				d->unknown_residency++;
+			st->target_residency_ns = us < 0 ? 0 : (uint64_t)us * 1000;
+			d->nr_states[cpu] = slot;
+			continue;
+		}
+		if (commented)
+			continue; /* a comment inside the header */
+		/* the first trace line */
+		c->pos = save_pos;
+		c->line = save_line;
+		break;
+	}
+	if (v08 && !d->have_states) {
+		snprintf(d->error, sizeof(d->error),
+			 "line %u: idlestat header without idle-state tables (truncated?)", c->line);
+		return -1;
+	}
+	return 0;
+bad:
+	snprintf(d->error, sizeof(d->error), "line %u: malformed idlestat header (truncated?)",
+		 c->line);
+	return -1;
+cut:
+	snprintf(d->error, sizeof(d->error), "line %u: the idlestat header is cut short", c->line);
+	return -1;
+}
+
+/* idlestat 0.4 wrote "version = 0.4-rc1", which trace-cmd report also
+ * starts with: idlestat's version is 0.x (trace-cmd's file versions are 6
+ * and up), and its topology follows cpus=N. */
+static bool idlestat_04(struct cursor peek, const char *s, size_t n)
+{
+	size_t k = strlen("version = ");
+	int v;
+	bool nl;
+
+	if (n > k + 1 && !memcmp(s + k, "0.", 2))
+		return true;
+	if (!next_header_line(&peek, &s, &n, &nl) || int_after(s, n, "cpus=", &v) ||
+	    !next_header_line(&peek, &s, &n, &nl))
+		return false;
+	return starts(s, n, "cluster") && s[n - 1] == ':';
+}
+
+int trace_parse_buffer(const char *buf, size_t len, struct trace_data *d)
+{
+	struct cursor c = { buf, len, 0, 0 };
+	uint64_t *last_ts = NULL;
+	const char *s;
+	size_t n;
+	bool nl, header = true;
+
+	memset(d, 0, sizeof(*d));
+	d->max_cpu = -1;
+	if (len >= 7 && !memcmp(buf, "\x17\x08\x44tracing", len < 10 ? len : 10)) {
+		snprintf(d->error, sizeof(d->error),
+			 "a binary trace-cmd trace.dat: convert it first with "
+			 "'trace-cmd report -i FILE > FILE.txt'");
+		return -1;
+	}
+	/* the format from the first non-blank line */
+	{
+		struct cursor peek = c;
+		bool any;
+
+		while ((any = next_line(&peek, &s, &n, &nl)) && !n)
+			;
+		if (!any) {
+			snprintf(d->error, sizeof(d->error), "empty file");
+			return -1;
+		}
+		size_t line_pos = (size_t)(s - buf);
+		const char *h = s;
+		size_t hn = n;
+		bool commented, v08;
+
+		header_text(&h, &hn, &commented);
+		v08 = starts(h, hn, "idlestat version");
+		if (!starts(s, n, "# tracer:") &&
+		    (v08 || (starts(h, hn, "version = ") && idlestat_04(peek, h, hn)))) {
+			d->format = TF_IDLESTAT;
+			c = peek;
+			c.pos = line_pos;
+			c.line--;
+			if (parse_idlestat_header(&c, d, v08))
+				return -1;
+		} else if (starts(s, n, "version = ") || starts(s, n, "cpus=")) {
+			d->format = TF_TRACE_CMD;
+		} else if (starts(s, n, "# tracer:")) {
+			d->format = TF_FTRACE;
+		}
+	}
+	last_ts = calloc(MAX_CPU + 1, sizeof(*last_ts));
+	if (!last_ts) {
+		snprintf(d->error, sizeof(d->error), "out of memory");
+		return -1;
+	}
+	while (next_line(&c, &s, &n, &nl)) {
+		struct trace_event ev;
+		char name[40];
+		int r, v;
+
+		d->lines++;
+		if (!n || s[0] == '#')
+			continue;
+		if (!nl) {
+			/* cut mid-line, its last number may be cut short too: not
+			 * replayed, reported with its line number */
+			d->truncated = true;
+			d->truncated_line = c.line;
+			note_garbled(d, c.line);
+			continue;
+		}
+		if (header && (starts(s, n, "version = ") || starts(s, n, "cpus="))) {
+			if (!int_after(s, n, "cpus=", &v) && v > 0)
+				d->header_cpus = v;
+			continue;
+		}
+		if (starts(s, n, "CPU ") && n < 64 && memmem(s, n, " is empty", 9))
+			continue;
+		if (memmem(s, n, "CPU:", 4) && memmem(s, n, "[EVENTS DROPPED]", 16)) {
+			d->drop_markers++;
+			continue;
+		}
+		if (memmem(s, n, "CPU:", 4) && memmem(s, n, "[LOST ", 6)) {
+			const char *p = memmem(s, n, "[LOST ", 6) + 6;
+			char num[24];
+			size_t k = 0;
+
+			while (p + k < s + n && isdigit((unsigned char)p[k]) && k < sizeof(num) - 1)
+				k++;
+			memcpy(num, p, k);
+			num[k] = '\0';
+			d->lost_events += strtoull(num, NULL, 10);
+			continue;
+		}
+		r = trace_parse_line(s, n, &ev, name, sizeof(name));
+		if (r < 0) {
+			note_garbled(d, c.line);
+			continue;
+		}
+		header = false;
+		if (!d->have_ts || ev.ts_ns < d->min_ts)
+			d->min_ts = ev.ts_ns;
+		if (!d->have_ts || ev.ts_ns > d->max_ts)
+			d->max_ts = ev.ts_ns;
+		d->have_ts = true;
+		if (r == 0) {
+			note_skipped(d, name);
+			continue;
+		}
+		if (ev.kind == TK_FREQ && !ev.a) {
+			/* idlestat ends its files with frequency 0 on every CPU */
+			note_skipped(d, "cpu_frequency state=0");
+			continue;
+		}
+		ev.line = c.line;
+		ev.fn = 0;
+		if (ev.kind == TK_HRTIMER_START || ev.kind == TK_HRTIMER)
+			ev.fn = intern_fn(d, s, n);
+		if (ev.kind == TK_WAKE && ev.a == RW_IRQ)
+			note_irq_name(d, (uint32_t)ev.b, ev.comm);
+		if (ev.kind == TK_IDLE || ev.kind == TK_IDLE_MISS || ev.kind == TK_FREQ) {
+			if (ev.ts_ns < last_ts[ev.cpu])
+				d->out_of_order++;
+			last_ts[ev.cpu] = ev.ts_ns;
+		}
+		if ((int)ev.cpu > d->max_cpu)
+			d->max_cpu = (int)ev.cpu;
+		if (push_event(d, &ev)) {
+			free(last_ts);
+			snprintf(d->error, sizeof(d->error), "out of memory at line %u", c.line);
+			return -1;
+		}
+	}
+	free(last_ts);
+	if (d->format == TF_UNKNOWN) {
+		if (!d->nr_ev && !d->skipped) {
+			snprintf(d->error, sizeof(d->error),
+				 "no trace events found (expected trace-cmd report, ftrace or idlestat "
+				 "text)");
+			return -1;
+		}
+		d->format = TF_FTRACE;
+	}
+	return 0;
+}
+
+static int ev_cmp(const void *a, const void *b)
+{
+	const struct trace_event *x = a, *y = b;
+
+	if (x->ts_ns != y->ts_ns)
+		return x->ts_ns < y->ts_ns ? -1 : 1;
+	/* file order among equal timestamps (the line is unique per event) */
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+void trace_sort_events(struct trace_data *d)
+{
+	/* per logging CPU: the last timestamp and where its run began */
+	uint64_t *last = calloc(MAX_CPU + 1, sizeof(*last)), *run = calloc(MAX_CPU + 1, sizeof(*run));
+	uint64_t moved_max = 0;
+	bool sorted = true;
+
+	if (!last || !run) {
+		free(last);
+		free(run);
+		qsort(d->ev, d->nr_ev, sizeof(*d->ev), ev_cmp); /* time order, stable by line */
+		return;
+	}
+	for (size_t i = 0; i < d->nr_ev; i++) {
+		struct trace_event *e = &d->ev[i];
+		uint32_t c = e->src_cpu <= MAX_CPU ? e->src_cpu : MAX_CPU;
+
+		if (last[c] && e->ts_ns < last[c]) {
+			if (e->ts_ns >= run[c]) {
+				/* back inside its own run: the clock, not the file,
+				 * went back; keep the buffer's order */
+				e->ts_ns = last[c];
+				d->held_back++;
+			} else {
+				run[c] = e->ts_ns; /* a block from earlier */
+			}
+		}
+		if (!last[c])
+			run[c] = e->ts_ns;
+		last[c] = e->ts_ns;
+		if (i && e->ts_ns < moved_max) {
+			d->reordered++;
+			sorted = false;
+		}
+		if (e->ts_ns > moved_max)
+			moved_max = e->ts_ns;
+	}
+	free(last);
+	free(run);
+	if (!sorted)
+		qsort(d->ev, d->nr_ev, sizeof(*d->ev), ev_cmp);
+}
+
+void trace_data_free(struct trace_data *d)
+{
+	free(d->ev);
+	free(d->nr_states);
+	free(d->described);
+	free(d->states);
+	free(d->cluster_of);
+	free(d->fn_names);
+	d->fn_names = NULL;
+	d->nr_fn_names = 0;
+	d->ev = NULL;
+	d->nr_states = NULL;
+	d->described = NULL;
+	d->states = NULL;
+	d->cluster_of = NULL;
+	d->nr_ev = d->cap_ev = 0;
+}

@@ -1,0 +1,148 @@
+/* Loads, attaches and reads the idle BPF programs (bpf/idlescope.bpf.c): picks
+ * the object and program variants from the shared probe (kernel_features.c),
+ * sizes the per-CPU maps, and snapshots them. Also drives the replay program
+ * for tests and trace import. */
+#ifndef IDLESCOPE_IDLE_LOADER_H
+#define IDLESCOPE_IDLE_LOADER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "idle_stats.h"
+#include "wake_stats.h"
+#include "hist_data.h"
+#include "group_stats.h"
+#include "pack_stats.h"
+#include "freq_stats.h"
+#include "util/cpulist.h"
+
+struct idlescope_bpf;
+struct bpf_link;
+struct bpf_program;
+
+#define IS_MAX_LINKS 32
+
+struct idle_session {
+	struct idlescope_bpf *skel;
+	int nr_cpus;
+	uint32_t state_slots;    /* states per CPU in the per-state maps */
+	bool replay;
+	bool wake;               /* wakeup attribution loaded */
+	uint32_t hist_metric;    /* enum hist_metric loaded, HM_NONE for record */
+	int nr_groups;           /* topology groups tracked, 0 = none */
+	bool packing;
+	bool freq;
+	bool have_idle_miss;     /* cpu_idle_miss attached */
+	const char *idle_attach; /* "tp_btf" or "raw_tp" */
+	const char *miss_attach; /* "tp_btf", "raw_tp" or NULL */
+	char missing[256];       /* optional events this kernel lacks, ", "-separated */
+	/* record: fexit on the idle path (exact entered/rejected), or NULL when
+	 * only the tracepoints are used, idle_fexit_why saying why */
+	const char *idle_fexit_func;
+	struct bpf_program *idle_fexit_prog;
+	char idle_fexit_why[160];
+	const char *path_from, *path_to; /* hist path-latency */
+	int nr_links;
+	struct bpf_link *links[IS_MAX_LINKS];
+	struct replay_event *batch; /* replay: the mmapped replay_batch map */
+	size_t batch_len;
+};
+
+/* Raw per-CPU counters at one instant. */
+struct idle_raw {
+	int nr_cpus;
+	struct idle_cpu_slot *slots;      /* [nr_cpus] */
+	struct idle_state_stats *stats;   /* [nr_cpus * IS_MAX_STATES] */
+	struct wake_cpu_stats *wake;      /* [nr_cpus], zero without wakeups */
+	struct wake_lat_stats *lat;       /* [nr_cpus * IS_MAX_STATES] */
+	int nr_details;
+	struct wake_detail *details;
+	int nr_groups;
+	struct group_stats *groups;       /* [nr_groups] */
+	struct group_slot *group_slots;   /* [nr_groups]: in flight at the end */
+	struct freq_cpu *freq; /* [nr_cpus] with frequency residency, else NULL */
+	bool have_pack;
+	struct pack_global pack;
+	int nr_pack_tasks;
+	struct pack_task_key *pack_keys;
+	struct pack_task_val *pack_vals;
+	uint64_t cpu_out_of_range;
+};
+
+struct session_opts {
+	bool replay; /* load only the never-attached replay program */
+	/* Idle states per CPU the per-state maps hold (the most any CPU has;
+	 * at least the parts of hist wakeup-latency); 0 = IS_MAX_STATES.
+	 * Events of deeper states count as bad states. */
+	int state_slots;
+	bool wake;   /* wakeup attribution (interrupt-path programs) */
+	/* `idlescope hist` */
+	uint32_t hist_metric;   /* enum hist_metric, HM_NONE for record */
+	uint64_t hist_unit_ns;  /* log2 display unit */
+	uint64_t hist_linear_ns; /* linear step, 0 = log2 */
+	uint32_t tgid;          /* -p, 0 = any */
+	const char *comm;       /* -c, NULL = any */
+	/* group-level idle: nr_groups > 0 turns it on */
+	int nr_groups;
+	const int *group_of;            /* [nr_cpus], -1 = none */
+	const struct cpulist *group_cpus; /* [nr_groups] */
+	bool packing;                   /* busy-group timeline (needs groups) */
+	bool freq;                      /* frequency residency */
+	const char *path_from, *path_to; /* hist path-latency: functions */
+};
+
+/* Opens and loads. Returns 0, or -1 with a one-line reason in err (exit
+ * code 1 material). */
+int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_opts *o,
+		      char *err, size_t errlen);
+int idle_session_set_params(struct idle_session *s, int cpu, const struct idle_params *p);
+int idle_session_attach(struct idle_session *s, char *err, size_t errlen);
+/* Exits before start_ns are not counted. */
+void idle_session_start(struct idle_session *s, uint64_t start_ns);
+/* Periods that end after stop_ns are not counted from now on. */
+void idle_session_stop(struct idle_session *s, uint64_t stop_ns);
+int idle_session_read(struct idle_session *s, struct idle_raw *out);
+/* Only out->stats (the per-state counters): what an interval line needs.
+ * Its cost and memory do not grow with the detail and task tables. */
+int idle_session_read_stats(struct idle_session *s, struct idle_raw *out);
+void idle_raw_free(struct idle_raw *r);
+void idle_session_close(struct idle_session *s);
+
+struct cpuidle_system;
+struct cpuidle_cpu_info;
+/* The live sysfs tables of CPUs 0..n-1 into the params map: with all_files,
+ * disable flags and poll limits are read again, otherwise only PM QoS is
+ * applied. A CPU's map entry is written only when it differs from
+ * prev[cpu], which then holds it. */
+void idle_session_push_cpuidle(struct idle_session *s, const struct cpuidle_system *sys,
+			       struct cpuidle_cpu_info *info, struct idle_params *prev, int n,
+			       bool all_files);
+
+/* Before attach: cpu runs at khz (scaling_cur_freq), charged from the start. */
+int idle_session_set_freq(struct idle_session *s, int cpu, uint32_t khz);
+
+/* Copies the hist histograms ([nr_cpus * IS_MAX_STATES]) and, with reset,
+ * zeroes them for the next interval. Returns 0 or -errno. */
+int idle_session_read_hist(struct idle_session *s, struct hist_slot *out, bool reset);
+/* path-latency: sums the per-CPU unmatched/replaced/overflow counters. */
+int idle_session_read_path(struct idle_session *s, struct path_cpu *sum);
+
+/* Feeds one replay event through BPF_PROG_TEST_RUN. Returns the program's
+ * return value (0 = handled) or -errno. */
+int idle_session_replay(struct idle_session *s, const struct replay_event *ev);
+
+/* Feeds n events through replay_idle_batch, IS_REPLAY_BATCH per test run.
+ * Returns how many the program did not handle (unknown kinds), or -errno. */
+long idle_session_replay_batch(struct idle_session *s, const struct replay_event *ev, size_t n);
+
+/* calloc() for arrays of the map value types, which are cache-line aligned
+ * (aligned(64)) while calloc() only promises 16 bytes. Freed with free(). */
+void *idle_calloc(size_t n, size_t size);
+
+/* CLOCK_MONOTONIC in ns: the clock bpf_ktime_get_ns() reads. */
+uint64_t idle_now_ns(void);
+/* libbpf's log to stderr (-v) or nowhere. */
+void idle_set_verbose(bool verbose);
+
+#endif

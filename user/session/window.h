@@ -1,0 +1,54 @@
+/* A measurement window shared by every command: ends at -d, when the
+ * `-- COMMAND` exits, or on SIGINT/SIGTERM/SIGHUP (taken synchronously with
+ * sigtimedwait, so the summary always prints), with periodic ticks. */
+#ifndef IDLESCOPE_WINDOW_H
+#define IDLESCOPE_WINDOW_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "util/workload.h"
+
+struct window {
+	uint64_t duration_ns; /* 0 = until the command ends or a signal */
+	uint64_t interval_ns; /* 0 = no interval ticks */
+	uint64_t refresh_ns;  /* 0 = no refresh ticks */
+	struct workload wl;
+	bool have_wl;
+	bool signals_blocked;
+	bool done; /* set by a tick callback to end the window */
+	sigset_t waitset, oldmask;
+};
+
+/* Calls on_interval at every interval, on_refresh at every refresh tick. */
+struct window_ticks {
+	void (*on_interval)(void *ctx, uint64_t now);
+	void (*on_refresh)(void *ctx, uint64_t now);
+	void *ctx;
+};
+
+/* Blocks SIGINT, SIGTERM and SIGHUP for the rest of the process (a command
+ * calls it first, so a signal during start-up or output cannot kill it
+ * half-way); the measured command still gets the mask from before. */
+void window_block_signals(void);
+/* A pending ending signal, consumed (a signal before the window opened), or 0. */
+int window_interrupted(void);
+/* "idlescope: interrupted by SIGxxx before the measurement started" when a
+ * signal is pending; returns 1 then (the caller exits EXIT_RUNTIME), else 0. */
+int window_check_interrupted(void);
+
+/* Blocks the ending signals and, with command, starts it held at a gate.
+ * Returns 0 or an exit code after printing the error. */
+int window_prepare(struct window *w, char **command);
+/* Lets the command run. Returns 0 or an exit code after printing the error. */
+int window_release(struct window *w, char **command);
+/* Waits for the end; returns the signal that ended the window, or 0. */
+int window_wait(struct window *w, uint64_t start, const struct window_ticks *t);
+/* Stops the command (if a signal ended the window) and returns the exit
+ * code: the command's, or 0. */
+int window_finish(struct window *w, int sig);
+/* Cleanup on error paths: kills a command still running, restores signals. */
+void window_cleanup(struct window *w);
+
+#endif
