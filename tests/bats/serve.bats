@@ -97,6 +97,23 @@ scrape_entries() {
 	[ "$(our_bpf_progs_since "$mark")" -eq 0 ]
 }
 
+@test "serve: the object without atomic fetch ops (kernels before 5.12) serves without group families, as record degrades" {
+	local m=$BATS_TEST_TMPDIR/m.txt
+	# the default object has the package group
+	start_serve --listen 127.0.0.1:0 --topology package
+	curl -sS -o "$m" "$URL"
+	grep -q '^idlescope_group_info{' "$m"
+	kill "$SERVE_PID"
+	wait "$SERVE_PID" || true
+	IDLESCOPE_NO_ATOMIC_FETCH=1 start_serve --listen 127.0.0.1:0 --topology package
+	curl -sS -o "$m" "$URL"
+	grep -q '^idlescope_idle_state_entries_total{' "$m"
+	run grep -c '^idlescope_group' "$m"
+	[ "$output" -eq 0 ]
+	[ "$(cat "$BATS_TEST_TMPDIR/serve.out.err")" = \
+	  "idlescope: no group rows: they need BPF atomic fetch ops (kernel 5.12+)" ]
+}
+
 @test "/metrics passes promtool; / links it; other paths 404; POST refused" {
 	start_serve --listen 127.0.0.1:0
 	local m=$BATS_TEST_TMPDIR/m.txt base=${URL%/metrics}

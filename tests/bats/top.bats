@@ -93,6 +93,18 @@ nstates() { # cpu
 	cmp "$TMP_DIR/before" "$TMP_DIR/after"
 }
 
+@test "top: the object without atomic fetch ops (kernels before 5.12) shows no group rows, as record degrades" {
+	# plain lines (no terminal); the default object has the package row
+	run --separate-stderr "$IDLESCOPE" top -i 0.2 -d 0.5 --topology package </dev/null
+	[ "$status" -eq 0 ]
+	printf '%s\n' "${lines[@]}" | grep -q '^package0 '
+	run --separate-stderr env IDLESCOPE_NO_ATOMIC_FETCH=1 "$IDLESCOPE" top -i 0.2 -d 0.5 --topology package </dev/null
+	[ "$status" -eq 0 ]
+	printf '%s\n' "${lines[@]}" | grep -q '^all '
+	! printf '%s\n' "${lines[@]}" | grep -q '^package0 '
+	[ "$stderr" = "idlescope: no group rows: they need BPF atomic fetch ops (kernel 5.12+)" ]
+}
+
 @test "top: a CPU kept busy by a pinned loop shows busy > 90%; busy + state shares = 100% on every CPU" {
 	[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
 	taskset -c 1 sh -c 'while :; do :; done' &

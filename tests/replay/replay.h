@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "session/idle_loader.h"
+#include "session/snapshot.h"
 
 #define US 1000ULL
 #define MS 1000000ULL

@@ -14,6 +14,10 @@
 #include "cmd/commands.h"
 #include "sys/cpuidle_sysfs.h"
 #include "session/idle_loader.h"
+#include "session/snapshot.h"
+#include "util/alloc.h"
+#include "util/clock.h"
+#include "session/live.h"
 #include "model/model.h"
 #include "render/render_hist.h"
 #include "sys/topology.h"
@@ -52,9 +56,7 @@ struct hist_cmd {
 	bool have_interval_arg;
 	struct topology topo;
 	struct cpulist sel;
-	struct cpuidle_system sys;
-	struct cpuidle_cpu_info *info;
-	struct idle_session sess;
+	struct live live; /* tables, BPF session (session/live.h) */
 	struct window win;
 	struct hist_slot *slots;
 	uint64_t last_ns;
@@ -224,7 +226,7 @@ static int build_views(struct hist_cmd *h, struct hist_view **out)
 			if (parts && s < WP_NR_PARTS)
 				d->part = part_names[s];
 			if (h->per_state) {
-				const struct cpuidle_cpu_info *ci = &h->info[c];
+				const struct cpuidle_cpu_info *ci = &h->live.info[c];
 
 				d->state_name = ci->nr_states ? (s < ci->nr_states ? ci->states[s].name : "?")
 							      : default_idle_state_name(s);
@@ -263,7 +265,7 @@ static void print(struct hist_cmd *h, uint64_t now)
 	struct hist_report r = { .metric = h->m->name, .unit = h->unit, .unit_ns = h->unit_ns,
 				 .linear_ns = h->linear_ns, .seq = h->o.interval_ns ? ++h->seq : 0,
 				 .duration_ns = now - h->last_ns };
-	int err = idle_session_read_hist(&h->sess, h->slots, h->o.interval_ns != 0);
+	int err = idle_session_read_hist(&h->live.sess, h->slots, h->o.interval_ns != 0);
 
 	h->last_ns = now;
 	if (err) {
@@ -273,7 +275,7 @@ static void print(struct hist_cmd *h, uint64_t now)
 	if (h->m->id == HM_PATH_LATENCY) {
 		struct path_cpu pc;
 
-		if (!idle_session_read_path(&h->sess, &pc)) {
+		if (!idle_session_read_path(&h->live.sess, &pc)) {
 			r.path_from = h->from;
 			r.path_to = h->to;
 			r.path_pending = pc.depth;
@@ -308,6 +310,14 @@ static void on_interval(void *ctx, uint64_t now)
 		h->win.done = true;
 }
 
+/* disable flags and PM QoS into the maps (live_refresh), as record does */
+static void on_refresh(void *ctx, uint64_t now)
+{
+	struct hist_cmd *h = ctx;
+
+	live_refresh(&h->live, now);
+}
+
 int cmd_hist(int argc, char **argv)
 {
 	struct hist_cmd h = { .o = { .format = FMT_TABLE }, .unit = "us", .unit_ns = 1000,
@@ -315,10 +325,9 @@ int cmd_hist(int argc, char **argv)
 	const struct argp_child children[] = { { &common_argp, 0, NULL, 0 }, { 0 } };
 	const struct argp argp = { options, parse_opt, "METRIC [INTERVAL [COUNT]] [-- COMMAND...]",
 				   doc, children, NULL, NULL };
-	struct window_ticks ticks = { on_interval, NULL, &h };
+	struct window_ticks ticks = { on_interval, on_refresh, &h };
 	struct session_opts so = { 0 };
-	uint64_t start, qos;
-	char err[256];
+	uint64_t start;
 	int ret = EXIT_RUNTIME, sig;
 
 	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &h);
@@ -331,18 +340,11 @@ int cmd_hist(int argc, char **argv)
 	if ((ret = cli_prepare(&h.o, &h.topo, &h.sel, &h.out)))
 		goto cleanup;
 	ret = EXIT_RUNTIME;
-	h.info = calloc((size_t)h.topo.nr_possible, sizeof(*h.info));
 	h.slots = idle_calloc((size_t)h.topo.nr_possible * IS_MAX_STATES, sizeof(*h.slots));
-	if (!h.info || !h.slots) {
+	if (!h.slots) {
 		diag_error("out of memory");
 		goto cleanup;
 	}
-	cpuidle_read_system(&h.sys);
-	qos = cpuidle_global_qos_ns();
-	for (int c = 0; c < h.topo.nr_possible; c++)
-		cpuidle_read_cpu(&h.sys, c, &h.info[c], qos);
-
-	so.state_slots = cpuidle_state_slots(h.info, h.topo.nr_possible);
 	so.hist_metric = h.m->id;
 	so.hist_unit_ns = h.unit_ns;
 	so.hist_linear_ns = h.linear_ns;
@@ -350,42 +352,30 @@ int cmd_hist(int argc, char **argv)
 	so.comm = h.comm;
 	so.path_from = h.from;
 	so.path_to = h.to;
-	if (idle_session_open(&h.sess, h.topo.nr_possible, &so, err, sizeof(err))) {
-		diag_error("%s", err);
-		goto cleanup;
-	}
-	if (window_check_interrupted()) /* loading took a while */
-		goto cleanup;
 	/* exit-latency needs the state table to know timer-ended periods' states */
-	for (int c = 0; c < h.topo.nr_possible; c++) {
-		struct idle_params p;
-
-		cpuidle_to_params(&h.info[c], &p);
-		idle_session_set_params(&h.sess, c, &p);
-	}
-	if (idle_session_attach(&h.sess, err, sizeof(err))) {
-		diag_error("%s", err);
+	if ((ret = live_prepare(&h.live, &h.topo, &(struct live_opts){ .topology = "none", .so = so })) ||
+	    (ret = live_load(&h.live)) || (ret = live_attach(&h.live)))
 		goto cleanup;
-	}
-	if (window_check_interrupted())
-		goto cleanup;
-	if (h.sess.missing[0])
-		fprintf(stderr, "idlescope: not on this kernel (skipped): %s\n", h.sess.missing);
+	ret = EXIT_RUNTIME;
+	if (h.live.sess.missing[0])
+		fprintf(stderr, "idlescope: not on this kernel (skipped): %s\n", h.live.sess.missing);
 
 	h.win.duration_ns = h.o.duration_ns;
 	h.win.interval_ns = h.o.interval_ns;
+	h.win.refresh_ns = LIVE_REFRESH_NS;
 	if ((ret = window_prepare(&h.win, h.o.command)))
 		goto cleanup;
 	start = idle_now_ns();
 	h.last_ns = start;
-	idle_session_start(&h.sess, start);
+	if ((ret = live_start(&h.live, start)))
+		goto cleanup;
 	if ((ret = window_release(&h.win, h.o.command)))
 		goto cleanup;
 	if (!h.o.duration_ns && !h.o.command && h.o.format == FMT_TABLE)
 		fprintf(stderr, "Tracing %s... Hit Ctrl-C to end.\n", h.m->what);
 
 	sig = window_wait(&h.win, start, &ticks);
-	idle_session_stop(&h.sess, idle_now_ns());
+	idle_session_stop(&h.live.sess, idle_now_ns());
 	/* the rest of the last interval, or the whole run */
 	if (!h.o.interval_ns || (!h.win.done && idle_now_ns() - h.last_ns > 1000000))
 		print(&h, idle_now_ns());
@@ -395,10 +385,9 @@ int cmd_hist(int argc, char **argv)
 
 cleanup:
 	window_cleanup(&h.win);
-	idle_session_close(&h.sess);
+	live_close(&h.live);
 	if (h.out && h.out != stdout)
 		fclose(h.out);
-	free(h.info);
 	free(h.slots);
 	topology_free(&h.topo);
 	return ret;

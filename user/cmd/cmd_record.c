@@ -13,8 +13,10 @@
 #include "model/flatten.h"
 #include "cmd/commands.h"
 #include "sys/cpuidle_sysfs.h"
-#include "session/kernel_features.h"
 #include "session/idle_loader.h"
+#include "session/snapshot.h"
+#include "util/clock.h"
+#include "session/live.h"
 #include "sys/hotplug.h"
 #include "model/model.h"
 #include "render/render.h"
@@ -23,33 +25,22 @@
 #include "session/window.h"
 #include "util/workload.h"
 
-/* How often disable flags and PM QoS limits are re-read into the maps. */
-#define QOS_REFRESH_NS 200000000ULL
-#define STATE_REFRESH_NS 1000000000ULL
-
 struct record {
 	struct common_opts o;
 	bool wake; /* wakeup attribution (default on; --no-wakeups) */
 	const char *topology; /* --topology, NULL = sysfs */
 	struct session_cli sc; /* session_argp's view of the two above */
 	bool packing;
-	bool freq;         /* cpufreq present: frequency residency */
 	int assert_ret;    /* --fail-if: EXIT_OK, EXIT_ASSERT or EXIT_USAGE */
-	struct groups groups;
 	struct topology topo;
-	struct cpuidle_system sys;
-	struct cpuidle_cpu_info *info;
-	struct idle_params *params;
+	struct live live; /* tables, groups, BPF session, hotplug (session/live.h) */
 	struct cpuidle_counters *k_start, *k_end;
 	struct cpuidle_counter_files kfiles;
 	uint64_t snapshot_ns; /* time spent reading the two snapshots */
-	struct idle_session sess;
 	struct cpulist sel;
 	struct window win;
-	struct hotplug hotplug; /* CPUs going offline and online in the window */
 	uint64_t *dev_id;       /* cpuidle_device_id() at the start */
 	uint64_t start;
-	uint64_t next_state_refresh;
 	FILE *out;
 	struct idle_raw prev; /* last interval snapshot */
 	uint64_t prev_ns;
@@ -102,23 +93,17 @@ static const struct argp_child children[] = { { &common_argp, 0, NULL, 0 },
 static const struct argp record_argp = { record_options, parse_opt, "[-- COMMAND [ARGS...]]", doc, children,
 					 NULL, NULL };
 
-static void push_params(struct record *r, bool all_files)
-{
-	idle_session_push_cpuidle(&r->sess, &r->sys, r->info, r->params, r->topo.nr_possible,
-				  all_files);
-}
-
 /* Before the end snapshot, for each CPU hotplug took down and up: the same
  * cpuidle device (counters kept) gets its re-created files opened again; a
  * re-registered one (counters zeroed) or one offline now gets no delta. */
 static void reopen_hotplugged(struct record *r)
 {
 	for (int c = 0; c < r->topo.nr_possible; c++) {
-		if (!cpulist_has(&r->sel, c) || !hotplug_events(&r->hotplug, c))
+		if (!cpulist_has(&r->sel, c) || !hotplug_events(&r->live.hotplug, c))
 			continue;
-		if (!r->hotplug.cpu[c].offline_since && r->dev_id[c] &&
+		if (!r->live.hotplug.cpu[c].offline_since && r->dev_id[c] &&
 		    cpuidle_device_id(c) == r->dev_id[c])
-			cpuidle_counters_reopen_cpu(&r->kfiles, c, &r->info[c]);
+			cpuidle_counters_reopen_cpu(&r->kfiles, c, &r->live.info[c]);
 		else
 			r->dev_id[c] = 0; /* see drop_reset_counters */
 	}
@@ -128,7 +113,7 @@ static void reopen_hotplugged(struct record *r)
 static void drop_reset_counters(struct record *r)
 {
 	for (int c = 0; c < r->topo.nr_possible; c++)
-		if (cpulist_has(&r->sel, c) && hotplug_events(&r->hotplug, c) && !r->dev_id[c])
+		if (cpulist_has(&r->sel, c) && hotplug_events(&r->live.hotplug, c) && !r->dev_id[c])
 			for (int i = 0; i < IS_MAX_STATES; i++)
 				r->k_end[c * IS_MAX_STATES + i].valid = false;
 }
@@ -148,7 +133,7 @@ static void print_interval(struct record *r, uint64_t now, uint64_t start)
 	struct interval_sample iv = { 0 };
 	struct idle_raw cur;
 
-	if (idle_session_read_stats(&r->sess, &cur)) {
+	if (idle_session_read_stats(&r->live.sess, &cur)) {
 		diag_error("cannot read the BPF maps for interval %d", r->seq + 1);
 		return;
 	}
@@ -157,7 +142,7 @@ static void print_interval(struct record *r, uint64_t now, uint64_t start)
 	iv.duration_ns = now - r->prev_ns;
 	iv.nr_cpus = cpulist_count(&r->sel);
 	for (int c = 0; c < r->topo.nr_possible; c++) {
-		const struct cpuidle_cpu_info *info = &r->info[c];
+		const struct cpuidle_cpu_info *info = &r->live.info[c];
 		int n = info->nr_states ? info->nr_states : 2;
 
 		if (!cpulist_has(&r->sel, c))
@@ -190,16 +175,12 @@ static void on_interval(void *ctx, uint64_t now)
 	print_interval(r, now, r->start);
 }
 
-/* disable flags and PM QoS into the maps; device files every STATE_REFRESH_NS */
+/* disable flags and PM QoS into the maps, hotplug polled (live_refresh) */
 static void on_refresh(void *ctx, uint64_t now)
 {
 	struct record *r = ctx;
-	bool all = now >= r->next_state_refresh;
 
-	hotplug_poll(&r->hotplug, now);
-	push_params(r, all);
-	if (all)
-		r->next_state_refresh = now + STATE_REFRESH_NS;
+	live_refresh(&r->live, now);
 }
 
 /* EAS state as userspace sees it, and which bare tracepoints attached. */
@@ -220,32 +201,32 @@ static void eas_context(const struct record *r, struct summary *s)
 	else
 		s->energy_model = sysfs_exists("kernel/debug/energy_model") ? "present" : "absent";
 	s->have_capacity = sysfs_exists("devices/system/cpu/cpu0/cpu_capacity");
-	s->have_util = r->packing && !strstr(r->sess.missing, "pelt_cfs_tp");
-	s->have_ou = r->packing && !strstr(r->sess.missing, "sched_overutilized_tp");
+	s->have_util = r->packing && !strstr(r->live.sess.missing, "pelt_cfs_tp");
+	s->have_ou = r->packing && !strstr(r->live.sess.missing, "sched_overutilized_tp");
 }
 
 static int emit_summary(struct record *r, uint64_t start, uint64_t stop)
 {
-	struct window_capture w = { .start_ns = start, .stop_ns = stop, .info = r->info,
-				    .groups = r->groups.nr_groups ? &r->groups : NULL,
-				    .snapshot_ns = r->snapshot_ns, .hotplug = &r->hotplug,
+	struct window_capture w = { .start_ns = start, .stop_ns = stop, .info = r->live.info,
+				    .groups = r->live.groups.nr_groups ? &r->live.groups : NULL,
+				    .snapshot_ns = r->snapshot_ns, .hotplug = &r->live.hotplug,
 				    .k_start = r->k_start, .k_end = r->k_end };
-	struct summary s = { .sys = r->sys, .topo = &r->topo, .idle_attach = r->sess.idle_attach,
-			     .freq_status = r->freq ? "ok" : "no cpufreq on this machine",
-			     .miss_attach = r->sess.have_idle_miss ? r->sess.miss_attach : NULL,
-			     .wake_enabled = r->sess.wake, .missing_events = r->sess.missing,
-			     .idle_fexit_func = r->sess.idle_fexit_func,
-			     .idle_fexit_why = r->sess.idle_fexit_why };
+	struct summary s = { .sys = r->live.sys, .topo = &r->topo, .idle_attach = r->live.sess.idle_attach,
+			     .freq_status = r->live.freq ? "ok" : "no cpufreq on this machine",
+			     .miss_attach = r->live.sess.have_idle_miss ? r->live.sess.miss_attach : NULL,
+			     .wake_enabled = r->live.sess.wake, .missing_events = r->live.sess.missing,
+			     .idle_fexit_func = r->live.sess.idle_fexit_func,
+			     .idle_fexit_why = r->live.sess.idle_fexit_why };
 	struct idle_raw raw;
 	int err;
 
-	if ((err = idle_session_read(&r->sess, &raw))) {
+	if ((err = idle_session_read(&r->live.sess, &raw))) {
 		diag_error("cannot read the BPF maps: %s", strerror(-err));
 		return -1;
 	}
 	w.raw = &raw;
 	eas_context(r, &s);
-	if (r->freq) {
+	if (r->live.freq) {
 		struct groups fd;
 		char err[256] = "";
 
@@ -294,20 +275,17 @@ static int alloc_tables(struct record *r)
 {
 	size_t n = (size_t)r->topo.nr_possible;
 
-	r->info = calloc(n, sizeof(*r->info));
-	r->params = calloc(n, sizeof(*r->params));
 	r->k_start = calloc(n * IS_MAX_STATES, sizeof(*r->k_start));
 	r->k_end = calloc(n * IS_MAX_STATES, sizeof(*r->k_end));
 	r->dev_id = calloc(n, sizeof(*r->dev_id));
-	return r->info && r->params && r->k_start && r->k_end && r->dev_id ? 0 : -1;
+	return r->k_start && r->k_end && r->dev_id ? 0 : -1;
 }
 
 int cmd_record(int argc, char **argv)
 {
 	struct record r = { .o = { .format = FMT_TABLE }, .out = stdout, .wake = true };
 	struct window_ticks ticks = { on_interval, on_refresh, &r };
-	uint64_t start, stop, qos;
-	char err[256];
+	uint64_t start, stop;
 	int ret = EXIT_RUNTIME, sig = 0;
 
 	argp_parse(&record_argp, argc, argv, ARGP_IN_ORDER, NULL, &r);
@@ -321,72 +299,25 @@ int cmd_record(int argc, char **argv)
 		diag_error("out of memory");
 		goto cleanup;
 	}
-	cpuidle_read_system(&r.sys);
-	qos = cpuidle_global_qos_ns();
-	for (int c = 0; c < r.topo.nr_possible; c++)
-		cpuidle_read_cpu(&r.sys, c, &r.info[c], qos);
-
-	err[0] = '\0';
-	if (!(r.topology && !strcmp(r.topology, "none")) &&
-	    groups_build(&r.topo, r.topology, &r.groups, err, sizeof(err))) {
-		diag_error("--topology: %s", err);
-		ret = EXIT_USAGE;
+	if ((ret = live_prepare(&r.live, &r.topo,
+				&(struct live_opts){ .topology = r.topology, .wake = r.wake,
+						     .packing = r.packing, .freq = true,
+						     .track_hotplug = true })) ||
+	    (ret = live_load(&r.live)))
 		goto cleanup;
-	}
-	/* frequency residency where cpufreq exists (events only on changes) */
-	r.freq = sysfs_exists("devices/system/cpu/cpufreq/policy0") ||
-		 sysfs_exists("devices/system/cpu/cpu0/cpufreq/scaling_cur_freq");
-	if (r.packing && !r.groups.nr_groups) {
-		diag_error("--packing needs topology groups (not --topology none)");
-		ret = EXIT_USAGE;
-		goto cleanup;
-	}
-	/* group counters use fetch-and-add, packing cmpxchg: BPF atomics that
-	 * return the old value (5.12+); without them the verifier refuses both */
-	if (r.groups.nr_groups && features_lack_atomic_fetch()) {
-		if (r.packing) {
-			diag_error("--packing needs BPF atomic fetch ops (kernel 5.12+); this kernel lacks them");
-			goto cleanup;
-		}
-		fprintf(stderr, "idlescope: no group rows: they need BPF atomic fetch ops (kernel 5.12+)\n");
-		groups_free(&r.groups);
-		memset(&r.groups, 0, sizeof(r.groups));
-	}
-	if (idle_session_open(&r.sess, r.topo.nr_possible,
-			      &(struct session_opts){ .wake = r.wake, .nr_groups = r.groups.nr_groups,
-						      .group_of = r.groups.group_of,
-						      .group_cpus = r.groups.cpus,
-						      .packing = r.packing, .freq = r.freq,
-						      .state_slots = cpuidle_state_slots(r.info, r.topo.nr_possible) },
-			      err, sizeof(err))) {
-		diag_error("%s", err);
-		goto cleanup;
-	}
-	if (window_check_interrupted()) /* loading took a while */
-		goto cleanup;
-	push_params(&r, false);
-	for (int c = 0; r.freq && c < r.topo.nr_possible; c++) {
-		uint64_t khz;
-
-		if (!sysfs_read_u64(&khz, "devices/system/cpu/cpu%d/cpufreq/scaling_cur_freq", c))
-			idle_session_set_freq(&r.sess, c, (uint32_t)khz);
-	}
+	ret = EXIT_RUNTIME;
 	for (int c = 0; c < r.topo.nr_possible; c++)
 		r.dev_id[c] = cpulist_has(&r.sel, c) ? cpuidle_device_id(c) : 0;
-	if (cpuidle_counters_open(&r.kfiles, r.topo.nr_possible, &r.sel, r.info)) {
+	if (cpuidle_counters_open(&r.kfiles, r.topo.nr_possible, &r.sel, r.live.info)) {
 		diag_error("out of memory");
 		goto cleanup;
 	}
-	if (idle_session_attach(&r.sess, err, sizeof(err))) {
-		diag_error("%s", err);
-		goto cleanup;
-	}
-	if (window_check_interrupted())
+	if ((ret = live_attach(&r.live)))
 		goto cleanup;
 
 	r.win.duration_ns = r.o.duration_ns;
 	r.win.interval_ns = r.o.interval_ns;
-	r.win.refresh_ns = QOS_REFRESH_NS;
+	r.win.refresh_ns = LIVE_REFRESH_NS;
 	if ((ret = window_prepare(&r.win, r.o.command)))
 		goto cleanup;
 	ret = EXIT_RUNTIME;
@@ -394,20 +325,11 @@ int cmd_record(int argc, char **argv)
 	r.snapshot_ns = read_counters(&r, r.k_start, COUNTERS_BEFORE_START);
 	start = idle_now_ns();
 	r.start = start;
-	{
-		struct cpulist online;
-
-		/* no online mask: no hotplug tracking (offline_ns stays 0) */
-		if (!hotplug_read_online(&online) &&
-		    hotplug_begin(&r.hotplug, r.topo.nr_possible, start, &online)) {
-			diag_error("out of memory");
-			goto cleanup;
-		}
-	}
-	r.next_state_refresh = start + STATE_REFRESH_NS;
-	idle_session_start(&r.sess, start);
+	if ((ret = live_start(&r.live, start)))
+		goto cleanup;
+	ret = EXIT_RUNTIME;
 	if (r.o.interval_ns) {
-		idle_session_read_stats(&r.sess, &r.prev);
+		idle_session_read_stats(&r.live.sess, &r.prev);
 		r.prev_ns = start;
 	}
 	if ((ret = window_release(&r.win, r.o.command)))
@@ -418,10 +340,10 @@ int cmd_record(int argc, char **argv)
 
 	/* the last hotplug poll before stop: between stop and the counter read
 	 * only the read itself may pass, which the edge allowance measures */
-	hotplug_poll(&r.hotplug, idle_now_ns());
+	hotplug_poll(&r.live.hotplug, idle_now_ns());
 	reopen_hotplugged(&r);
 	stop = idle_now_ns();
-	idle_session_stop(&r.sess, stop);
+	idle_session_stop(&r.live.sess, stop);
 	r.snapshot_ns += read_counters(&r, r.k_end, COUNTERS_AFTER_STOP);
 	drop_reset_counters(&r);
 	if (emit_summary(&r, start, stop))
@@ -434,18 +356,14 @@ int cmd_record(int argc, char **argv)
 
 cleanup:
 	window_cleanup(&r.win);
-	idle_session_close(&r.sess);
+	live_close(&r.live);
 	cpuidle_counters_close(&r.kfiles);
 	idle_raw_free(&r.prev);
 	if (r.out && r.out != stdout)
 		fclose(r.out);
-	free(r.info);
-	free(r.params);
 	free(r.k_start);
 	free(r.k_end);
 	free(r.dev_id);
-	groups_free(&r.groups);
-	hotplug_free(&r.hotplug);
 	topology_free(&r.topo);
 	return ret;
 }

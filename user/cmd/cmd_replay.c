@@ -16,6 +16,8 @@
 #include "model/flatten.h"
 #include "sys/groups.h"
 #include "session/idle_loader.h"
+#include "session/snapshot.h"
+#include "util/clock.h"
 #include "model/model.h"
 #include "render/render.h"
 #include "sys/topology.h"

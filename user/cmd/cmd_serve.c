@@ -13,16 +13,14 @@
 #include "cmd/commands.h"
 #include "sys/cpuidle_sysfs.h"
 #include "session/idle_loader.h"
+#include "session/snapshot.h"
+#include "util/clock.h"
+#include "session/live.h"
 #include "util/listen.h"
 #include "model/model.h"
 #include "render/prom.h"
 #include "sys/topology.h"
 #include "session/window.h"
-
-/* As in record: disable flags and PM QoS into the maps every 200ms, the
- * per-CPU files every second. */
-#define QOS_REFRESH_NS 200000000ULL
-#define STATE_REFRESH_NS 1000000000ULL
 
 struct serve {
 	struct common_opts o;
@@ -31,19 +29,14 @@ struct serve {
 	bool wake;
 	const char *topology; /* --topology, NULL = sysfs */
 	struct session_cli sc; /* session_argp's view of wake and topology */
-	struct groups groups;
 	struct topology topo;
-	struct cpuidle_system sys;
-	struct cpuidle_cpu_info *info;
-	struct idle_params *params;
+	struct live live; /* tables, groups, BPF session (session/live.h) */
 	struct cpuidle_counters *k_none; /* no sysfs cross-check: all invalid */
-	struct idle_session sess;
 	struct cpulist sel;
 	struct window win;
 	uint64_t start;
-	uint64_t next_state_refresh;
 	uint64_t *busy_prev; /* [nr_possible]: busy seconds never go back */
-	/* the maps, info[] and busy_prev[] are shared with the HTTP thread */
+	/* the maps, live.info[] and busy_prev[] are shared with the HTTP thread */
 	pthread_mutex_t lock;
 	char *cached; /* --interval: the last snapshot's text */
 	size_t cached_len;
@@ -98,12 +91,6 @@ static const struct argp_child children[] = { { &common_argp, 0, NULL, 0 },
 					       { &session_argp, 0, NULL, 0 }, { 0 } };
 static const struct argp serve_argp = { serve_options, parse_opt, NULL, doc, children, NULL, NULL };
 
-static void push_params(struct serve *r, bool all_files)
-{
-	idle_session_push_cpuidle(&r->sess, &r->sys, r->info, r->params, r->topo.nr_possible,
-				  all_files);
-}
-
 /* What the model holds for a report, adjusted for counters that must not go
  * back: a cause still pending at this instant is left out of unknown (it
  * gets its real cause later), and busy time is held at its last value when
@@ -130,20 +117,20 @@ static int snapshot(struct serve *r, char **text, size_t *len)
 {
 	uint64_t t0 = idle_now_ns(), stop;
 	struct idle_raw raw;
-	struct summary s = { .topo = &r->topo, .idle_attach = r->sess.idle_attach,
-			     .miss_attach = r->sess.have_idle_miss ? r->sess.miss_attach : NULL,
+	struct summary s = { .topo = &r->topo, .idle_attach = r->live.sess.idle_attach,
+			     .miss_attach = r->live.sess.have_idle_miss ? r->live.sess.miss_attach : NULL,
 			     /* no detail rows: they need /proc/kallsyms on every scrape */
-			     .wake_enabled = false, .missing_events = r->sess.missing };
-	struct window_capture w = { .start_ns = r->start, .info = r->info,
-				    .groups = r->groups.nr_groups ? &r->groups : NULL,
+			     .wake_enabled = false, .missing_events = r->live.sess.missing };
+	struct window_capture w = { .start_ns = r->start, .info = r->live.info,
+				    .groups = r->live.groups.nr_groups ? &r->live.groups : NULL,
 				    .k_start = r->k_none, .k_end = r->k_none };
 	FILE *f;
 	int err;
 
-	cpuidle_read_system(&r->sys); /* the governor may change while we serve */
-	s.sys = r->sys;
+	cpuidle_read_system(&r->live.sys); /* the governor may change while we serve */
+	s.sys = r->live.sys;
 	stop = idle_now_ns();
-	if ((err = idle_session_read(&r->sess, &raw)))
+	if ((err = idle_session_read(&r->live.sess, &raw)))
 		return err;
 	w.stop_ns = stop;
 	w.raw = &raw;
@@ -156,7 +143,7 @@ static int snapshot(struct serve *r, char **text, size_t *len)
 	err = -ENOMEM;
 	*text = NULL;
 	if ((f = open_memstream(text, len))) {
-		struct prom_scrape p = { .s = &s, .version = IDLESCOPE_VERSION, .wake = r->sess.wake,
+		struct prom_scrape p = { .s = &s, .version = IDLESCOPE_VERSION, .wake = r->live.sess.wake,
 					 .scrape_ns = idle_now_ns() - t0 };
 
 		err = prom_write(f, &p) ? -EIO : 0;
@@ -252,16 +239,14 @@ static void on_interval(void *ctx, uint64_t now)
 	pthread_mutex_unlock(&r->lock);
 }
 
+/* disable flags and PM QoS into the maps (live_refresh), under the lock */
 static void on_refresh(void *ctx, uint64_t now)
 {
 	struct serve *r = ctx;
-	bool all = now >= r->next_state_refresh;
 
 	pthread_mutex_lock(&r->lock);
-	push_params(r, all);
+	live_refresh(&r->live, now);
 	pthread_mutex_unlock(&r->lock);
-	if (all)
-		r->next_state_refresh = now + STATE_REFRESH_NS;
 }
 
 static void http_log(void *cls, const char *fmt, va_list ap)
@@ -275,11 +260,9 @@ static int alloc_tables(struct serve *r)
 {
 	size_t n = (size_t)r->topo.nr_possible;
 
-	r->info = calloc(n, sizeof(*r->info));
-	r->params = calloc(n, sizeof(*r->params));
 	r->k_none = calloc(n * IS_MAX_STATES, sizeof(*r->k_none));
 	r->busy_prev = calloc(n, sizeof(*r->busy_prev));
-	return r->info && r->params && r->k_none && r->busy_prev ? 0 : -1;
+	return r->k_none && r->busy_prev ? 0 : -1;
 }
 
 int cmd_serve(int argc, char **argv)
@@ -290,7 +273,6 @@ int cmd_serve(int argc, char **argv)
 	struct MHD_Daemon *mhd = NULL;
 	char err[512];
 	FILE *out;
-	uint64_t qos;
 	int ret;
 
 	argp_parse(&serve_argp, argc, argv, ARGP_IN_ORDER, NULL, &r);
@@ -306,48 +288,29 @@ int cmd_serve(int argc, char **argv)
 		diag_error("out of memory");
 		goto cleanup;
 	}
-	err[0] = '\0';
-	if (!(r.topology && !strcmp(r.topology, "none")) &&
-	    groups_build(&r.topo, r.topology, &r.groups, err, sizeof(err))) {
-		diag_error("--topology: %s", err);
-		ret = EXIT_USAGE;
+	if ((ret = live_prepare(&r.live, &r.topo,
+				&(struct live_opts){ .topology = r.topology, .wake = r.wake })))
 		goto cleanup;
-	}
+	ret = EXIT_RUNTIME;
 	/* bind first: a busy port fails before anything is loaded */
 	if ((r.fd = listen_open(&r.addr, r.bound, sizeof(r.bound), err, sizeof(err))) < 0) {
 		diag_error("%s", err);
-		ret = EXIT_RUNTIME;
 		goto cleanup;
 	}
-	cpuidle_read_system(&r.sys);
-	qos = cpuidle_global_qos_ns();
-	for (int c = 0; c < r.topo.nr_possible; c++)
-		cpuidle_read_cpu(&r.sys, c, &r.info[c], qos);
-	if (idle_session_open(&r.sess, r.topo.nr_possible,
-			      &(struct session_opts){ .wake = r.wake, .nr_groups = r.groups.nr_groups,
-						      .group_of = r.groups.group_of,
-						      .group_cpus = r.groups.cpus,
-						      .state_slots = cpuidle_state_slots(r.info, r.topo.nr_possible) },
-			      err, sizeof(err))) {
-		diag_error("%s", err);
+	if ((ret = live_load(&r.live)) || (ret = live_attach(&r.live)))
 		goto cleanup;
-	}
-	push_params(&r, false);
-	if (idle_session_attach(&r.sess, err, sizeof(err))) {
-		diag_error("%s", err);
-		goto cleanup;
-	}
 	r.win.duration_ns = r.o.duration_ns;
 	r.win.interval_ns = r.o.interval_ns;
-	r.win.refresh_ns = QOS_REFRESH_NS;
+	r.win.refresh_ns = LIVE_REFRESH_NS;
 	/* SIGINT/SIGTERM blocked before the HTTP thread starts, so it inherits
 	 * the mask and the signals reach window_wait */
 	if ((ret = window_prepare(&r.win, NULL)))
 		goto cleanup;
 	ret = EXIT_RUNTIME;
 	r.start = idle_now_ns();
-	r.next_state_refresh = r.start + STATE_REFRESH_NS;
-	idle_session_start(&r.sess, r.start);
+	if ((ret = live_start(&r.live, r.start)))
+		goto cleanup;
+	ret = EXIT_RUNTIME;
 	if (r.o.interval_ns)
 		on_interval(&r, r.start);
 	mhd = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
@@ -372,13 +335,10 @@ cleanup:
 	if (r.fd >= 0)
 		close(r.fd);
 	window_cleanup(&r.win);
-	idle_session_close(&r.sess);
+	live_close(&r.live);
 	free(r.cached);
-	free(r.info);
-	free(r.params);
 	free(r.k_none);
 	free(r.busy_prev);
-	groups_free(&r.groups);
 	topology_free(&r.topo);
 	return ret;
 }

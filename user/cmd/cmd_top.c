@@ -15,8 +15,10 @@
 #include "cmd/cli.h"
 #include "cmd/commands.h"
 #include "sys/cpuidle_sysfs.h"
-#include "sys/groups.h"
 #include "session/idle_loader.h"
+#include "session/snapshot.h"
+#include "util/clock.h"
+#include "session/live.h"
 #include "model/model.h"
 #include "session/raw_delta.h"
 #include "render/render_top.h"
@@ -35,12 +37,8 @@ struct top {
 	bool screen; /* full screen (stdin and stdout are terminals) */
 	struct topology topo;
 	struct cpulist sel;
-	struct groups groups;
-	struct cpuidle_system sys;
-	struct cpuidle_cpu_info *info;
-	struct idle_params *params;
+	struct live live; /* tables, groups, BPF session (session/live.h) */
 	struct cpuidle_counters *k_none; /* no kernel cross-check per interval */
-	struct idle_session sess;
 	struct idle_raw prev;
 	uint64_t prev_ns;
 	struct summary last; /* the interval on screen, redrawn on keys */
@@ -101,12 +99,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 static const struct argp_child children[] = { { &session_argp, 0, NULL, 0 }, { 0 } };
 static const struct argp top_argp = { options, parse_opt, NULL, doc, children, NULL, NULL };
 
-/* disable flags and PM QoS into the maps, as record does */
-static void push_params(struct top *t)
-{
-	idle_session_push_cpuidle(&t->sess, &t->sys, t->info, t->params, t->topo.nr_possible, true);
-}
-
 static void show(struct top *t)
 {
 	struct top_layout l = { .width = LINE_WIDTH, .clock = t->clock };
@@ -142,14 +134,14 @@ static void show(struct top *t)
 /* Reads the maps and turns [prev_ns, now] into the summary on screen. */
 static int interval(struct top *t)
 {
-	struct window_capture w = { .info = t->info, .k_start = t->k_none, .k_end = t->k_none,
-				    .groups = t->groups.nr_groups ? &t->groups : NULL };
+	struct window_capture w = { .info = t->live.info, .k_start = t->k_none, .k_end = t->k_none,
+				    .groups = t->live.groups.nr_groups ? &t->live.groups : NULL };
 	struct idle_raw cur, delta;
 	uint64_t now = idle_now_ns();
 	time_t wall = time(NULL);
 	int err;
 
-	if ((err = idle_session_read(&t->sess, &cur)))
+	if ((err = idle_session_read(&t->live.sess, &cur)))
 		return err;
 	if ((err = idle_raw_delta(&t->prev, &cur, t->prev_ns, now, &delta))) {
 		idle_raw_free(&cur);
@@ -158,12 +150,12 @@ static int interval(struct top *t)
 	if (t->have_last)
 		summary_free(&t->last);
 	memset(&t->last, 0, sizeof(t->last));
-	t->last.sys = t->sys;
+	t->last.sys = t->live.sys;
 	t->last.topo = &t->topo;
-	t->last.idle_attach = t->sess.idle_attach;
-	t->last.miss_attach = t->sess.have_idle_miss ? t->sess.miss_attach : NULL;
-	t->last.wake_enabled = t->sess.wake;
-	t->last.missing_events = t->sess.missing;
+	t->last.idle_attach = t->live.sess.idle_attach;
+	t->last.miss_attach = t->live.sess.have_idle_miss ? t->live.sess.miss_attach : NULL;
+	t->last.wake_enabled = t->live.sess.wake;
+	t->last.missing_events = t->live.sess.missing;
 	t->last.freq_status = "off";
 	w.start_ns = t->prev_ns;
 	w.stop_ns = now;
@@ -177,7 +169,8 @@ static int interval(struct top *t)
 	if (err)
 		return err;
 	strftime(t->clock, sizeof(t->clock), "%H:%M:%S", localtime(&wall));
-	push_params(t);
+	/* disable flags and PM QoS into the maps, as record's refresh tick does */
+	live_refresh(&t->live, now);
 	show(t);
 	return 0;
 }
@@ -307,36 +300,16 @@ int cmd_top(int argc, char **argv)
 		goto cleanup;
 	ret = EXIT_RUNTIME;
 	t.screen = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
-	t.info = calloc((size_t)t.topo.nr_possible, sizeof(*t.info));
-	t.params = calloc((size_t)t.topo.nr_possible, sizeof(*t.params));
 	t.k_none = calloc((size_t)t.topo.nr_possible * IS_MAX_STATES, sizeof(*t.k_none));
-	if (!t.info || !t.params || !t.k_none) {
+	if (!t.k_none) {
 		diag_error("out of memory");
 		goto cleanup;
 	}
-	cpuidle_read_system(&t.sys);
-	for (int c = 0; c < t.topo.nr_possible; c++)
-		cpuidle_read_cpu(&t.sys, c, &t.info[c], cpuidle_global_qos_ns());
-	if (!(t.topology && !strcmp(t.topology, "none")) &&
-	    groups_build(&t.topo, t.topology, &t.groups, err, sizeof(err))) {
-		diag_error("--topology: %s", err);
-		ret = EXIT_USAGE;
+	if ((ret = live_prepare(&t.live, &t.topo,
+				&(struct live_opts){ .topology = t.topology, .wake = t.wake })) ||
+	    (ret = live_load(&t.live)) || (ret = live_attach(&t.live)))
 		goto cleanup;
-	}
-	if (idle_session_open(&t.sess, t.topo.nr_possible,
-			      &(struct session_opts){ .wake = t.wake, .nr_groups = t.groups.nr_groups,
-						      .group_of = t.groups.group_of,
-						      .group_cpus = t.groups.cpus,
-						      .state_slots = cpuidle_state_slots(t.info, t.topo.nr_possible) },
-			      err, sizeof(err))) {
-		diag_error("%s", err);
-		goto cleanup;
-	}
-	push_params(&t);
-	if (idle_session_attach(&t.sess, err, sizeof(err))) {
-		diag_error("%s", err);
-		goto cleanup;
-	}
+	ret = EXIT_RUNTIME;
 	/* the ending signals and SIGWINCH arrive on a descriptor, next to the keys */
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGINT);
@@ -351,8 +324,10 @@ int cmd_top(int argc, char **argv)
 		goto cleanup;
 	}
 	t.prev_ns = idle_now_ns();
-	idle_session_start(&t.sess, t.prev_ns);
-	if ((e = idle_session_read(&t.sess, &t.prev))) {
+	if ((ret = live_start(&t.live, t.prev_ns)))
+		goto cleanup;
+	ret = EXIT_RUNTIME;
+	if ((e = idle_session_read(&t.live.sess, &t.prev))) {
 		diag_error("cannot read the BPF maps: %s", strerror(-e));
 		goto cleanup;
 	}
@@ -372,14 +347,11 @@ cleanup:
 	screen_close();
 	if (sfd >= 0)
 		close(sfd);
-	idle_session_close(&t.sess);
+	live_close(&t.live);
 	idle_raw_free(&t.prev);
 	if (t.have_last)
 		summary_free(&t.last);
-	free(t.info);
-	free(t.params);
 	free(t.k_none);
-	groups_free(&t.groups);
 	topology_free(&t.topo);
 	return ret;
 }

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "sys/cpuidle_sysfs.h"
-#include "session/idle_loader.h"
+#include "session/snapshot.h"
 #include "sys/groups.h"
 #include "sys/hotplug.h"
 #include "sys/topology.h"

@@ -1,5 +1,6 @@
 /* Skeleton lifecycle for bpf/idlescope.bpf.c: probe each event, pick tp_btf
- * or raw_tp with autoload, size the per-CPU maps, attach, snapshot. */
+ * or raw_tp with autoload, size the per-CPU maps, attach (the reading is
+ * snapshot.c's). */
 #include "session/idle_loader.h"
 
 #include <errno.h>
@@ -38,14 +39,6 @@ void idle_set_verbose(bool v)
 	libbpf_set_print(libbpf_print);
 }
 
-uint64_t idle_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static bool env_set(const char *name)
 {
 	const char *v = getenv(name);
@@ -53,36 +46,91 @@ static bool env_set(const char *name)
 	return v && *v && strcmp(v, "0");
 }
 
-/* The events, in the order they attach. */
-enum ev_group { EV_IDLE, EV_MISS, EV_WAKE, EV_SCHED, EV_FREQ };
+/* What a session may need events for; an event attaches when one of the
+ * features it serves is on (session_features). */
+enum feature {
+	F_IDLE = 1 << 0,         /* idle periods: always, and required */
+	F_MISS = 1 << 1,         /* the kernel's above/below (record, not hist) */
+	F_WAKE = 1 << 2,         /* wakeup attribution */
+	F_PACKING = 1 << 3,      /* record --packing */
+	F_FREQ = 1 << 4,         /* frequency residency */
+	F_RUNQ_LAT = 1 << 5,     /* hist runq-latency */
+	F_WAKEUP_LAT = 1 << 6,   /* hist wakeup-latency */
+	F_IDLE_SWITCH = 1 << 7,  /* hist idle-entry and idle-exit */
+};
+
+/* The one list of events: in the order they attach, which features need
+ * each, where it exists. A program is FLAVOUR_EVENT (tp_btf_cpu_idle). */
 static const struct event {
 	const char *name;
-	enum ev_group group;
-	const char *arch; /* NULL: every arch */
+	unsigned int needed_by; /* enum feature bits */
+	bool x86_only;
+	bool scalar_ptr_arg;    /* tp_btf needs a BTF-typed scalar pointer arg */
 } events[] = {
-	{ "cpu_idle", EV_IDLE, NULL },
-	{ "cpu_idle_miss", EV_MISS, NULL },
-	{ "cpu_frequency", EV_FREQ, NULL },
-	{ "local_timer_entry", EV_WAKE, "x86" },
-	{ "reschedule_entry", EV_WAKE, "x86" },
-	{ "call_function_entry", EV_WAKE, "x86" },
-	{ "call_function_single_entry", EV_WAKE, "x86" },
-	{ "irq_work_entry", EV_WAKE, "x86" },
-	{ "x86_platform_ipi_entry", EV_WAKE, "x86" },
-	{ "thermal_apic_entry", EV_WAKE, "x86" },
-	{ "irq_handler_entry", EV_WAKE, NULL },
-	{ "softirq_entry", EV_WAKE, NULL },
-	{ "hrtimer_expire_entry", EV_WAKE, NULL },
-	{ "sched_wakeup", EV_WAKE, NULL },
-	{ "sched_waking", EV_SCHED, NULL },
-	{ "sched_wakeup_new", EV_SCHED, NULL },
-	{ "sched_switch", EV_SCHED, NULL },
-	{ "sched_migrate_task", EV_SCHED, NULL },
-	{ "sched_overutilized_tp", EV_SCHED, NULL },
-	{ "pelt_cfs_tp", EV_SCHED, NULL },
-	{ "sched_wake_idle_without_ipi", EV_WAKE, NULL },
-	{ "ipi_send_cpu", EV_WAKE, NULL },
+	{ "cpu_idle", F_IDLE, false, false },
+	{ "cpu_idle_miss", F_MISS, false, false },
+	{ "cpu_frequency", F_FREQ, false, false },
+	{ "local_timer_entry", F_WAKE, true, false },
+	{ "reschedule_entry", F_WAKE, true, false },
+	{ "call_function_entry", F_WAKE, true, false },
+	{ "call_function_single_entry", F_WAKE, true, false },
+	{ "irq_work_entry", F_WAKE, true, false },
+	{ "x86_platform_ipi_entry", F_WAKE, true, false },
+	{ "thermal_apic_entry", F_WAKE, true, false },
+	{ "irq_handler_entry", F_WAKE, false, false },
+	{ "softirq_entry", F_WAKE, false, false },
+	{ "hrtimer_expire_entry", F_WAKE, false, true },
+	{ "sched_wakeup", F_WAKE | F_PACKING | F_RUNQ_LAT | F_WAKEUP_LAT, false, false },
+	{ "sched_waking", F_WAKEUP_LAT | F_PACKING, false, false },
+	{ "sched_wakeup_new", F_RUNQ_LAT, false, false },
+	{ "sched_switch", F_WAKEUP_LAT | F_RUNQ_LAT | F_IDLE_SWITCH | F_PACKING, false, false },
+	{ "sched_migrate_task", F_PACKING, false, false },
+	{ "sched_overutilized_tp", F_PACKING, false, false },
+	{ "pelt_cfs_tp", F_PACKING, false, false },
+	{ "sched_wake_idle_without_ipi", F_WAKE, false, false },
+	{ "ipi_send_cpu", F_WAKE, false, false },
 };
+#define NR_EVENTS (sizeof(events) / sizeof(events[0]))
+
+static unsigned int session_features(const struct idle_session *s)
+{
+	unsigned int f = F_IDLE;
+	uint32_t m = s->hist_metric;
+
+	if (m == HM_NONE && !env_set("IDLESCOPE_NO_IDLE_MISS"))
+		f |= F_MISS;
+	if (s->wake)
+		f |= F_WAKE;
+	if (s->packing)
+		f |= F_PACKING;
+	if (s->freq)
+		f |= F_FREQ;
+	if (m == HM_RUNQ_LATENCY)
+		f |= F_RUNQ_LAT;
+	if (m == HM_WAKEUP_LATENCY)
+		f |= F_WAKEUP_LAT;
+	if (m == HM_IDLE_ENTRY || m == HM_IDLE_EXIT)
+		f |= F_IDLE_SWITCH;
+	return f;
+}
+
+/* The event a tracepoint program is for (its name past the flavour), or NULL
+ * for the other programs (fentry/fexit, replay). */
+static const struct event *event_of(const struct bpf_program *p)
+{
+	const char *name = bpf_program__name(p);
+
+	if (!strncmp(name, "tp_btf_", 7))
+		name += 7;
+	else if (!strncmp(name, "raw_tp_", 7))
+		name += 7;
+	else
+		return NULL;
+	for (size_t i = 0; i < NR_EVENTS; i++)
+		if (!strcmp(events[i].name, name))
+			return &events[i];
+	return NULL;
+}
 
 static struct bpf_program *prog_for(struct idlescope_bpf *skel, const char *flavour,
 				    const char *event)
@@ -100,62 +148,34 @@ static void note_missing(struct idle_session *s, const char *event)
 	snprintf(s->missing + n, sizeof(s->missing) - n, "%s%s", n ? ", " : "", event);
 }
 
-static bool wanted(const struct idle_session *s, const struct event *e)
-{
-	uint32_t m = s->hist_metric;
-
-	if (e->group == EV_MISS)
-		return s->hist_metric == HM_NONE && !env_set("IDLESCOPE_NO_IDLE_MISS");
-	if (e->group == EV_FREQ)
-		return s->freq;
-	if (!strcmp(e->name, "sched_wakeup"))
-		return s->wake || s->packing || m == HM_RUNQ_LATENCY || m == HM_WAKEUP_LATENCY;
-	if (!strcmp(e->name, "sched_wakeup_new"))
-		return m == HM_RUNQ_LATENCY;
-	if (!strcmp(e->name, "sched_waking"))
-		return m == HM_WAKEUP_LATENCY || s->packing;
-	if (!strcmp(e->name, "sched_switch"))
-		return m == HM_WAKEUP_LATENCY || m == HM_RUNQ_LATENCY || m == HM_IDLE_ENTRY ||
-		       m == HM_IDLE_EXIT || s->packing;
-	if (!strcmp(e->name, "sched_migrate_task") || !strcmp(e->name, "sched_overutilized_tp") ||
-	    !strcmp(e->name, "pelt_cfs_tp"))
-		return s->packing;
-	if (e->group == EV_WAKE)
-		return s->wake;
-	return true;
-}
-
 /* Chooses tp_btf or raw_tp for each wanted event this kernel has (the shared
  * probe, kernel_features.c, says which exist). */
 static void choose_programs(struct idle_session *s, const struct kernel_features *f)
 {
-	s->idle_attach = f->tp_btf ? "tp_btf" : "raw_tp";
-	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
-		const struct event *e = &events[i];
-		bool have;
-
-		if (!wanted(s, e))
-			continue;
+	unsigned int on = session_features(s);
 #if defined(__x86_64__)
-		if (e->arch && strcmp(e->arch, "x86"))
-			continue;
+	const bool x86 = true;
 #else
-		if (e->arch && !strcmp(e->arch, "x86"))
-			continue;
+	const bool x86 = false;
 #endif
-		have = features_has_event(e->name);
-		if (e->group == EV_IDLE)
-			have = true; /* required: attach reports the error */
-		if (!have) {
+
+	s->idle_attach = f->tp_btf ? "tp_btf" : "raw_tp";
+	for (size_t i = 0; i < NR_EVENTS; i++) {
+		const struct event *e = &events[i];
+
+		if (!(e->needed_by & on) || (e->x86_only && !x86))
+			continue;
+		/* cpu_idle is required: a kernel without it fails at attach */
+		if (!(e->needed_by & F_IDLE) && !features_has_event(e->name)) {
 			note_missing(s, e->name);
 			continue;
 		}
-		if (e->group == EV_MISS)
+		if (e->needed_by & F_MISS)
 			s->miss_attach = s->idle_attach;
-		bpf_program__set_autoload(prog_for(s->skel, !strcmp(e->name, "hrtimer_expire_entry") &&
-							    !f->tp_btf_scalar_ptr ? "raw_tp" : s->idle_attach,
-						   e->name),
-					  true);
+		bpf_program__set_autoload(
+			prog_for(s->skel, e->scalar_ptr_arg && !f->tp_btf_scalar_ptr ? "raw_tp" : s->idle_attach,
+				 e->name),
+			true);
 	}
 }
 
@@ -537,15 +557,16 @@ int idle_session_attach(struct idle_session *s, char *err, size_t errlen)
 		}
 		if (!l) {
 			int e = errno;
-			const char *event = strchr(name + strlen("raw_tp"), '_') + 1;
+			const struct event *ev = event_of(p);
 
-			if (strstr(name, "_cpu_idle") && !strstr(name, "cpu_idle_miss")) {
+			/* the idle events are required; the rest degrade with a note */
+			if (!ev || (ev->needed_by & F_IDLE)) {
 				snprintf(err, errlen, "cannot attach %s: %s", name, strerror(e));
 				return -1;
 			}
-			if (strstr(name, "cpu_idle_miss"))
+			if (ev->needed_by & F_MISS)
 				s->miss_attach = NULL;
-			note_missing(s, event);
+			note_missing(s, ev->name);
 			continue;
 		}
 		if (s->nr_links < IS_MAX_LINKS)
@@ -564,294 +585,6 @@ void idle_session_stop(struct idle_session *s, uint64_t stop_ns)
 {
 	s->skel->bss->stop_ns = stop_ns;
 	s->skel->bss->stopped = 1;
-}
-
-void *idle_calloc(size_t n, size_t size)
-{
-	size_t bytes;
-	void *p;
-
-	if (size && n > SIZE_MAX / size)
-		return NULL;
-	bytes = (n * size + 63) / 64 * 64;
-	p = aligned_alloc(64, bytes ? bytes : 64);
-	if (p)
-		memset(p, 0, bytes);
-	return p;
-}
-
-static int read_array(int fd, uint32_t n, void *out, size_t value_size)
-{
-	for (uint32_t k = 0; k < n; k++)
-		if (bpf_map_lookup_elem(fd, &k, (char *)out + k * value_size))
-			return -errno;
-	return 0;
-}
-
-/* A per-state map (stride state_slots) into the [cpu * IS_MAX_STATES + state]
- * layout the rest of the program uses; deeper states stay zero. */
-static int read_state_array(const struct idle_session *s, int fd, void *out, size_t value_size)
-{
-	for (uint32_t c = 0; c < (uint32_t)s->nr_cpus; c++)
-		for (uint32_t i = 0; i < s->state_slots; i++) {
-			uint32_t k = c * s->state_slots + i;
-
-			if (bpf_map_lookup_elem(fd, &k,
-						(char *)out + (c * IS_MAX_STATES + i) * value_size))
-				return -errno;
-		}
-	return 0;
-}
-
-static struct wake_detail *detail_append(struct idle_raw *out, int *cap)
-{
-	struct wake_detail *d;
-
-	if (out->nr_details == *cap) {
-		*cap = *cap ? 2 * *cap : 64;
-		d = realloc(out->details, (size_t)*cap * sizeof(*d));
-		if (!d)
-			return NULL;
-		out->details = d;
-	}
-	return &out->details[out->nr_details];
-}
-
-/* Adds a CPU's last detail of one kind, not in the table yet, to what was
- * read from the table. */
-static int detail_merge_last(struct idle_raw *out, int *cap, const struct wake_detail *last)
-{
-	struct wake_detail *d;
-
-	for (int i = 0; i < out->nr_details; i++) {
-		d = &out->details[i];
-		if (!memcmp(&d->key, &last->key, sizeof(d->key))) {
-			d->val.count += last->val.count;
-			d->val.early += last->val.early;
-			memcpy(d->val.comm, last->val.comm, sizeof(d->val.comm)); /* the newer */
-			return 0;
-		}
-	}
-	if (!(d = detail_append(out, cap)))
-		return -ENOMEM;
-	*d = *last;
-	out->nr_details++;
-	return 0;
-}
-
-/* The per-CPU last-detail slots; -errno on failure. */
-static int read_last_slots(struct idle_session *s, struct wake_detail *last, uint32_t n)
-{
-	int fd = bpf_map__fd(s->skel->maps.wake_detail_last);
-
-	for (uint32_t k = 0; k < n; k++)
-		if (bpf_map_lookup_elem(fd, &k, &last[k]))
-			return -errno;
-	return 0;
-}
-
-/* Counts move from a last slot to the table only when its key changes: if
- * no key changed around the table read, the slots read after it hold
- * exactly what the table lacks. Live readers (top, intervals) retry the
- * rare read a move overlapped; once the handlers stopped it is exact. */
-static int read_details(struct idle_session *s, struct idle_raw *out)
-{
-	int fd = bpf_map__fd(s->skel->maps.wake_details);
-	uint32_t n = (uint32_t)s->nr_cpus * WDETAIL_NR;
-	struct wake_detail *before, *after;
-	int cap = 0, err = 0;
-
-	before = calloc(n, sizeof(*before));
-	after = calloc(n, sizeof(*after));
-	if (!before || !after) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (int attempt = 0; attempt < 3; attempt++) {
-		struct wake_detail_key key, next, *prev = NULL;
-		bool moved = false;
-
-		out->nr_details = 0;
-		if ((err = read_last_slots(s, before, n)))
-			goto out;
-		while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-			struct wake_detail *d = detail_append(out, &cap);
-
-			if (!d) {
-				err = -ENOMEM;
-				goto out;
-			}
-			d->key = next;
-			if (bpf_map_lookup_elem(fd, &next, &d->val) == 0)
-				out->nr_details++;
-			key = next;
-			prev = &key;
-		}
-		if ((err = read_last_slots(s, after, n)))
-			goto out;
-		for (uint32_t k = 0; k < n && !moved; k++)
-			moved = memcmp(&before[k].key, &after[k].key, sizeof(before[k].key)) ||
-				after[k].val.count < before[k].val.count;
-		if (!moved)
-			break;
-	}
-	for (uint32_t k = 0; k < n; k++)
-		if (after[k].val.count && (err = detail_merge_last(out, &cap, &after[k])))
-			goto out;
-out:
-	free(before);
-	free(after);
-	return err;
-}
-
-static int read_groups(struct idle_session *s, struct idle_raw *out)
-{
-	uint32_t n = (uint32_t)s->nr_groups;
-
-	if (!n)
-		return 0;
-	out->groups = idle_calloc(n, sizeof(*out->groups));
-	out->group_slots = idle_calloc(n, sizeof(*out->group_slots));
-	if (!out->groups || !out->group_slots)
-		return -ENOMEM;
-	out->nr_groups = s->nr_groups;
-	if (read_array(bpf_map__fd(s->skel->maps.group_stats), n, out->groups, sizeof(*out->groups)))
-		return -errno;
-	if (s->packing) {
-		int fd = bpf_map__fd(s->skel->maps.pack_tasks);
-		struct pack_task_key key, next, *prev = NULL;
-		uint32_t zero = 0;
-		int cap = 0;
-
-		if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.pack_global), &zero, &out->pack))
-			return -errno;
-		out->have_pack = true;
-		while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-			if (out->nr_pack_tasks == cap) {
-				void *k, *v;
-
-				cap = cap ? 2 * cap : 64;
-				k = realloc(out->pack_keys, (size_t)cap * sizeof(*out->pack_keys));
-				v = k ? realloc(out->pack_vals, (size_t)cap * sizeof(*out->pack_vals)) : NULL;
-				if (k)
-					out->pack_keys = k;
-				if (!v)
-					return -ENOMEM;
-				out->pack_vals = v;
-			}
-			if (!bpf_map_lookup_elem(fd, &next, &out->pack_vals[out->nr_pack_tasks]))
-				out->pack_keys[out->nr_pack_tasks++] = next;
-			key = next;
-			prev = &key;
-		}
-	}
-	return read_array(bpf_map__fd(s->skel->maps.group_slots), n, out->group_slots,
-			  sizeof(*out->group_slots));
-}
-
-static int read_freq(struct idle_session *s, struct idle_raw *out)
-{
-	out->freq = idle_calloc((size_t)s->nr_cpus, sizeof(*out->freq));
-	if (!out->freq)
-		return -ENOMEM;
-	return read_array(bpf_map__fd(s->skel->maps.freq_cpus), (uint32_t)s->nr_cpus, out->freq,
-			  sizeof(*out->freq));
-}
-
-int idle_session_read(struct idle_session *s, struct idle_raw *out)
-{
-	uint32_t n = (uint32_t)s->nr_cpus;
-	int err;
-
-	memset(out, 0, sizeof(*out));
-	out->nr_cpus = s->nr_cpus;
-	out->slots = idle_calloc(n, sizeof(*out->slots));
-	out->stats = idle_calloc((size_t)n * IS_MAX_STATES, sizeof(*out->stats));
-	out->wake = idle_calloc(n, sizeof(*out->wake));
-	out->lat = idle_calloc((size_t)n * IS_MAX_STATES, sizeof(*out->lat));
-	if (!out->slots || !out->stats || !out->wake || !out->lat) {
-		idle_raw_free(out);
-		return -ENOMEM;
-	}
-	if ((err = read_array(bpf_map__fd(s->skel->maps.idle_slots), n, out->slots,
-			      sizeof(*out->slots))) ||
-	    (err = read_state_array(s, bpf_map__fd(s->skel->maps.idle_stats), out->stats,
-				    sizeof(*out->stats))) ||
-	    (s->wake && (err = read_array(bpf_map__fd(s->skel->maps.wake_stats), n, out->wake,
-					  sizeof(*out->wake)))) ||
-	    (s->wake && (err = read_state_array(s, bpf_map__fd(s->skel->maps.wake_lat), out->lat,
-						sizeof(*out->lat)))) ||
-	    (s->wake && (err = read_details(s, out))) || (err = read_groups(s, out)) ||
-	    (s->freq && (err = read_freq(s, out)))) {
-		idle_raw_free(out);
-		return err;
-	}
-	out->cpu_out_of_range = s->skel->bss->cpu_out_of_range;
-	return 0;
-}
-
-int idle_session_read_stats(struct idle_session *s, struct idle_raw *out)
-{
-	uint32_t n = (uint32_t)s->nr_cpus;
-	int err;
-
-	memset(out, 0, sizeof(*out));
-	out->nr_cpus = s->nr_cpus;
-	out->stats = idle_calloc((size_t)n * IS_MAX_STATES, sizeof(*out->stats));
-	if (!out->stats)
-		return -ENOMEM;
-	if ((err = read_state_array(s, bpf_map__fd(s->skel->maps.idle_stats), out->stats,
-				    sizeof(*out->stats)))) {
-		idle_raw_free(out);
-		return err;
-	}
-	return 0;
-}
-
-int idle_session_read_hist(struct idle_session *s, struct hist_slot *out, bool reset)
-{
-	int fd = bpf_map__fd(s->skel->maps.hist_data);
-	int err = read_state_array(s, fd, out, sizeof(*out));
-	static const struct hist_slot zero;
-
-	/* Zeroing races with handlers adding to the slot (lost counts of one
-	 * update at most); libbpf-tools clear the same way. */
-	for (uint32_t c = 0; !err && reset && c < (uint32_t)s->nr_cpus; c++)
-		for (uint32_t i = 0; !err && i < s->state_slots; i++) {
-			uint32_t k = c * s->state_slots + i;
-
-			if (out[c * IS_MAX_STATES + i].count &&
-			    bpf_map_update_elem(fd, &k, &zero, BPF_ANY))
-				err = -errno;
-		}
-	return err;
-}
-
-void idle_raw_free(struct idle_raw *r)
-{
-	free(r->slots);
-	free(r->stats);
-	free(r->wake);
-	free(r->lat);
-	free(r->details);
-	free(r->groups);
-	free(r->group_slots);
-	free(r->freq);
-	r->freq = NULL;
-	free(r->pack_keys);
-	free(r->pack_vals);
-	r->pack_keys = NULL;
-	r->pack_vals = NULL;
-	r->nr_pack_tasks = 0;
-	r->groups = NULL;
-	r->group_slots = NULL;
-	r->nr_groups = 0;
-	r->slots = NULL;
-	r->stats = NULL;
-	r->wake = NULL;
-	r->lat = NULL;
-	r->details = NULL;
-	r->nr_details = 0;
 }
 
 void idle_session_close(struct idle_session *s)
@@ -897,22 +630,4 @@ long idle_session_replay_batch(struct idle_session *s, const struct replay_event
 		n -= k;
 	}
 	return rejected;
-}
-
-int idle_session_read_path(struct idle_session *s, struct path_cpu *sum)
-{
-	int fd = bpf_map__fd(s->skel->maps.path_cpus);
-
-	memset(sum, 0, sizeof(*sum));
-	for (uint32_t c = 0; c < (uint32_t)s->nr_cpus; c++) {
-		struct path_cpu p;
-
-		if (bpf_map_lookup_elem(fd, &c, &p))
-			return -errno;
-		sum->unmatched_to += p.unmatched_to;
-		sum->replaced += p.replaced;
-		sum->overflow += p.overflow;
-		sum->depth += p.depth; /* FROMs still pending at the end */
-	}
-	return 0;
 }

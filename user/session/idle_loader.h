@@ -49,27 +49,6 @@ struct idle_session {
 	size_t batch_len;
 };
 
-/* Raw per-CPU counters at one instant. */
-struct idle_raw {
-	int nr_cpus;
-	struct idle_cpu_slot *slots;      /* [nr_cpus] */
-	struct idle_state_stats *stats;   /* [nr_cpus * IS_MAX_STATES] */
-	struct wake_cpu_stats *wake;      /* [nr_cpus], zero without wakeups */
-	struct wake_lat_stats *lat;       /* [nr_cpus * IS_MAX_STATES] */
-	int nr_details;
-	struct wake_detail *details;
-	int nr_groups;
-	struct group_stats *groups;       /* [nr_groups] */
-	struct group_slot *group_slots;   /* [nr_groups]: in flight at the end */
-	struct freq_cpu *freq; /* [nr_cpus] with frequency residency, else NULL */
-	bool have_pack;
-	struct pack_global pack;
-	int nr_pack_tasks;
-	struct pack_task_key *pack_keys;
-	struct pack_task_val *pack_vals;
-	uint64_t cpu_out_of_range;
-};
-
 struct session_opts {
 	bool replay; /* load only the never-attached replay program */
 	/* Idle states per CPU the per-state maps hold (the most any CPU has;
@@ -102,11 +81,6 @@ int idle_session_attach(struct idle_session *s, char *err, size_t errlen);
 void idle_session_start(struct idle_session *s, uint64_t start_ns);
 /* Periods that end after stop_ns are not counted from now on. */
 void idle_session_stop(struct idle_session *s, uint64_t stop_ns);
-int idle_session_read(struct idle_session *s, struct idle_raw *out);
-/* Only out->stats (the per-state counters): what an interval line needs.
- * Its cost and memory do not grow with the detail and task tables. */
-int idle_session_read_stats(struct idle_session *s, struct idle_raw *out);
-void idle_raw_free(struct idle_raw *r);
 void idle_session_close(struct idle_session *s);
 
 struct cpuidle_system;
@@ -122,11 +96,6 @@ void idle_session_push_cpuidle(struct idle_session *s, const struct cpuidle_syst
 /* Before attach: cpu runs at khz (scaling_cur_freq), charged from the start. */
 int idle_session_set_freq(struct idle_session *s, int cpu, uint32_t khz);
 
-/* Copies the hist histograms ([nr_cpus * IS_MAX_STATES]) and, with reset,
- * zeroes them for the next interval. Returns 0 or -errno. */
-int idle_session_read_hist(struct idle_session *s, struct hist_slot *out, bool reset);
-/* path-latency: sums the per-CPU unmatched/replaced/overflow counters. */
-int idle_session_read_path(struct idle_session *s, struct path_cpu *sum);
 
 /* Feeds one replay event through BPF_PROG_TEST_RUN. Returns the program's
  * return value (0 = handled) or -errno. */
@@ -136,12 +105,6 @@ int idle_session_replay(struct idle_session *s, const struct replay_event *ev);
  * Returns how many the program did not handle (unknown kinds), or -errno. */
 long idle_session_replay_batch(struct idle_session *s, const struct replay_event *ev, size_t n);
 
-/* calloc() for arrays of the map value types, which are cache-line aligned
- * (aligned(64)) while calloc() only promises 16 bytes. Freed with free(). */
-void *idle_calloc(size_t n, size_t size);
-
-/* CLOCK_MONOTONIC in ns: the clock bpf_ktime_get_ns() reads. */
-uint64_t idle_now_ns(void);
 /* libbpf's log to stderr (-v) or nowhere. */
 void idle_set_verbose(bool verbose);
 

@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "session/idle_loader.h"
+#include "session/snapshot.h"
 
 /* out = cur - prev for the interval [prev_ns, now_ns], prev read at prev_ns
  * and cur at now_ns:

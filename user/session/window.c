@@ -6,7 +6,7 @@
 #include <time.h>
 
 #include "util/diag.h"
-#include "session/idle_loader.h"
+#include "util/clock.h"
 
 static sigset_t original_mask; /* before window_block_signals, for the command */
 static bool early_blocked;

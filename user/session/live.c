@@ -1,0 +1,144 @@
+/* The live session of record, top, serve and hist (live.h): one start-up,
+ * one degradation on kernels without atomic fetch ops, one refresh tick. */
+#include "session/live.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "session/kernel_features.h"
+#include "session/window.h"
+#include "sys/sysfs.h"
+#include "util/diag.h"
+
+int live_prepare(struct live *l, const struct topology *t, const struct live_opts *o)
+{
+	int n = t->nr_possible;
+	char err[256] = "";
+	uint64_t qos;
+
+	memset(l, 0, sizeof(*l));
+	l->topo = t;
+	l->o = *o;
+	l->info = calloc((size_t)n, sizeof(*l->info));
+	l->params = calloc((size_t)n, sizeof(*l->params));
+	if (!l->info || !l->params) {
+		diag_error("out of memory");
+		return EXIT_RUNTIME;
+	}
+	cpuidle_read_system(&l->sys);
+	qos = cpuidle_global_qos_ns();
+	for (int c = 0; c < n; c++)
+		cpuidle_read_cpu(&l->sys, c, &l->info[c], qos);
+
+	if (!(o->topology && !strcmp(o->topology, "none")) &&
+	    groups_build(t, o->topology, &l->groups, err, sizeof(err))) {
+		diag_error("--topology: %s", err);
+		return EXIT_USAGE;
+	}
+	if (o->packing && !l->groups.nr_groups) {
+		diag_error("--packing needs topology groups (not --topology none)");
+		return EXIT_USAGE;
+	}
+	/* group counters use fetch-and-add, packing cmpxchg: BPF atomics that
+	 * return the old value (5.12+); without them the verifier refuses both,
+	 * so the rest runs without group rows */
+	if (l->groups.nr_groups && features_lack_atomic_fetch()) {
+		if (o->packing) {
+			diag_error("--packing needs BPF atomic fetch ops (kernel 5.12+); this kernel lacks them");
+			return EXIT_RUNTIME;
+		}
+		fprintf(stderr, "idlescope: no group rows: they need BPF atomic fetch ops (kernel 5.12+)\n");
+		groups_free(&l->groups);
+		memset(&l->groups, 0, sizeof(l->groups));
+	}
+	/* frequency residency where cpufreq exists (events only on changes) */
+	l->freq = o->freq && (sysfs_exists("devices/system/cpu/cpufreq/policy0") ||
+			      sysfs_exists("devices/system/cpu/cpu0/cpufreq/scaling_cur_freq"));
+	return EXIT_OK;
+}
+
+static void push_params(struct live *l, bool all_files)
+{
+	idle_session_push_cpuidle(&l->sess, &l->sys, l->info, l->params, l->topo->nr_possible,
+				  all_files);
+}
+
+int live_load(struct live *l)
+{
+	struct session_opts so = l->o.so;
+	char err[256] = "";
+
+	so.wake = l->o.wake;
+	so.nr_groups = l->groups.nr_groups;
+	so.group_of = l->groups.group_of;
+	so.group_cpus = l->groups.cpus;
+	so.packing = l->o.packing;
+	so.freq = l->freq;
+	so.state_slots = cpuidle_state_slots(l->info, l->topo->nr_possible);
+	if (idle_session_open(&l->sess, l->topo->nr_possible, &so, err, sizeof(err))) {
+		diag_error("%s", err);
+		return EXIT_RUNTIME;
+	}
+	if (window_check_interrupted()) /* loading took a while */
+		return EXIT_RUNTIME;
+	push_params(l, false);
+	for (int c = 0; l->freq && c < l->topo->nr_possible; c++) {
+		uint64_t khz;
+
+		if (!sysfs_read_u64(&khz, "devices/system/cpu/cpu%d/cpufreq/scaling_cur_freq", c))
+			idle_session_set_freq(&l->sess, c, (uint32_t)khz);
+	}
+	return EXIT_OK;
+}
+
+int live_attach(struct live *l)
+{
+	char err[256] = "";
+
+	if (idle_session_attach(&l->sess, err, sizeof(err))) {
+		diag_error("%s", err);
+		return EXIT_RUNTIME;
+	}
+	if (window_check_interrupted())
+		return EXIT_RUNTIME;
+	return EXIT_OK;
+}
+
+int live_start(struct live *l, uint64_t now)
+{
+	if (l->o.track_hotplug) {
+		struct cpulist online;
+
+		/* no online mask: no hotplug tracking (offline_ns stays 0) */
+		if (!hotplug_read_online(&online) &&
+		    hotplug_begin(&l->hotplug, l->topo->nr_possible, now, &online)) {
+			diag_error("out of memory");
+			return EXIT_RUNTIME;
+		}
+	}
+	l->next_state_refresh = now + LIVE_STATE_REFRESH_NS;
+	idle_session_start(&l->sess, now);
+	return EXIT_OK;
+}
+
+void live_refresh(struct live *l, uint64_t now)
+{
+	bool all = now >= l->next_state_refresh;
+
+	if (l->o.track_hotplug)
+		hotplug_poll(&l->hotplug, now);
+	push_params(l, all);
+	if (all)
+		l->next_state_refresh = now + LIVE_STATE_REFRESH_NS;
+}
+
+void live_close(struct live *l)
+{
+	idle_session_close(&l->sess);
+	free(l->info);
+	free(l->params);
+	groups_free(&l->groups);
+	hotplug_free(&l->hotplug);
+	memset(l, 0, sizeof(*l));
+}

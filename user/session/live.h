@@ -1,0 +1,63 @@
+/* The live path every measuring command shares (record, top, serve, hist):
+ * the per-CPU cpuidle tables, --topology groups, the BPF session loaded with
+ * its parameters and attached, the refresh tick, and teardown. The commands
+ * keep their options and their loop. */
+#ifndef IDLESCOPE_LIVE_H
+#define IDLESCOPE_LIVE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "session/idle_loader.h"
+#include "sys/cpuidle_sysfs.h"
+#include "sys/groups.h"
+#include "sys/hotplug.h"
+#include "sys/topology.h"
+
+struct live_opts {
+	const char *topology; /* --topology: NULL = sysfs, "none" = no groups */
+	bool wake;            /* wakeup attribution */
+	bool packing;         /* record --packing: needs groups and atomic fetch ops */
+	bool freq;            /* frequency residency where cpufreq exists */
+	bool track_hotplug;   /* follow CPUs going offline and online (record) */
+	/* the command's own session fields (hist's metric, filters, path);
+	 * live fills wake, groups, packing, freq and state_slots */
+	struct session_opts so;
+};
+
+struct live {
+	const struct topology *topo; /* the command's, read by cli_prepare */
+	struct live_opts o;
+	struct cpuidle_system sys;
+	struct cpuidle_cpu_info *info; /* [nr_possible] */
+	struct idle_params *params;    /* [nr_possible]: what the map holds */
+	struct groups groups;          /* none with --topology none, or without fetch ops */
+	bool freq;                     /* cpufreq present and asked for */
+	struct idle_session sess;
+	struct hotplug hotplug;        /* with track_hotplug */
+	uint64_t next_state_refresh;
+};
+
+/* Everything before BPF: the cpuidle tables and the groups, with the checks
+ * of --topology and --packing. Where the kernel lacks BPF atomic fetch ops
+ * (before 5.12) groups are dropped with one note on stderr (--packing is
+ * refused). Returns 0 or an exit code after printing the error. */
+int live_prepare(struct live *l, const struct topology *t, const struct live_opts *o);
+/* Opens and loads the BPF object, pushes the state tables and the current
+ * frequencies. Returns 0 or an exit code after printing the error. */
+int live_load(struct live *l);
+/* Attaches the programs. Returns 0 or an exit code after printing the error. */
+int live_attach(struct live *l);
+/* Opens the window at now: hotplug tracking, exits before now not counted. */
+int live_start(struct live *l, uint64_t now);
+/* The refresh tick: PM QoS limits into the maps every call, the per-CPU
+ * disable flags and poll limits every LIVE_STATE_REFRESH_NS, hotplug polled. */
+void live_refresh(struct live *l, uint64_t now);
+void live_close(struct live *l);
+
+/* How often a command's window calls live_refresh, and how often the
+ * per-CPU state files are read again. */
+#define LIVE_REFRESH_NS 200000000ULL
+#define LIVE_STATE_REFRESH_NS 1000000000ULL
+
+#endif
