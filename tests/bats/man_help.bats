@@ -78,6 +78,44 @@ commands() {
 	[[ "$output" == *"frobnicate: no section '.SH FROBNICATE'"* ]]
 }
 
+@test "each command's --help lists only the shared options it takes; the others are usage errors" {
+	local cmd o
+	# what each command does not take (the man page's COMMON OPTIONS says why)
+	declare -A refuses=([compare]="--duration --interval --cpus --verbose"
+		[serve]="--output --format --fail-if" [ab]="--interval --cpus --verbose --fail-if"
+		[replay]="--duration --interval" [advise]="--interval --fail-if")
+	for cmd in "${!refuses[@]}"; do
+		for o in ${refuses[$cmd]}; do
+			run "$IDLESCOPE" "$cmd" --help
+			[[ "$output" != *"$o"* ]]
+			if [ "$o" = --verbose ]; then run "$IDLESCOPE" "$cmd" "$o"; else run "$IDLESCOPE" "$cmd" "$o=1"; fi
+			[ "$status" -eq 2 ]
+			[[ "$output" == *"$o does not apply to $cmd"* ]]
+		done
+	done
+	run "$IDLESCOPE" record --help
+	for o in --duration --interval --cpus --output --format --verbose --fail-if; do
+		[[ "$output" == *"$o"* ]]
+	done
+}
+
+@test "man page check fails when --help lists a shared option the command refuses" {
+	local fake=$TMP_DIR/idlescope
+	cat > "$fake" <<-FAKE
+	#!/bin/sh
+	if [ "\$1" = compare ] && [ "\$2" = --help ]; then
+		"$IDLESCOPE" compare --help | sed 's/^  *-o, --output/  -d, --duration=SECONDS   Measure\n&/'
+	else
+		exec "$IDLESCOPE" "\$@"
+	fi
+	FAKE
+	chmod +x "$fake"
+	run "$CHECK" "$fake" "$MANPAGE"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"compare: '"*"compare --help' lists --duration, but 'compare --duration=1' is refused"* ]]
+}
+
 @test "--version: idlescope and every command print the same version line" {
 	local v cmd
 	v=$("$IDLESCOPE" --version)

@@ -93,6 +93,34 @@ for cmd in $commands; do
 	done
 	[ -n "$(synopsis "$cmd")" ] || problem "$cmd: no '.SY \"idlescope $cmd\"' in the SYNOPSIS"
 done
+# A command's --help lists exactly the shared options it takes: each one it
+# lists parses (then --help exits 0), each one it does not is a usage error.
+sample() { # long option -> a valid value ('' for a flag)
+	case $1 in
+	--duration | --interval) echo 1 ;;
+	--cpus) echo 0 ;;
+	--output) echo /dev/null ;;
+	--format) echo json ;;
+	--fail-if) echo 'total.entries > 0' ;;
+	*) echo ;;
+	esac
+}
+for cmd in $commands; do
+	helps=$(help_long "$cmd")
+	for o in $common; do
+		v=$(sample "$o")
+		args=("$o")
+		[ -n "$v" ] && args=("$o=$v")
+		if grep -qx -- "$o" <<<"$helps"; then
+			"$bin" "$cmd" "${args[@]}" --help >/dev/null 2>&1 ||
+				problem "$cmd: '$cmd --help' lists $o, but '$cmd ${args[*]}' is refused"
+		else
+			"$bin" "$cmd" "${args[@]}" --help >/dev/null 2>&1
+			[ $? -eq 2 ] ||
+				problem "$cmd: $o is not in '$cmd --help', but '$cmd ${args[*]}' is not a usage error"
+		fi
+	done
+done
 for o in $common; do
 	grep -qw -- "$o" <<<"$every_help" ||
 		problem "COMMON OPTIONS documents $o, which no command's --help has"

@@ -14,7 +14,7 @@
 
 enum { OPT_FORMAT = 0x100, OPT_FAIL_IF };
 
-static const struct argp_option options[] = {
+static const struct argp_option all_options[] = {
 	{ "duration", 'd', "SECONDS", 0, "Measure for SECONDS (suffixes ms, s, m accepted)", 0 },
 	{ "interval", 'i', "SECONDS", 0, "Also print a line every SECONDS", 0 },
 	{ "cpus", 'C', "CPULIST", 0, "Report only these CPUs, e.g. 0-3,6", 0 },
@@ -26,10 +26,36 @@ static const struct argp_option options[] = {
 	{ 0 }
 };
 
+/* The command's selection (cli_common_argp): one command runs per process. */
+static unsigned int takes = CLI_ALL;
+static struct argp_option options[sizeof(all_options) / sizeof(all_options[0])];
+
+static unsigned int bit_of(int key)
+{
+	switch (key) {
+	case 'd': return CLI_DURATION;
+	case 'i': return CLI_INTERVAL;
+	case 'C': return CLI_CPUS;
+	case 'o': return CLI_OUTPUT;
+	case OPT_FORMAT: return CLI_FORMAT;
+	case 'v': return CLI_VERBOSE;
+	case OPT_FAIL_IF: return CLI_FAIL_IF;
+	default: return 0;
+	}
+}
+
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct common_opts *o = state->input;
+	unsigned int bit = bit_of(key);
 
+	/* hidden from this command's --help, and refused by name */
+	if (bit && !(takes & bit))
+		for (size_t i = 0; all_options[i].name; i++)
+			if (all_options[i].key == key)
+				argp_error(state, "--%s does not apply to %s", all_options[i].name,
+					   strncmp(state->name, "idlescope ", 10) ? state->name
+										 : state->name + 10);
 	switch (key) {
 	case 'd':
 		if (parse_duration(arg, 1000000000ULL, &o->duration_ns) || !o->duration_ns)
@@ -68,7 +94,18 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-const struct argp common_argp = { options, parse_opt, NULL, NULL, NULL, NULL, NULL };
+static struct argp common_argp = { options, parse_opt, NULL, NULL, NULL, NULL, NULL };
+
+const struct argp *cli_common_argp(unsigned int which)
+{
+	takes = which;
+	for (size_t i = 0; i < sizeof(all_options) / sizeof(all_options[0]); i++) {
+		options[i] = all_options[i];
+		if (all_options[i].name && !(which & bit_of(all_options[i].key)))
+			options[i].flags |= OPTION_HIDDEN;
+	}
+	return &common_argp;
+}
 
 enum { OPT_NO_WAKEUPS = 0x280, OPT_TOPOLOGY };
 

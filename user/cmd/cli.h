@@ -28,7 +28,22 @@ struct common_opts {
 	struct assertion asserts[16];
 };
 
-extern const struct argp common_argp;
+/* The shared options a command takes, for cli_common_argp(). */
+enum cli_opt {
+	CLI_DURATION = 1 << 0, /* -d */
+	CLI_INTERVAL = 1 << 1, /* -i */
+	CLI_CPUS = 1 << 2,     /* -C */
+	CLI_OUTPUT = 1 << 3,   /* -o */
+	CLI_FORMAT = 1 << 4,   /* --format */
+	CLI_VERBOSE = 1 << 5,  /* -v */
+	CLI_FAIL_IF = 1 << 6,  /* --fail-if */
+	CLI_ALL = (1 << 7) - 1,
+};
+/* The shared options as an argp child whose input is a struct common_opts:
+ * those in `which` (enum cli_opt bits) are listed in the command's --help;
+ * the others are hidden and refused ("--duration does not apply to
+ * compare", exit 2). Call it once, from the command. */
+const struct argp *cli_common_argp(unsigned int which);
 
 /* --no-wakeups and --topology SPEC of the live commands (record, serve,
  * top): an argp child whose input is a struct session_cli pointing at the

@@ -105,8 +105,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "need -d SECONDS or -- COMMAND for each run");
 		if (a->o.format == FMT_CSV)
 			argp_error(state, "ab prints table or json");
-		if (a->o.interval_ns || a->o.cpus_arg || a->o.nr_asserts)
-			argp_error(state, "-i, -C and --fail-if do not apply to ab");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -312,7 +310,8 @@ static void report_json(struct ab *a)
 int cmd_ab(int argc, char **argv)
 {
 	struct ab a = { .o = { .format = FMT_TABLE }, .repeat = 5, .out = stdout };
-	const struct argp_child children[] = { { &common_argp, 0, NULL, 0 }, { 0 } };
+	const struct argp_child children[] = { { cli_common_argp(CLI_DURATION | CLI_OUTPUT | CLI_FORMAT), 0, NULL, 0 },
+						{ 0 } };
 	const struct argp argp = { options, parse_opt, "[-- COMMAND [ARGS...]]", doc, children, NULL,
 				   NULL };
 	struct sigaction sa = { .sa_handler = on_signal }, old_hup;

@@ -81,8 +81,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_END:
 		if (a->o.format == FMT_CSV)
 			argp_error(state, "advise prints table or json, not csv");
-		if (a->o.interval_ns || a->o.nr_asserts)
-			argp_error(state, "-i and --fail-if do not apply to advise");
 		if (a->file && (a->o.duration_ns || a->o.command))
 			argp_error(state, "FILE and -d or COMMAND exclude each other");
 		break;
@@ -563,7 +561,8 @@ static int split_command(int argc, char **argv, char ***command)
 int cmd_advise(int argc, char **argv)
 {
 	struct advise a = { .o = { .format = FMT_TABLE } };
-	const struct argp_child children[] = { { &common_argp, 0, NULL, 0 }, { 0 } };
+	const struct argp_child children[] = { { cli_common_argp(CLI_DURATION | CLI_CPUS | CLI_OUTPUT | CLI_FORMAT | CLI_VERBOSE), 0, NULL, 0 },
+						{ 0 } };
 	const struct argp argp = { options, parse_opt, "[FILE.json] [-- COMMAND [ARGS...]]", doc,
 				   children, NULL, NULL };
 	char tmp[] = "/tmp/idlescope-advise-XXXXXX", err[512], source[600];

@@ -45,8 +45,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_END:
 		if (c->nr_files < 2)
 			argp_error(state, "need BASE.json and at least one more file");
-		if (c->o.duration_ns || c->o.interval_ns || c->o.cpus_arg)
-			argp_error(state, "-d, -i and -C do not apply to compare");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -197,7 +195,8 @@ static int json_out(struct compare *c)
 int cmd_compare(int argc, char **argv)
 {
 	struct compare c = { .o = { .format = FMT_TABLE }, .out = stdout };
-	const struct argp_child children[] = { { &common_argp, 0, NULL, 0 }, { 0 } };
+	const struct argp_child children[] = { { cli_common_argp(CLI_OUTPUT | CLI_FORMAT | CLI_FAIL_IF), 0, NULL, 0 },
+						{ 0 } };
 	const struct argp argp = { NULL, parse_opt, "BASE.json OTHER.json [MORE.json...]", doc,
 				   children, NULL, NULL };
 	int ret = EXIT_RUNTIME;
