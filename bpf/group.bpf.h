@@ -116,7 +116,7 @@ static __always_inline void group_on_exit(__u32 cpu, struct idle_cpu_slot *slot,
 	b = is_hist_bucket(d);
 	if (b < IS_HIST_BUCKETS)
 		st->hist[b]++;
-	if (s < 10) {
+	if (s < IS_MAX_STATES) {
 		st->state_periods[s]++;
 		st->state_time_ns[s] += d;
 	}
