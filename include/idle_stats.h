@@ -1,5 +1,5 @@
-/* Map value layouts shared by bpf/idle.bpf.c and the loader.
- * __u* types only, so the skeleton header compiles in userspace. */
+/* Map value layouts of idle residency, shared by bpf/idle.bpf.h and the loader
+ * (user/session/idle_loader.c). __u* only, so the skeleton header compiles in userspace. */
 #ifndef IDLESCOPE_IDLE_STATS_H
 #define IDLESCOPE_IDLE_STATS_H
 
