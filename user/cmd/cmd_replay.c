@@ -16,6 +16,7 @@
 #include "model/flatten.h"
 #include "sys/groups.h"
 #include "session/idle_loader.h"
+#include "session/replay_drive.h"
 #include "model/model.h"
 #include "render/render.h"
 #include "sys/topology.h"
@@ -163,11 +164,12 @@ static int *deepest_states(const struct trace_data *td, int nr_cpus)
 		hi[c] = -1;
 	for (size_t i = 0; i < td->nr_ev; i++) {
 		const struct trace_event *e = &td->ev[i];
-		int st = e->a >= IS_MAX_STATES ? IS_MAX_STATES : (int)e->a;
+		uint64_t state = e->re.idle.state;
+		int st = state >= IS_MAX_STATES ? IS_MAX_STATES : (int)state;
 
-		if (e->kind == TK_IDLE && e->a != IS_PWR_EVENT_EXIT && (int)e->cpu < nr_cpus &&
-		    st > hi[e->cpu])
-			hi[e->cpu] = st;
+		if (e->re.kind == RE_IDLE && state != IS_PWR_EVENT_EXIT && (int)e->re.cpu < nr_cpus &&
+		    st > hi[e->re.cpu])
+			hi[e->re.cpu] = st;
 	}
 	return hi;
 }
@@ -369,41 +371,6 @@ static int build_groups(struct replay *r)
 	return 0;
 }
 
-static void to_replay(const struct trace_event *t, uint64_t first, struct replay_event *e)
-{
-	memset(e, 0, sizeof(*e));
-	e->cpu = t->cpu;
-	e->now_ns = t->ts_ns - first + REPLAY_BASE_NS;
-	switch (t->kind) {
-	case TK_IDLE:
-		e->kind = REPLAY_IDLE;
-		e->state = t->a;
-		break;
-	case TK_IDLE_MISS:
-		e->kind = REPLAY_IDLE_MISS;
-		e->state = t->a;
-		e->arg = t->b;
-		break;
-	case TK_WAKE:
-		e->kind = REPLAY_WAKE;
-		e->state = t->a;
-		e->arg = t->b;
-		break;
-	case TK_SCHED_WAKEUP:
-		/* the waker's CPU rides in now_ns (tests/replay/wake_test.c) */
-		e->kind = REPLAY_SCHED_WAKEUP;
-		e->now_ns = t->b;
-		e->state = t->a;
-		memcpy(&e->arg, t->comm, 8);
-		memcpy(&e->arg2, t->comm + 8, 8);
-		break;
-	case TK_FREQ:
-		e->kind = REPLAY_FREQ;
-		e->state = t->a;
-		break;
-	}
-}
-
 /* Each hrtimer's expiry from its last hrtimer_start: hrtimer_expire_entry
  * gives only "now", and lateness = now - expires. Open addressing on the
  * (hashed) pointer, grown at half full. */
@@ -487,28 +454,29 @@ static int feed(struct replay *r)
 			const struct trace_event *t = &td->ev[i];
 			uint64_t expires;
 
-			r->have_miss |= t->kind == TK_IDLE_MISS;
-			r->have_freq |= t->kind == TK_FREQ;
-			if (t->kind == TK_HRTIMER_START) {
-				if (expiry_set(&em, t->a, t->b)) {
+			struct replay_event *e = &batch[n];
+
+			r->have_miss |= t->re.kind == RE_IDLE_MISS;
+			r->have_freq |= t->re.kind == RE_FREQ;
+			if (t->re.kind == RE_HRTIMER_START) {
+				if (expiry_set(&em, t->re.timer.hrtimer, t->re.timer.expires)) {
 					free(batch);
 					return -ENOMEM;
 				}
 				r->timer_starts++;
 				continue;
 			}
-			if (t->kind == TK_HRTIMER) {
-				if (!expiry_get(&em, t->a, &expires) || !t->fn) {
-					r->timer_unmatched++; /* its start is before the trace */
-					continue;
-				}
-				/* the hrtimer clock's own now and expires, not rebased */
-				batch[n++] = (struct replay_event){ .kind = REPLAY_HRTIMER,
-								    .cpu = t->cpu, .now_ns = t->b,
-								    .state = t->fn, .arg = expires };
+			if (t->re.kind == RE_HRTIMER &&
+			    (!expiry_get(&em, t->re.timer.hrtimer, &expires) || !t->re.timer.fn)) {
+				r->timer_unmatched++; /* its start is before the trace */
 				continue;
 			}
-			to_replay(t, r->first_ns, &batch[n++]);
+			*e = t->re;
+			e->now_ns = t->re.now_ns - r->first_ns + REPLAY_BASE_NS;
+			/* the hrtimer clock's own now and expires stay as they are */
+			if (e->kind == RE_HRTIMER)
+				e->timer.expires = expires;
+			n++;
 		}
 		rej = idle_session_replay_batch(&r->sess, batch, n);
 		if (rej < 0) {
