@@ -340,19 +340,14 @@ static int emit(struct replay *r)
 			json_object_set_new(doc, "replay", replay_json(r));
 		}
 	}
-	err = 0;
-	switch (r->o.format) {
-	case FMT_JSON:
-		err = !doc || json_dumpf(doc, r->out, JSON_INDENT(2)) ? -1 : 0;
+	if (r->o.format == FMT_JSON && !doc) {
+		err = -1; /* out of memory: not the summary without its replay object */
 		fputc('\n', r->out);
-		break;
-	case FMT_CSV:
-		render_csv(r->out, &s);
-		break;
-	default:
-		render_table(r->out, &s);
-		print_replay_table(r->out, r);
+	} else {
+		err = render_summary(r->out, r->o.format, &s, doc, false);
 	}
+	if (r->o.format == FMT_TABLE)
+		print_replay_table(r->out, r);
 	if (!err)
 		r->assert_ret = cli_check_asserts(&r->o, doc, flatten_summary, r->out);
 	json_decref(doc);
