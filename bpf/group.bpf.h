@@ -7,6 +7,7 @@
 
 #include "maps.bpf.h"
 #include "pack.bpf.h"
+#include "stat.bpf.h"
 
 /* The shallowest state among the members (all idle now, so stable). */
 static __always_inline __u32 group_min_state(__u32 g, __u32 fallback)
@@ -80,7 +81,7 @@ static __always_inline void group_on_exit(__u32 cpu, struct idle_cpu_slot *slot,
 {
 	struct group_stats *st;
 	struct group_slot *gs;
-	__u32 g, old, s, b;
+	__u32 g, old, s;
 	__u64 since, d;
 
 	gs = group_slot_of(slot, &g);
@@ -107,16 +108,8 @@ static __always_inline void group_on_exit(__u32 cpu, struct idle_cpu_slot *slot,
 		return; /* began before the window: an edge, like a CPU's */
 	d = now_ns - since;
 	s = gs->state;
-	st->periods++;
-	st->time_ns += d;
-	if (!st->min_ns || d < st->min_ns)
-		st->min_ns = d;
-	if (d > st->max_ns)
-		st->max_ns = d;
-	b = is_hist_bucket(d);
-	if (b < IS_HIST_BUCKETS)
-		st->hist[b]++;
-	if (s < 10) {
+	stat_add(&st->periods, &st->time_ns, &st->min_ns, &st->max_ns, st->hist, d);
+	if (s < IS_MAX_STATES) {
 		st->state_periods[s]++;
 		st->state_time_ns[s] += d;
 	}

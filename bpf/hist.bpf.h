@@ -5,6 +5,7 @@
 #define IDLESCOPE_HIST_BPF_H
 
 #include "maps.bpf.h"
+#include "stat.bpf.h"
 
 static __always_inline __u32 disp_bucket(__u64 v)
 {
@@ -32,18 +33,10 @@ static __always_inline void hist_add(__u32 cpu, __u32 state, __u64 v)
 	h = bpf_map_lookup_elem(&hist_data, &key);
 	if (!h)
 		return;
-	h->count++;
-	h->sum_ns += v;
-	if (!h->min_ns || v < h->min_ns)
-		h->min_ns = v;
-	if (v > h->max_ns)
-		h->max_ns = v;
+	stat_add(&h->count, &h->sum_ns, &h->min_ns, &h->max_ns, h->fine, v);
 	b = disp_bucket(v);
 	if (b < IS_DISP_BUCKETS)
 		h->disp[b]++;
-	b = is_hist_bucket(v);
-	if (b < IS_HIST_BUCKETS)
-		h->fine[b]++;
 }
 
 #endif

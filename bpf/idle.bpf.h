@@ -4,6 +4,7 @@
 #define IDLESCOPE_IDLE_BPF_H
 
 #include "maps.bpf.h"
+#include "stat.bpf.h"
 #include "wake.bpf.h"
 
 static __always_inline __u32 lowest_bit_index(__u32 mask)
@@ -64,7 +65,7 @@ static __always_inline int account(__u32 cpu, __u64 s, __u64 r)
 {
 	struct idle_state_stats *st;
 	struct idle_params *p;
-	__u32 key, b;
+	__u32 key;
 
 	if (s >= state_slots)
 		return -1;
@@ -72,15 +73,7 @@ static __always_inline int account(__u32 cpu, __u64 s, __u64 r)
 	st = bpf_map_lookup_elem(&idle_stats, &key);
 	if (!st)
 		return -1;
-	st->entries++;
-	st->time_ns += r;
-	if (!st->min_ns || r < st->min_ns)
-		st->min_ns = r;
-	if (r > st->max_ns)
-		st->max_ns = r;
-	b = is_hist_bucket(r);
-	if (b < IS_HIST_BUCKETS)
-		st->hist[b]++;
+	stat_add(&st->entries, &st->time_ns, &st->min_ns, &st->max_ns, st->hist, r);
 	if (hist_metric == HM_RESIDENCY)
 		hist_add(cpu, (__u32)s, r);
 

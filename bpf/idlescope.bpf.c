@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* All of idlescope's BPF programs: thin live wrappers (tp_btf, with raw_tp
- * fallbacks chosen by the loader) and replay entry points, around handlers
- * written once per concern in idle.bpf.h and wake.bpf.h. */
+ * fallbacks chosen by the loader) around handlers written once per concern in
+ * the *.bpf.h files; the replay entry points are in replay.bpf.h. */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
@@ -12,6 +12,7 @@
 #include "group_stats.h"
 #include "pack_stats.h"
 #include "freq_stats.h"
+#include "replay_event.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -24,6 +25,7 @@ char LICENSE[] SEC("license") = "GPL";
 #include "group.bpf.h"
 #include "idle.bpf.h"
 #include "idlepath.bpf.h"
+#include "replay.bpf.h"
 
 /* One handler call, two attach flavours. Arguments are declared u64 (or as
  * pointers read with CO-RE) so both flavours take the same body. */
@@ -225,107 +227,4 @@ int BPF_PROG(path_to_fentry)
 {
 	path_to_entry(this_cpu());
 	return 0;
-}
-
-/* Replay: never attached; BPF_PROG_TEST_RUN passes a struct replay_event as
- * the context, and the same handlers run with the event's cpu and clock. */
-static __always_inline int replay_wake(__u32 cpu, __u64 now, __u64 code, __u64 arg)
-{
-	static const __u8 kind_of[] = {
-		[RW_LOCAL_TIMER] = WAKE_TIMER, [RW_RESCHED] = WAKE_IPI_RESCHED,
-		[RW_CALL] = WAKE_IPI_CALL, [RW_CALL_SINGLE] = WAKE_IPI_CALL_SINGLE,
-		[RW_IRQ_WORK] = WAKE_IPI_IRQ_WORK, [RW_OTHER_VECTOR] = WAKE_IPI_OTHER,
-		[RW_IRQ] = WAKE_IRQ, [RW_SOFTIRQ] = WAKE_SOFTIRQ, [RW_NO_IPI] = WAKE_NO_IPI,
-	};
-
-	if (code == RW_IPI_SEND) {
-		handle_ipi_send((__u32)arg, cpu);
-		return 0;
-	}
-	if (code == 0 || code >= sizeof(kind_of))
-		return 1;
-	handle_wake_event(cpu, now, kind_of[code], arg);
-	return 0;
-}
-
-/* One replay event through the handlers; 0 = handled. */
-static __always_inline int replay_one(const struct replay_event *e)
-{
-	__u64 kind = e->kind, cpu = e->cpu, now = e->now_ns;
-	__u64 state = e->state, arg = e->arg, arg2 = e->arg2, arg3 = e->arg3;
-	char comm[16];
-
-	switch (kind) {
-	case REPLAY_IDLE:
-		handle_idle((__u32)cpu, now, (__u32)state);
-		return 0;
-	case REPLAY_IDLE_MISS:
-		handle_idle_miss((__u32)cpu, (__u32)state, (__u32)(arg & 1));
-		return 0;
-	case REPLAY_WAKE:
-		return replay_wake((__u32)cpu, now, state, arg);
-	case REPLAY_HRTIMER:
-		/* now is the handler's hrtimer now */
-		handle_hrtimer((__u32)cpu, state, (__s64)arg, (__s64)now);
-		return 0;
-	case REPLAY_SCHED_WAKEUP:
-		__builtin_memcpy(comm, &arg, 8);
-		__builtin_memcpy(comm + 8, &arg2, 8);
-		handle_sched_wakeup((__u32)now, (__u32)cpu, (__u32)state, comm);
-		return 0;
-	case REPLAY_TASK_READY:
-		__builtin_memcpy(comm, &arg2, 8);
-		__builtin_memcpy(comm + 8, &arg3, 8);
-		handle_task_ready(now, (__u32)state, (__u32)arg, comm);
-		return 0;
-	case REPLAY_TASK_WAKEUP:
-		handle_task_wakeup(now, (__u32)state);
-		return 0;
-	case REPLAY_FREQ:
-		handle_cpu_frequency((__u32)cpu, now, (__u32)state);
-		return 0;
-	case REPLAY_SWITCH:
-		__builtin_memset(comm, 0, sizeof(comm));
-		handle_switch((__u32)cpu, now, (__u32)state, (__u32)state, comm, arg2 & 1, (__u32)arg);
-		return 0;
-	}
-	return 1;
-}
-
-SEC("raw_tp")
-int replay_idle(struct bpf_raw_tracepoint_args *ctx)
-{
-	struct replay_event e = {
-		.kind = ctx->args[0], .cpu = ctx->args[1], .now_ns = ctx->args[2],
-		.state = ctx->args[3], .arg = ctx->args[4], .arg2 = ctx->args[5],
-		.arg3 = ctx->args[6],
-	};
-
-	return replay_one(&e);
-}
-
-/* Trace import: replay_batch_len events from the mmapped replay_batch map in
- * one BPF_PROG_TEST_RUN (one syscall per event would cap the rate at the
- * syscall cost). The callback runs the same handlers as replay_idle. */
-__u32 replay_batch_len;
-
-static long replay_batch_cb(__u32 i, void *ctx)
-{
-	const struct replay_event *e = bpf_map_lookup_elem(&replay_batch, &i);
-
-	if (!e)
-		return 1;
-	if (replay_one(e))
-		(*(__u64 *)ctx)++;
-	return 0;
-}
-
-SEC("raw_tp")
-int replay_idle_batch(struct bpf_raw_tracepoint_args *ctx)
-{
-	__u64 rejected = 0;
-
-	(void)ctx;
-	bpf_loop(replay_batch_len, replay_batch_cb, &rejected, 0);
-	return (int)rejected;
 }

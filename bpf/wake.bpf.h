@@ -8,6 +8,7 @@
 
 #include "maps.bpf.h"
 #include "hist.bpf.h"
+#include "stat.bpf.h"
 
 /* thread_info.cpu since 5.16 on every arch; task_struct.cpu before. */
 struct task_struct___cpu_old {
@@ -79,23 +80,14 @@ static __always_inline void wake_account_timer(__u32 cpu, struct idle_cpu_slot *
 {
 	struct wake_lat_stats *ls;
 	__u64 lat = slot->timer_lat_ns;
-	__u32 key, b;
+	__u32 key;
 
 	if (slot->wake_state >= state_slots)
 		return;
 	key = cpu * state_slots + slot->wake_state;
 	ls = bpf_map_lookup_elem(&wake_lat, &key);
-	if (ls) {
-		ls->count++;
-		ls->sum_ns += lat;
-		if (!ls->min_ns || lat < ls->min_ns)
-			ls->min_ns = lat;
-		if (lat > ls->max_ns)
-			ls->max_ns = lat;
-		b = is_hist_bucket(lat);
-		if (b < IS_HIST_BUCKETS)
-			ls->hist[b]++;
-	}
+	if (ls)
+		stat_add(&ls->count, &ls->sum_ns, &ls->min_ns, &ls->max_ns, ls->hist, lat);
 	if (hist_metric == HM_EXIT_LATENCY)
 		hist_add(cpu, slot->wake_state, lat);
 	wake_detail_add(cpu, WDETAIL_TIMER_FN, 0, slot->timer_fn, slot->wake_early, NULL);

@@ -4,6 +4,7 @@
 #define IDLESCOPE_GROUP_STATS_H
 
 #include "hist.h"
+#include "idle_stats.h" /* IS_MAX_STATES: the group state is a CPU state */
 
 #define IS_MAX_GROUPS 1024
 #define IS_GROUP_MAX_CPUS 64 /* members looked at for the group state */
@@ -33,8 +34,8 @@ struct group_stats {
 	__u64 min_ns;
 	__u64 max_ns;
 	__u64 races;       /* an end that found no start (ended as it began) */
-	__u64 state_periods[10];
-	__u64 state_time_ns[10];
+	__u64 state_periods[IS_MAX_STATES];
+	__u64 state_time_ns[IS_MAX_STATES];
 	__u64 hist[IS_HIST_BUCKETS];
 } __attribute__((aligned(64)));
 

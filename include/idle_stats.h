@@ -1,5 +1,5 @@
-/* Map value layouts shared by bpf/idle.bpf.c and the loader.
- * __u* types only, so the skeleton header compiles in userspace. */
+/* Map value layouts of idle residency, shared by bpf/idle.bpf.h and the loader
+ * (user/session/idle_loader.c). __u* only, so the skeleton header compiles in userspace. */
 #ifndef IDLESCOPE_IDLE_STATS_H
 #define IDLESCOPE_IDLE_STATS_H
 
@@ -99,36 +99,5 @@ struct idle_state_stats {
 	__u64 ideal[IS_MAX_STATES]; /* periods whose ideal state was i */
 	__u64 hist[IS_HIST_BUCKETS];
 } __attribute__((aligned(64)));
-
-/* Replay: one event fed through BPF_PROG_TEST_RUN as the raw_tp context. */
-enum replay_event_kind {
-	REPLAY_IDLE = 1,      /* args: cpu, now_ns, state (IS_PWR_EVENT_EXIT = exit) */
-	REPLAY_IDLE_MISS = 2, /* args: cpu, now_ns, state, below */
-};
-
-enum replay_event_kind_wake {
-	REPLAY_WAKE = 3,         /* args: cpu, now_ns, state = enum replay_wake_event, arg */
-	REPLAY_HRTIMER = 4,      /* args: cpu, now_ns, state = function, arg = expires */
-	REPLAY_SCHED_WAKEUP = 5, /* args: cpu = target, now_ns = waker cpu, state = pid,
-				  * arg, arg2 = comm bytes */
-	REPLAY_TASK_READY = 6,   /* hist: now_ns, state = pid, arg = tgid, arg2, arg3 = comm */
-	REPLAY_TASK_WAKEUP = 7,  /* hist: now_ns, state = pid */
-	REPLAY_FREQ = 9,         /* args: cpu, now_ns, state = kHz */
-	REPLAY_SWITCH = 8,       /* hist: cpu, now_ns, state = prev pid, arg = next pid,
-				  * arg2 = prev still runnable */
-};
-
-/* Events per replay_idle_batch run (entries of the replay_batch map). */
-#define IS_REPLAY_BATCH 4096
-
-struct replay_event {
-	__u64 kind;
-	__u64 cpu;
-	__u64 now_ns;
-	__u64 state;
-	__u64 arg;
-	__u64 arg2;
-	__u64 arg3;
-};
 
 #endif

@@ -78,14 +78,4 @@ struct wake_detail {
 	struct wake_detail_val val;
 };
 
-/* Replay event kinds for wakeups (struct replay_event in idle_stats.h):
- * args cpu, now_ns, state = the event code below, arg = its detail. */
-enum replay_wake_event {
-	RW_LOCAL_TIMER = 1, RW_RESCHED, RW_CALL, RW_CALL_SINGLE, RW_IRQ_WORK, RW_OTHER_VECTOR,
-	RW_IRQ,          /* arg = irq */
-	RW_SOFTIRQ,      /* arg = vec */
-	RW_NO_IPI,       /* cpu = target; arg = waker cpu */
-	RW_IPI_SEND,     /* cpu = target; arg = sender cpu */
-};
-
 #endif

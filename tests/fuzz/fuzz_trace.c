@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(d.reordered <= n && d.held_back <= n, "reordered %llu held %llu of %zu",
 			   (unsigned long long)d.reordered, (unsigned long long)d.held_back, n);
 		for (size_t i = 1; i < d.nr_ev; i++)
-			FUZZ_CHECK(d.ev[i - 1].ts_ns <= d.ev[i].ts_ns, "unsorted at %zu", i);
+			FUZZ_CHECK(d.ev[i - 1].re.now_ns <= d.ev[i].re.now_ns, "unsorted at %zu", i);
 	} else {
 		FUZZ_CHECK(d.error[0], "no reason");
 	}

@@ -29,15 +29,15 @@ static size_t build(struct replay_event *ev)
 		for (uint64_t c = 0; c < NR_CPUS; c++) {
 			uint64_t t = 1 * MS + k * 100 * US + c * US;
 
-			ev[n++] = (struct replay_event){ .kind = REPLAY_IDLE, .cpu = c, .now_ns = t,
-							 .state = k % 3 };
+			ev[n++] = (struct replay_event){ .kind = RE_IDLE, .cpu = c, .now_ns = t,
+							 .idle.state = k % 3 };
 			if (k % 3 == 0)
-				ev[n++] = (struct replay_event){ .kind = REPLAY_WAKE, .cpu = c,
+				ev[n++] = (struct replay_event){ .kind = RE_IRQ, .cpu = c,
 								 .now_ns = t + 5 * US,
-								 .state = RW_IRQ, .arg = 42 };
-			ev[n++] = (struct replay_event){ .kind = REPLAY_IDLE, .cpu = c,
+								 .wake.detail = 42 };
+			ev[n++] = (struct replay_event){ .kind = RE_IDLE, .cpu = c,
 							 .now_ns = t + (10 + k % 7) * US,
-							 .state = EXIT };
+							 .idle.state = EXIT };
 		}
 	return n;
 }
@@ -103,9 +103,9 @@ static void test_batch_equals_single(void **state)
 static void test_batch_counts_rejects(void **state)
 {
 	struct replay_event ev[3] = {
-		{ .kind = REPLAY_IDLE, .cpu = 0, .now_ns = 1 * MS, .state = 0 },
+		{ .kind = RE_IDLE, .cpu = 0, .now_ns = 1 * MS, .idle.state = 0 },
 		{ .kind = 99, .cpu = 0, .now_ns = 1 * MS + 1 },
-		{ .kind = REPLAY_IDLE, .cpu = 0, .now_ns = 2 * MS, .state = EXIT },
+		{ .kind = RE_IDLE, .cpu = 0, .now_ns = 2 * MS, .idle.state = EXIT },
 	};
 	struct idle_session s;
 	struct idle_raw r;

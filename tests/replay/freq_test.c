@@ -28,8 +28,8 @@ static void test_freq_residency(void **state)
 	assert_int_equal(idle_session_open(&s, 2, &o, err, sizeof(err)), 0);
 	assert_int_equal(idle_session_set_freq(&s, 0, 1000000), 0);
 	for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++) {
-		struct replay_event e = { .kind = REPLAY_FREQ, .cpu = ev[i][0],
-					  .now_ns = ev[i][1] * US, .state = ev[i][2] };
+		struct replay_event e = { .kind = RE_FREQ, .cpu = ev[i][0],
+					  .now_ns = ev[i][1] * US, .freq.khz = ev[i][2] };
 
 		assert_int_equal(idle_session_replay(&s, &e), 0);
 	}

@@ -19,18 +19,19 @@
 
 static void ready(struct idle_session *s, uint64_t now, uint64_t pid, const char *comm)
 {
-	struct replay_event e = { .kind = REPLAY_TASK_READY, .now_ns = now, .state = pid,
-				  .arg = pid };
+	struct replay_event e = { .kind = RE_TASK_READY, .now_ns = now, .task.pid = pid,
+				  .task.tgid = pid };
 
-	replay_comm(comm, &e.arg2, &e.arg3);
+	replay_comm(comm, e.task.comm);
 	send(s, e);
 }
 
 static void sw(struct idle_session *s, uint64_t cpu, uint64_t now, uint64_t prev, uint64_t next,
 	       uint64_t runnable)
 {
-	send(s, (struct replay_event){ .kind = REPLAY_SWITCH, .cpu = cpu, .now_ns = now,
-				       .state = prev, .arg = next, .arg2 = runnable });
+	send(s, (struct replay_event){ .kind = RE_SWITCH, .cpu = cpu, .now_ns = now,
+				       .sw.prev_pid = prev, .sw.next_pid = next,
+				       .sw.prev_runnable = runnable });
 }
 
 static struct hist_slot *run(struct session_opts *o, void (*events)(struct idle_session *))
@@ -53,7 +54,7 @@ static void wakeup_events(struct idle_session *s)
 	/* pid 5 "sched-pipe": waking at 100 us, wakeup at 130 us, running on
 	 * CPU 1 at 200 us: total 100 us = 30 us wakeup path + 70 us run queue */
 	ready(s, 100 * US, 5, "sched-pipe");
-	send(s, (struct replay_event){ .kind = REPLAY_TASK_WAKEUP, .now_ns = 130 * US, .state = 5 });
+	send(s, (struct replay_event){ .kind = RE_TASK_WAKEUP, .now_ns = 130 * US, .task.pid = 5 });
 	sw(s, 1, 200 * US, 0, 5, 0);
 	/* pid 6 "other" does not match -c sched-pipe: not timed */
 	ready(s, 300 * US, 6, "other");
@@ -114,9 +115,10 @@ static void idle_events(struct idle_session *s)
 	 * exits at 500 us, switches to pid 3 at 509 us (exit 9 us) */
 	idle_session_start(s, 1);
 	sw(s, 0, 10 * US, 3, 0, 0);
-	send(s, (struct replay_event){ .kind = REPLAY_IDLE, .cpu = 0, .now_ns = 14 * US, .state = 1 });
-	send(s, (struct replay_event){ .kind = REPLAY_IDLE, .cpu = 0, .now_ns = 500 * US,
-				       .state = EXIT });
+	send(s, (struct replay_event){ .kind = RE_IDLE, .cpu = 0, .now_ns = 14 * US,
+				       .idle.state = 1 });
+	send(s, (struct replay_event){ .kind = RE_IDLE, .cpu = 0, .now_ns = 500 * US,
+				       .idle.state = EXIT });
 	sw(s, 0, 509 * US, 0, 3, 0);
 }
 

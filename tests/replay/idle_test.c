@@ -76,16 +76,16 @@ static int setup(void **state)
 	period(&f.s, 0, 5 * MS, 25 * MS, 2);          /* 20 ms CLS_PD: deepest, fine */
 	period(&f.s, 0, 30 * MS, 41500 * US, 1);      /* 11.5 ms CPU_PD: 11.4 ms >= 10 ms -> below */
 	{
-		struct replay_event m = { .kind = REPLAY_IDLE_MISS, .cpu = 0, .now_ns = 42 * MS,
-					  .state = 1, .arg = 0 };
+		struct replay_event m = { .kind = RE_IDLE_MISS, .cpu = 0, .now_ns = 42 * MS,
+					  .miss.state = 1, .miss.below = 0 };
 		assert_int_equal(idle_session_replay(&f.s, &m), 0);
 	}
 
 	/* A miss after an uncounted (unmatched) exit is not counted either. */
 	ev(&f.s, 2, 500 * US, EXIT);
 	{
-		struct replay_event m = { .kind = REPLAY_IDLE_MISS, .cpu = 2, .now_ns = 501 * US,
-					  .state = 2, .arg = 1 };
+		struct replay_event m = { .kind = RE_IDLE_MISS, .cpu = 2, .now_ns = 501 * US,
+					  .miss.state = 2, .miss.below = 1 };
 		assert_int_equal(idle_session_replay(&f.s, &m), 0);
 	}
 
@@ -120,8 +120,8 @@ static int setup(void **state)
 	period(&f.s, 4, 99 * MS, 101 * MS, 2);  /* ends after stop: dropped, stays in flight */
 	ev(&f.s, 4, 102 * MS, 0);               /* after stop: ignored */
 	{	/* a miss after stop is not counted, although the last exit before stop was */
-		struct replay_event m = { .kind = REPLAY_IDLE_MISS, .cpu = 4, .now_ns = 103 * MS,
-					  .state = 2, .arg = 0 };
+		struct replay_event m = { .kind = RE_IDLE_MISS, .cpu = 4, .now_ns = 103 * MS,
+					  .miss.state = 2, .miss.below = 0 };
 		assert_int_equal(idle_session_replay(&f.s, &m), 0);
 	}
 

@@ -39,21 +39,24 @@ static int setup(void **state)
 	 * different hrtimer function (as in wake_test's CPU 0) */
 	for (uint64_t i = 0; i < TABLE + EXTRA; i++, t += 100 * US) {
 		replay_idle(s, 0, t, 1);
-		replay_send(s, (struct replay_event){ .kind = REPLAY_WAKE, .cpu = 0,
-						      .now_ns = t + 50 * US, .state = RW_LOCAL_TIMER });
-		replay_send(s, (struct replay_event){ .kind = REPLAY_HRTIMER, .cpu = 0,
-						      .now_ns = t + 51 * US, .state = FN_BASE + 64 * i,
-						      .arg = t + 50 * US });
+		replay_send(s, (struct replay_event){ .kind = RE_LOCAL_TIMER, .cpu = 0,
+						      .now_ns = t + 50 * US });
+		replay_send(s, (struct replay_event){ .kind = RE_HRTIMER, .cpu = 0,
+						      .now_ns = t + 51 * US,
+						      .timer.fn = FN_BASE + 64 * i,
+						      .timer.expires = t + 50 * US,
+						      .timer.now = t + 51 * US });
 		replay_idle(s, 0, t + 60 * US, EXIT);
 	}
 	replay_idle(s, 0, t, 1); /* closes the last period's wake */
 	/* CPU 1: one period with a known function, after the table is full */
 	replay_idle(s, 1, 1 * MS, 1);
-	replay_send(s, (struct replay_event){ .kind = REPLAY_WAKE, .cpu = 1, .now_ns = 1 * MS + 50 * US,
-					      .state = RW_LOCAL_TIMER });
-	replay_send(s, (struct replay_event){ .kind = REPLAY_HRTIMER, .cpu = 1,
-					      .now_ns = 1 * MS + 51 * US, .state = FN_BASE,
-					      .arg = 1 * MS + 50 * US });
+	replay_send(s, (struct replay_event){ .kind = RE_LOCAL_TIMER, .cpu = 1,
+					      .now_ns = 1 * MS + 50 * US });
+	replay_send(s, (struct replay_event){ .kind = RE_HRTIMER, .cpu = 1,
+					      .now_ns = 1 * MS + 51 * US, .timer.fn = FN_BASE,
+					      .timer.expires = 1 * MS + 50 * US,
+					      .timer.now = 1 * MS + 51 * US });
 	replay_idle(s, 1, 1 * MS + 60 * US, EXIT);
 	replay_idle(s, 1, 2 * MS, 1);
 	if (idle_session_read(s, &f.raw))

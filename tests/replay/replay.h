@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "session/idle_loader.h"
+#include "session/replay_drive.h"
 #include "session/snapshot.h"
 
 #define US 1000ULL
@@ -22,18 +23,15 @@ static inline void replay_send(struct idle_session *s, struct replay_event e)
 static inline void replay_idle(struct idle_session *s, uint64_t cpu, uint64_t now_ns,
 			       uint64_t state)
 {
-	replay_send(s, (struct replay_event){ .kind = REPLAY_IDLE, .cpu = cpu, .now_ns = now_ns,
-					      .state = state });
+	replay_send(s, (struct replay_event){ .kind = RE_IDLE, .cpu = cpu, .now_ns = now_ns,
+					      .idle.state = state });
 }
 
-/* A task name as two u64 context words. */
-static inline void replay_comm(const char *comm, __u64 *lo, __u64 *hi)
+/* A task name into an event's task.comm. */
+static inline void replay_comm(const char *comm, char out[16])
 {
-	char buf[16] = { 0 };
-
-	strncpy(buf, comm, sizeof(buf) - 1);
-	memcpy(lo, buf, 8);
-	memcpy(hi, buf + 8, 8);
+	memset(out, 0, 16);
+	strncpy(out, comm, 15);
 }
 
 /* The 3-state ARM-like table: WFI 1/1 us, CPU_PD 100/1000 us, CLS_PD

@@ -21,26 +21,27 @@
 #define send replay_send
 #define idle replay_idle
 
-static void wake(struct idle_session *s, uint64_t cpu, uint64_t now, uint64_t code, uint64_t arg)
+/* kind: one of the wakeup causes, RE_LOCAL_TIMER to RE_IPI_SEND */
+static void wake(struct idle_session *s, uint64_t cpu, uint64_t now, uint32_t kind, uint64_t detail)
 {
-	send(s, (struct replay_event){ .kind = REPLAY_WAKE, .cpu = cpu, .now_ns = now, .state = code,
-				       .arg = arg });
+	send(s, (struct replay_event){ .kind = kind, .cpu = cpu, .now_ns = now,
+				       .wake.detail = detail });
 }
 
 static void hrtimer(struct idle_session *s, uint64_t cpu, uint64_t now, uint64_t fn,
 		    uint64_t expires)
 {
-	send(s, (struct replay_event){ .kind = REPLAY_HRTIMER, .cpu = cpu, .now_ns = now,
-				       .state = fn, .arg = expires });
+	send(s, (struct replay_event){ .kind = RE_HRTIMER, .cpu = cpu, .now_ns = now,
+				       .timer.fn = fn, .timer.expires = expires, .timer.now = now });
 }
 
 static void wakeup(struct idle_session *s, uint64_t this_cpu, uint64_t target, uint64_t pid,
 		   const char *comm)
 {
-	struct replay_event e = { .kind = REPLAY_SCHED_WAKEUP, .cpu = target, .now_ns = this_cpu,
-				  .state = pid };
+	struct replay_event e = { .kind = RE_SCHED_WAKEUP, .cpu = target, .task.pid = pid,
+				  .task.waker_cpu = this_cpu };
 
-	replay_comm(comm, &e.arg, &e.arg2);
+	replay_comm(comm, e.task.comm);
 	send(s, e);
 }
 
@@ -76,18 +77,18 @@ static int setup(void **state)
 	/* CPU 0, HLT-style timer: the interrupt runs inside the period. Timer
 	 * expired at 11.001 ms - 37 us, handler at 11.001 ms: 37 us late. */
 	idle(s, 0, 1 * MS, 2);
-	wake(s, 0, 11 * MS, RW_LOCAL_TIMER, 0);
+	wake(s, 0, 11 * MS, RE_LOCAL_TIMER, 0);
 	hrtimer(s, 0, 11 * MS + 1 * US, FN_TICK, 11 * MS + 1 * US - 37 * US);
 	idle(s, 0, 11 * MS + 10 * US, EXIT); /* 10.01 ms >= 10 ms target: not early */
 
 	/* CPU 1, MWAIT-style: the IRQ comes 5 us after the exit (window 50 us). */
 	idle(s, 1, 1 * MS, 1);
 	idle(s, 1, 1500 * US, EXIT);           /* 500 us < 1000 us target: early */
-	wake(s, 1, 1505 * US, RW_IRQ, 24);
+	wake(s, 1, 1505 * US, RE_IRQ, 24);
 	/* an event 80 us after the exit is too late: unknown */
 	idle(s, 1, 2 * MS, 0);
 	idle(s, 1, 2100 * US, EXIT);
-	wake(s, 1, 2180 * US, RW_IRQ, 25);
+	wake(s, 1, 2180 * US, RE_IRQ, 25);
 	/* nothing before the next enter: unknown */
 	idle(s, 1, 3 * MS, 0);
 	idle(s, 1, 3010 * US, EXIT);
@@ -96,33 +97,33 @@ static int setup(void **state)
 
 	/* CPU 2, reschedule IPI from CPU 0 waking pid 4242 "sched-pipe". */
 	idle(s, 2, 1 * MS, 1);
-	wake(s, 2, 1500 * US, RW_IPI_SEND, 0);
-	wake(s, 2, 1502 * US, RW_RESCHED, 0);
+	wake(s, 2, 1500 * US, RE_IPI_SEND, 0);
+	wake(s, 2, 1502 * US, RE_RESCHED, 0);
 	wakeup(s, 0, 2, 4242, "sched-pipe");
 	idle(s, 2, 1505 * US, EXIT);           /* 505 us < 1000 us: early */
 	idle(s, 2, 2 * MS, 1);                 /* closes the wake: wakee counted */
 
 	/* CPU 3, wakelist: CPU 1 sends a single-call IPI, the wakeup runs on CPU 3. */
 	idle(s, 3, 1 * MS, 0);
-	wake(s, 3, 1100 * US, RW_IPI_SEND, 1);
-	wake(s, 3, 1200 * US, RW_CALL_SINGLE, 0);
+	wake(s, 3, 1100 * US, RE_IPI_SEND, 1);
+	wake(s, 3, 1200 * US, RE_CALL_SINGLE, 0);
 	wakeup(s, 3, 3, 77, "kworker/3:1");
 	idle(s, 3, 1300 * US, EXIT);
 	idle(s, 3, 2 * MS, 0);
 
 	/* CPU 4, polling: told to reschedule without an IPI by CPU 1. */
 	idle(s, 4, 1 * MS, 0);
-	wake(s, 4, 1400 * US, RW_NO_IPI, 1);
+	wake(s, 4, 1400 * US, RE_NO_IPI, 1);
 	idle(s, 4, 1410 * US, EXIT);
 
 	/* CPU 5: a softirq first; then an IRQ after the exit followed by an
 	 * hrtimer (arm64's arch timer): lateness 16.004 ms - 15.99 ms = 14 us. */
 	idle(s, 5, 1 * MS, 1);
-	wake(s, 5, 1200 * US, RW_SOFTIRQ, 3);
+	wake(s, 5, 1200 * US, RE_SOFTIRQ, 3);
 	idle(s, 5, 1300 * US, EXIT);
 	idle(s, 5, 5 * MS, 2);
 	idle(s, 5, 16 * MS, EXIT);             /* 11 ms: not early */
-	wake(s, 5, 16 * MS + 3 * US, RW_IRQ, 11);
+	wake(s, 5, 16 * MS + 3 * US, RE_IRQ, 11);
 	hrtimer(s, 5, 16 * MS + 4 * US, FN_WAKEUP, 15990 * US);
 	hrtimer(s, 5, 16 * MS + 5 * US, FN_TICK, 15 * MS); /* second timer: ignored */
 
@@ -219,7 +220,7 @@ static void test_causes_sum_to_exits(void **state)
 static void irq_period(struct idle_session *s, uint64_t cpu, uint64_t t, uint64_t irq)
 {
 	idle(s, cpu, t, 0);
-	wake(s, cpu, t + 50 * US, RW_IRQ, irq);
+	wake(s, cpu, t + 50 * US, RE_IRQ, irq);
 	idle(s, cpu, t + 100 * US, EXIT);
 }
 

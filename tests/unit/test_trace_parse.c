@@ -14,7 +14,7 @@
 
 #include "replay/trace_parse.h"
 #include "replay/trace_profile.h"
-#include "wake_stats.h"
+#include "replay_event.h"
 
 static int line(const char *s, struct trace_event *ev, char *name)
 {
@@ -30,24 +30,24 @@ static void test_ftrace_line(void **state)
 	assert_int_equal(line("          <idle>-0       [001] d..2.  1234.567890: cpu_idle: state=2 cpu_id=1",
 			      &ev, name), 1);
 	assert_string_equal(name, "cpu_idle");
-	assert_int_equal(ev.kind, TK_IDLE);
-	assert_int_equal(ev.cpu, 1);
-	assert_int_equal(ev.a, 2);
-	assert_int_equal(ev.ts_ns, 1234567890000ULL);
+	assert_int_equal(ev.re.kind, RE_IDLE);
+	assert_int_equal(ev.re.cpu, 1);
+	assert_int_equal(ev.re.idle.state, 2);
+	assert_int_equal(ev.re.now_ns, 1234567890000ULL);
 	/* exit, nanosecond timestamps, no flags column (trace-cmd report) */
 	assert_int_equal(line("<idle>-0 [003] 5.000000001: cpu_idle: state=4294967295 cpu_id=3", &ev,
 			      name), 1);
-	assert_int_equal(ev.a, IS_PWR_EVENT_EXIT);
-	assert_int_equal(ev.ts_ns, 5000000001ULL);
-	assert_int_equal(ev.cpu, 3);
+	assert_int_equal(ev.re.idle.state, IS_PWR_EVENT_EXIT);
+	assert_int_equal(ev.re.now_ns, 5000000001ULL);
+	assert_int_equal(ev.re.cpu, 3);
 	/* trace-cmd pads the event name */
 	assert_int_equal(line("  bash-1234  [000]  10.5: cpu_idle:             state=1 cpu_id=0", &ev,
 			      name), 1);
-	assert_int_equal(ev.ts_ns, 10500000000ULL);
+	assert_int_equal(ev.re.now_ns, 10500000000ULL);
 	/* a comm with brackets and spaces before the CPU column */
 	assert_int_equal(line(" kworker/0:1 [x]-77  [000] .... 1.000001: cpu_idle: state=0 cpu_id=0",
 			      &ev, name), 1);
-	assert_int_equal(ev.ts_ns, 1000001000ULL);
+	assert_int_equal(ev.re.now_ns, 1000001000ULL);
 }
 
 static void test_other_events(void **state)
@@ -58,45 +58,50 @@ static void test_other_events(void **state)
 	(void)state;
 	assert_int_equal(line("<idle>-0 [002] d..2. 1.0: cpu_idle_miss: cpu_id=2 state=1 type=below",
 			      &ev, name), 1);
-	assert_true(ev.kind == TK_IDLE_MISS && ev.cpu == 2 && ev.a == 1 && ev.b == 1);
+	assert_true(ev.re.kind == RE_IDLE_MISS && ev.re.cpu == 2 && ev.re.miss.state == 1 &&
+		    ev.re.miss.below == 1);
 	assert_int_equal(line("<idle>-0 [002] d..2. 1.0: cpu_idle_miss: cpu_id=2 state=1 type=sideways",
 			      &ev, name), -1);
 	assert_int_equal(line("<idle>-0 [001] d.h2. 1.0: irq_handler_entry: irq=24 name=virtio0-input",
 			      &ev, name), 1);
-	assert_true(ev.kind == TK_WAKE && ev.a == RW_IRQ && ev.b == 24 && ev.cpu == 1);
-	assert_string_equal(ev.comm, "virtio0-input");
+	assert_true(ev.re.kind == RE_IRQ && ev.re.wake.detail == 24 && ev.re.cpu == 1);
+	assert_string_equal(ev.re.wake.name, "virtio0-input");
 	assert_int_equal(line("<idle>-0 [001] ..s2. 1.0: softirq_entry: vec=1 [action=TIMER]", &ev,
 			      name), 1);
-	assert_true(ev.a == RW_SOFTIRQ && ev.b == 1);
+	assert_true(ev.re.kind == RE_SOFTIRQ && ev.re.wake.detail == 1);
 	assert_int_equal(line("<idle>-0 [000] d.h1. 1.0: local_timer_entry: vector=236", &ev, name), 1);
-	assert_true(ev.a == RW_LOCAL_TIMER);
+	assert_true(ev.re.kind == RE_LOCAL_TIMER);
 	assert_int_equal(line("<idle>-0 [005] d.h1. 1.0: ipi_entry: (Rescheduling interrupts)", &ev,
 			      name), 1);
-	assert_true(ev.a == RW_RESCHED && ev.cpu == 5);
+	assert_true(ev.re.kind == RE_RESCHED && ev.re.cpu == 5);
 	/* sent from CPU 0 to CPU 3 */
 	assert_int_equal(line("bash-9 [000] d..1. 1.0: ipi_send_cpu: cpu=3 callsite=x+0x1 callback=y",
 			      &ev, name), 1);
-	assert_true(ev.a == RW_IPI_SEND && ev.cpu == 3 && ev.b == 0);
+	assert_true(ev.re.kind == RE_IPI_SEND && ev.re.cpu == 3 && ev.re.wake.detail == 0);
 	/* comm with a space; the waker runs on CPU 1, the target is CPU 2 */
 	assert_int_equal(line("bash-9 [001] d..4. 1.0: sched_wakeup: comm=Web Content pid=42 prio=120 target_cpu=002",
 			      &ev, name), 1);
-	assert_true(ev.kind == TK_SCHED_WAKEUP && ev.cpu == 2 && ev.b == 1 && ev.a == 42);
-	assert_string_equal(ev.comm, "Web Content");
+	assert_true(ev.re.kind == RE_SCHED_WAKEUP && ev.re.cpu == 2 && ev.re.task.waker_cpu == 1 &&
+		    ev.re.task.pid == 42);
+	assert_string_equal(ev.re.task.comm, "Web Content");
 	/* trace-cmd report's sched plugin format, with its buffer-name prefix */
 	assert_int_equal(line("inst:  stress-ng-29451 [001]  9558.245132: sched_wakeup:         stress-ng-t:x:29445 [120] CPU:000",
 			      &ev, name), 1);
-	assert_true(ev.kind == TK_SCHED_WAKEUP && ev.cpu == 0 && ev.b == 1 && ev.a == 29445);
-	assert_string_equal(ev.comm, "stress-ng-t:x");
+	assert_true(ev.re.kind == RE_SCHED_WAKEUP && ev.re.cpu == 0 && ev.re.task.waker_cpu == 1 &&
+		    ev.re.task.pid == 29445);
+	assert_string_equal(ev.re.task.comm, "stress-ng-t:x");
 	assert_int_equal(line("a-1 [001] 1.0: sched_wakeup: foo [120] CPU:000", &ev, name), -1);
 	assert_int_equal(line("<idle>-0 [000] d..2. 1.0: cpu_frequency: state=1800000 cpu_id=0", &ev,
 			      name), 1);
-	assert_true(ev.kind == TK_FREQ && ev.a == 1800000);
+	assert_true(ev.re.kind == RE_FREQ && ev.re.freq.khz == 1800000);
 	assert_int_equal(line("<idle>-0 [000] d.h2. 1.0: hrtimer_expire_entry: hrtimer=00000000deadbeef function=tick_nohz_handler now=7000012000",
 			      &ev, name), 1);
-	assert_true(ev.kind == TK_HRTIMER && ev.a == 0xdeadbeefULL && ev.b == 7000012000ULL);
+	assert_true(ev.re.kind == RE_HRTIMER && ev.re.timer.hrtimer == 0xdeadbeefULL &&
+		    ev.re.timer.now == 7000012000ULL);
 	assert_int_equal(line("x-1 [000] d..2. 1.0: hrtimer_start: hrtimer=0xffff8880abcd0000 function=hrtimer_wakeup expires=5 softexpires=5 mode=REL",
 			      &ev, name), 1);
-	assert_true(ev.kind == TK_HRTIMER_START && ev.a == 0xffff8880abcd0000ULL && ev.b == 5);
+	assert_true(ev.re.kind == RE_HRTIMER_START && ev.re.timer.hrtimer == 0xffff8880abcd0000ULL &&
+		    ev.re.timer.expires == 5);
 	assert_int_equal(line("x-1 [000] d..2. 1.0: hrtimer_start: hrtimer=zz function=f expires=5", &ev,
 			      name), -1);
 	/* well-formed but unused: 0, with its name */
@@ -161,7 +166,7 @@ static void test_buffer_counts(void **state)
 	assert_int_equal(d.out_of_order, 1); /* CPU 0 went back from 200 to 100 us */
 	assert_int_equal(d.max_cpu, 1);
 	trace_sort_events(&d);
-	assert_int_equal(d.ev[0].ts_ns, 100000100000ULL);
+	assert_int_equal(d.ev[0].re.now_ns, 100000100000ULL);
 	assert_int_equal(d.ev[0].line, 5);
 	assert_int_equal(d.ev[1].line, 4);
 	assert_int_equal(d.ev[2].line, 3);
@@ -186,10 +191,10 @@ static void test_stable_sort(void **state)
 	assert_false(d.truncated);
 	trace_sort_events(&d);
 	/* equal timestamps keep the file's order: enter, exit, enter */
-	assert_int_equal(d.ev[0].a, 1);
-	assert_int_equal(d.ev[1].a, IS_PWR_EVENT_EXIT);
-	assert_int_equal(d.ev[2].a, 0);
-	assert_int_equal(d.ev[3].cpu, 1);
+	assert_int_equal(d.ev[0].re.idle.state, 1);
+	assert_int_equal(d.ev[1].re.idle.state, IS_PWR_EVENT_EXIT);
+	assert_int_equal(d.ev[2].re.idle.state, 0);
+	assert_int_equal(d.ev[3].re.cpu, 1);
 	trace_data_free(&d);
 }
 
@@ -307,7 +312,7 @@ static void test_idlestat_04_and_comments(void **state)
 	assert_int_equal(d.garbled, 0);
 	assert_int_equal(d.skipped, 1); /* idlestat_start */
 	assert_int_equal(d.nr_ev, 2);
-	assert_int_equal(d.ev[1].ts_ns - d.ev[0].ts_ns, 900000);
+	assert_int_equal(d.ev[1].re.now_ns - d.ev[0].re.now_ns, 900000);
 	trace_data_free(&d);
 
 	assert_int_equal(trace_parse_buffer(v08, strlen(v08), &d), 0);
@@ -349,7 +354,7 @@ static void test_per_cpu_order(void **state)
 	trace_sort_events(&d);
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
 		assert_int_equal(d.ev[i].line, order[i]);
-	assert_int_equal(d.ev[3].ts_ns, 1000287000ULL); /* line 5, held at its exit's time */
+	assert_int_equal(d.ev[3].re.now_ns, 1000287000ULL); /* line 5, held at its exit's time */
 	assert_int_equal(d.held_back, 1);
 	assert_int_equal(d.reordered, 4); /* lines 4-7 come before lines 2-3 */
 	trace_data_free(&d);

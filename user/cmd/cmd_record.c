@@ -252,16 +252,7 @@ static int emit_summary(struct record *r, uint64_t start, uint64_t stop)
 		diag_error("out of memory");
 		return -1;
 	}
-	switch (r->o.format) {
-	case FMT_JSON:
-		err = render_json(r->out, &s, r->o.interval_ns != 0);
-		break;
-	case FMT_CSV:
-		render_csv(r->out, &s);
-		break;
-	default:
-		render_table(r->out, &s);
-	}
+	err = render_summary(r->out, r->o.format, &s, NULL, r->o.interval_ns != 0);
 	if (!err && r->o.nr_asserts) {
 		json_t *doc = summary_json(&s);
 

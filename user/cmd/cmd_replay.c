@@ -14,19 +14,18 @@
 #include "cmd/cli.h"
 #include "cmd/commands.h"
 #include "model/flatten.h"
-#include "sys/groups.h"
 #include "session/idle_loader.h"
 #include "session/snapshot.h"
 #include "util/clock.h"
 #include "model/model.h"
 #include "render/render.h"
-#include "sys/topology.h"
+#include "replay/replay_feed.h"
+#include "replay/timer_match.h"
+#include "replay/trace_machine.h"
 #include "replay/trace_parse.h"
 #include "replay/trace_profile.h"
 #include "util/units.h"
 
-/* Replayed timestamps start here: 0 means "not idle" in the BPF slots. */
-#define REPLAY_BASE_NS 1000000ULL
 #define MAX_TRACE_BYTES (16ULL << 30)
 
 struct replay {
@@ -41,21 +40,11 @@ struct replay {
 	struct trace_data td;
 	struct trace_profile prof;
 	bool have_prof;
-	int nr_cpus;
-	struct cpuidle_cpu_info *info;
-	struct topology topo;
-	struct groups groups;
+	struct trace_machine m; /* the traced machine */
 	struct cpulist sel;
 	struct idle_session sess;
-	const char *tables_from;
-	bool exit_latency_known;
-	bool no_driver;   /* an idlestat header without any named state */
-	int index_tables; /* CPUs whose states are known by index only */
-	bool have_miss, have_freq;
-	uint64_t first_ns, last_ns;
-	uint64_t replayed, rejected, feed_ns;
-	uint64_t timer_starts;    /* hrtimer_start events read for their expiry */
-	uint64_t timer_unmatched; /* hrtimer_expire_entry without a start: not replayed */
+	struct timer_match timers;
+	struct replay_feed fed;
 	uint64_t parse_ns; /* reading and parsing the file, sorting */
 	FILE *out;
 };
@@ -103,8 +92,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_END:
 		if (!r->file)
 			argp_error(state, "which trace? (idlescope replay FILE)");
-		if (r->o.duration_ns || r->o.interval_ns)
-			argp_error(state, "-d and -i do not apply to a replay (the trace sets the window)");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -161,393 +148,17 @@ static int read_file(struct replay *r)
 	return 0;
 }
 
-/* The deepest state index each CPU enters in the trace, -1 for none. */
-static int *deepest_states(const struct trace_data *td, int nr_cpus)
-{
-	int *hi = malloc(sizeof(*hi) * (size_t)nr_cpus);
-
-	if (!hi)
-		return NULL;
-	for (int c = 0; c < nr_cpus; c++)
-		hi[c] = -1;
-	for (size_t i = 0; i < td->nr_ev; i++) {
-		const struct trace_event *e = &td->ev[i];
-		int st = e->a >= IS_MAX_STATES ? IS_MAX_STATES : (int)e->a;
-
-		if (e->kind == TK_IDLE && e->a != IS_PWR_EVENT_EXIT && (int)e->cpu < nr_cpus &&
-		    st > hi[e->cpu])
-			hi[e->cpu] = st;
-	}
-	return hi;
-}
-
-/* States named by index only: no target residency, no classification. */
-static void index_table(struct cpuidle_cpu_info *in, int n)
-{
-	in->nr_states = n;
-	in->unclassified = true;
-	for (int i = 0; i < n; i++)
-		snprintf(in->states[i].name, sizeof(in->states[i].name), "state%d", i);
-}
-
-/* Periods in a state the table lacks would vanish: refused by name. */
-static int check_states(const struct replay *r, int cpu, int deepest, const char *from)
-{
-	const struct cpuidle_cpu_info *in = &r->info[cpu];
-	int n = in->nr_states;
-
-	if (deepest >= IS_MAX_STATES) {
-		diag_error("%s: CPU %d has state %d or deeper events; replay keeps at most %d states",
-			  r->file, cpu, IS_MAX_STATES, IS_MAX_STATES);
-		return EXIT_USAGE;
-	}
-	if (n && deepest >= n) {
-		diag_error("%s: CPU %d has state %d events; the %s has %d state%s", r->file, cpu,
-			  deepest, from, n, n == 1 ? "" : "s");
-		return EXIT_USAGE;
-	}
-	/* no driver: default_idle_call() reports 1, cpu_idle_poll() 0 */
-	if (!n && deepest >= 2) {
-		diag_error("%s: CPU %d has state %d events; the %s has no idle states for it "
-			  "(a host without a cpuidle driver has only 0 and 1)", r->file, cpu, deepest,
-			  from);
-		return EXIT_USAGE;
-	}
-	return 0;
-}
-
-/* The traced machine's tables: the profile wins over an idlestat header;
- * without either, states by index. */
-static int build_tables(struct replay *r)
-{
-	const struct trace_data *td = &r->td;
-	int need = td->max_cpu + 1, *hi = NULL, ret = EXIT_RUNTIME, deepest = 0;
-	const char *from;
-
-	if (r->have_prof && need > r->prof.nr_cpus) {
-		diag_error("%s: CPU %d has events but the profile describes %d CPU%s", r->file,
-			  td->max_cpu, r->prof.nr_cpus, r->prof.nr_cpus == 1 ? "" : "s");
-		return EXIT_USAGE;
-	}
-	if (r->have_prof)
-		r->nr_cpus = r->prof.nr_cpus;
-	else if (td->have_states)
-		r->nr_cpus = td->nr_state_cpus > need ? td->nr_state_cpus : need;
-	else
-		r->nr_cpus = td->header_cpus > need ? td->header_cpus : need;
-	if (r->nr_cpus < 1)
-		r->nr_cpus = 1;
-	r->info = calloc((size_t)r->nr_cpus, sizeof(*r->info));
-	hi = deepest_states(td, r->nr_cpus);
-	if (!r->info || !hi)
-		goto out;
-	for (int c = 0; c < r->nr_cpus; c++)
-		if (hi[c] > deepest)
-			deepest = hi[c];
-	r->no_driver = !r->have_prof && td->have_states;
-	for (int c = 0; c < r->nr_cpus; c++) {
-		struct cpuidle_cpu_info *in = &r->info[c];
-		int n = c < td->nr_state_cpus ? td->nr_states[c] : 0;
-
-		if (r->have_prof) {
-			*in = r->prof.info[c];
-			from = "profile";
-		} else if (td->have_states && n) {
-			in->nr_states = n;
-			for (int i = 0; i < n; i++) {
-				const struct trace_state *ts = &td->states[c * IS_MAX_STATES + i];
-
-				snprintf(in->states[i].name, sizeof(in->states[i].name), "%s", ts->name);
-				in->states[i].target_residency_ns = ts->target_residency_ns;
-				in->states[i].poll = !strcmp(ts->name, "POLL");
-			}
-			r->no_driver = false;
-			from = "idlestat header";
-		} else if (td->have_states && ((c < td->nr_state_cpus && td->described[c]) || hi[c] < 0)) {
-			/* no driver (record's default-idle), or offline */
-			from = "idlestat header";
-		} else {
-			/* an ftrace or trace-cmd capture, an idlestat 0.4 file, or a
-			 * CPU the header does not describe: the states it enters */
-			index_table(in, deepest + 1);
-			r->index_tables++;
-			if (hi[c] >= 0)
-				r->no_driver = false;
-			from = "trace";
-		}
-		in->qos_limit_ns = UINT64_MAX;
-		in->dev_qos_ns = UINT64_MAX;
-		if ((ret = check_states(r, c, hi[c], from)))
-			goto out;
-	}
-	r->tables_from = r->have_prof ? "profile" : td->have_states ? "idlestat header" : "none";
-	r->exit_latency_known = r->have_prof;
-	ret = 0;
-out:
-	if (ret == EXIT_RUNTIME)
-		diag_error("out of memory");
-	free(hi);
-	return ret;
-}
-
-/* A topology for the traced machine: every CPU online, groups as clusters. */
-static int build_topology(struct replay *r)
-{
-	struct topology *t = &r->topo;
-	const struct trace_data *td = &r->td;
-	int ng = r->have_prof ? r->prof.nr_groups : td->nr_clusters;
-
-	memset(t, 0, sizeof(*t));
-	t->nr_possible = t->nr_cpus = r->nr_cpus;
-	t->cpus = calloc((size_t)r->nr_cpus, sizeof(*t->cpus));
-	t->clusters = calloc((size_t)ng + 1, sizeof(*t->clusters));
-	if (!t->cpus || !t->clusters)
-		return -1;
-	for (int g = 0; g < ng; g++) {
-		if (r->have_prof)
-			t->clusters[g] = r->prof.groups[g];
-		else
-			for (int c = 0; c < td->nr_state_cpus; c++)
-				if (td->cluster_of[c] == g)
-					cpulist_set(&t->clusters[g], c);
-	}
-	t->nr_clusters = ng;
-	for (int c = 0; c < r->nr_cpus; c++) {
-		struct cpu_topo *ct = &t->cpus[c];
-		char l[256] = "";
-
-		cpulist_set(&t->possible, c);
-		cpulist_set(&t->online, c);
-		ct->cpu = c;
-		ct->online = 1;
-		ct->package = 0;
-		ct->die = ct->core = ct->cluster = -1;
-		for (int g = 0; g < ng; g++)
-			if (cpulist_has(&t->clusters[g], c)) {
-				ct->cluster = g;
-				cpulist_format(&t->clusters[g], l, sizeof(l));
-			}
-		ct->siblings = strdup("");
-		ct->cluster_cpus = strdup(l);
-		if (!ct->siblings || !ct->cluster_cpus)
-			return -1;
-	}
-	return 0;
-}
-
-static int build_groups(struct replay *r)
-{
-	struct groups *g = &r->groups;
-	char err[256] = "";
-	const char *level = r->have_prof ? r->prof.group_level : "cluster";
-
-	if (r->topology && !strcmp(r->topology, "none"))
-		return 0;
-	if (r->topology) {
-		if (strncmp(r->topology, "custom:", 7)) {
-			diag_error("--topology: replay takes custom:LIST or none (the groups of the traced "
-				  "machine come from its header or --profile)");
-			return EXIT_USAGE;
-		}
-		if (groups_build(&r->topo, r->topology, g, err, sizeof(err))) {
-			diag_error("--topology: %s", err);
-			return EXIT_USAGE;
-		}
-		return 0;
-	}
-	if (!r->topo.nr_clusters)
-		return 0;
-	memset(g, 0, sizeof(*g));
-	snprintf(g->level, sizeof(g->level), "%s", level);
-	g->nr_cpus = r->nr_cpus;
-	g->group_of = malloc(sizeof(*g->group_of) * (size_t)r->nr_cpus);
-	g->cpus = calloc((size_t)r->topo.nr_clusters, sizeof(*g->cpus));
-	if (!g->group_of || !g->cpus)
-		return EXIT_RUNTIME;
-	for (int c = 0; c < r->nr_cpus; c++)
-		g->group_of[c] = -1;
-	for (int i = 0; i < r->topo.nr_clusters; i++) {
-		if (!cpulist_count(&r->topo.clusters[i]))
-			continue;
-		g->cpus[g->nr_groups] = r->topo.clusters[i];
-		for (int c = 0; c < r->nr_cpus; c++)
-			if (cpulist_has(&r->topo.clusters[i], c))
-				g->group_of[c] = g->nr_groups;
-		g->nr_groups++;
-	}
-	return 0;
-}
-
-static void to_replay(const struct trace_event *t, uint64_t first, struct replay_event *e)
-{
-	memset(e, 0, sizeof(*e));
-	e->cpu = t->cpu;
-	e->now_ns = t->ts_ns - first + REPLAY_BASE_NS;
-	switch (t->kind) {
-	case TK_IDLE:
-		e->kind = REPLAY_IDLE;
-		e->state = t->a;
-		break;
-	case TK_IDLE_MISS:
-		e->kind = REPLAY_IDLE_MISS;
-		e->state = t->a;
-		e->arg = t->b;
-		break;
-	case TK_WAKE:
-		e->kind = REPLAY_WAKE;
-		e->state = t->a;
-		e->arg = t->b;
-		break;
-	case TK_SCHED_WAKEUP:
-		/* the waker's CPU rides in now_ns (tests/replay/wake_test.c) */
-		e->kind = REPLAY_SCHED_WAKEUP;
-		e->now_ns = t->b;
-		e->state = t->a;
-		memcpy(&e->arg, t->comm, 8);
-		memcpy(&e->arg2, t->comm + 8, 8);
-		break;
-	case TK_FREQ:
-		e->kind = REPLAY_FREQ;
-		e->state = t->a;
-		break;
-	}
-}
-
-/* Each hrtimer's expiry from its last hrtimer_start: hrtimer_expire_entry
- * gives only "now", and lateness = now - expires. Open addressing on the
- * (hashed) pointer, grown at half full. */
-struct expiry_map {
-	size_t cap, n;
-	uint64_t *key, *val; /* key 0 = empty (a pointer is never 0) */
-};
-
-static uint64_t *expiry_slot(struct expiry_map *m, uint64_t key)
-{
-	size_t i = (size_t)((key * 0x9e3779b97f4a7c15ULL) >> 20) & (m->cap - 1);
-
-	while (m->key[i] && m->key[i] != key)
-		i = (i + 1) & (m->cap - 1);
-	return &m->key[i];
-}
-
-static int expiry_set(struct expiry_map *m, uint64_t key, uint64_t val)
-{
-	uint64_t *k;
-
-	if (!key)
-		return 0;
-	if (2 * (m->n + 1) > m->cap) {
-		struct expiry_map g = { m->cap ? 2 * m->cap : 1024, 0, NULL, NULL };
-
-		g.key = calloc(g.cap, sizeof(*g.key));
-		g.val = calloc(g.cap, sizeof(*g.val));
-		if (!g.key || !g.val) {
-			free(g.key);
-			free(g.val);
-			return -1;
-		}
-		for (size_t i = 0; i < m->cap; i++)
-			if (m->key[i])
-				expiry_set(&g, m->key[i], m->val[i]);
-		free(m->key);
-		free(m->val);
-		*m = g;
-	}
-	k = expiry_slot(m, key);
-	if (!*k)
-		m->n++;
-	*k = key;
-	m->val[k - m->key] = val;
-	return 0;
-}
-
-static bool expiry_get(struct expiry_map *m, uint64_t key, uint64_t *val)
-{
-	uint64_t *k;
-
-	if (!m->cap || !key)
-		return false;
-	k = expiry_slot(m, key);
-	if (!*k)
-		return false;
-	*val = m->val[k - m->key];
-	return true;
-}
-
-static int feed(struct replay *r)
-{
-	const struct trace_data *td = &r->td;
-	struct replay_event *batch = malloc(sizeof(*batch) * IS_REPLAY_BATCH);
-	struct expiry_map em = { 0 };
-	uint64_t t0;
-	size_t i = 0;
-
-	if (!batch)
-		return -ENOMEM;
-	r->first_ns = td->min_ts;
-	r->last_ns = td->max_ts;
-	idle_session_start(&r->sess, REPLAY_BASE_NS);
-	t0 = idle_now_ns();
-	while (i < td->nr_ev) {
-		size_t n = 0;
-		long rej;
-
-		for (; i < td->nr_ev && n < IS_REPLAY_BATCH; i++) {
-			const struct trace_event *t = &td->ev[i];
-			uint64_t expires;
-
-			r->have_miss |= t->kind == TK_IDLE_MISS;
-			r->have_freq |= t->kind == TK_FREQ;
-			if (t->kind == TK_HRTIMER_START) {
-				if (expiry_set(&em, t->a, t->b)) {
-					free(batch);
-					return -ENOMEM;
-				}
-				r->timer_starts++;
-				continue;
-			}
-			if (t->kind == TK_HRTIMER) {
-				if (!expiry_get(&em, t->a, &expires) || !t->fn) {
-					r->timer_unmatched++; /* its start is before the trace */
-					continue;
-				}
-				/* the hrtimer clock's own now and expires, not rebased */
-				batch[n++] = (struct replay_event){ .kind = REPLAY_HRTIMER,
-								    .cpu = t->cpu, .now_ns = t->b,
-								    .state = t->fn, .arg = expires };
-				continue;
-			}
-			to_replay(t, r->first_ns, &batch[n++]);
-		}
-		rej = idle_session_replay_batch(&r->sess, batch, n);
-		if (rej < 0) {
-			free(batch);
-			free(em.key);
-			free(em.val);
-			return (int)rej;
-		}
-		r->rejected += (uint64_t)rej;
-		r->replayed += n;
-	}
-	r->feed_ns = idle_now_ns() - t0;
-	idle_session_stop(&r->sess, r->last_ns - r->first_ns + REPLAY_BASE_NS);
-	free(batch);
-	free(em.key);
-	free(em.val);
-	return 0;
-}
-
 static double events_per_s(const struct replay *r)
 {
-	return r->feed_ns ? (double)r->replayed * 1e9 / (double)r->feed_ns : 0.0;
+	return r->fed.feed_ns ? (double)r->fed.replayed * 1e9 / (double)r->fed.feed_ns : 0.0;
 }
 
 /* Including reading, parsing and sorting the file. */
 static double total_events_per_s(const struct replay *r)
 {
-	uint64_t ns = r->feed_ns + r->parse_ns;
+	uint64_t ns = r->fed.feed_ns + r->parse_ns;
 
-	return ns ? (double)r->replayed * 1e9 / (double)ns : 0.0;
+	return ns ? (double)r->fed.replayed * 1e9 / (double)ns : 0.0;
 }
 
 static json_t *replay_json(const struct replay *r)
@@ -562,8 +173,8 @@ static json_t *replay_json(const struct replay *r)
 			 "file", r->file, "format_version",
 			 td->version[0] ? json_string(td->version) : json_null(), "format",
 			 trace_format_name(td->format), "tables",
-			 r->tables_from, "exit_latency_known", r->exit_latency_known, "lines",
-			 (json_int_t)td->lines, "events", (json_int_t)r->replayed, "skipped",
+			 r->m.tables_from, "exit_latency_known", r->m.exit_latency_known, "lines",
+			 (json_int_t)td->lines, "events", (json_int_t)r->fed.replayed, "skipped",
 			 (json_int_t)td->skipped, "skipped_events", sk, "garbled_lines",
 			 (json_int_t)td->garbled, "first_garbled_line",
 			 td->garbled ? json_integer(td->first_garbled_line) : json_null(), "truncated",
@@ -572,11 +183,11 @@ static json_t *replay_json(const struct replay *r)
 			 (json_int_t)td->lost_events, "drop_markers", (json_int_t)td->drop_markers,
 			 "out_of_order", (json_int_t)td->out_of_order, "reordered_lines",
 			 (json_int_t)td->reordered, "held_back", (json_int_t)td->held_back,
-			 "index_tables", (json_int_t)r->index_tables, "rejected", (json_int_t)r->rejected, "replay_ns",
-			 (json_int_t)r->feed_ns, "events_per_s", events_per_s(r), "parse_ns",
+			 "index_tables", (json_int_t)r->m.index_tables, "rejected", (json_int_t)r->fed.rejected, "replay_ns",
+			 (json_int_t)r->fed.feed_ns, "events_per_s", events_per_s(r), "parse_ns",
 			 (json_int_t)r->parse_ns, "total_events_per_s", total_events_per_s(r),
-			 "timer_starts", (json_int_t)r->timer_starts, "timers_unmatched",
-			 (json_int_t)r->timer_unmatched);
+			 "timer_starts", (json_int_t)r->timers.starts, "timers_unmatched",
+			 (json_int_t)r->timers.unmatched);
 }
 
 /* The parser's findings, as summary warnings (table, JSON, CSV alike). */
@@ -612,21 +223,21 @@ static void warn_trace(const struct replay *r, struct summary *s)
 	if (td->unknown_residency)
 		summary_warn(s, "%s: %" PRIu64 " idle states with target residency -1 in the header, "
 				"taken as 0", r->file, td->unknown_residency);
-	if (r->index_tables)
+	if (r->m.index_tables)
 		summary_warn(s, "%s: no idle-state table for %d CPU%s (give --profile FILE): states "
 				"named by index, without target residencies or above/below", r->file,
-			     r->index_tables, r->index_tables == 1 ? "" : "s");
-	else if (!r->exit_latency_known && !r->no_driver)
+			     r->m.index_tables, r->m.index_tables == 1 ? "" : "s");
+	else if (!r->m.exit_latency_known && !r->m.no_driver)
 		summary_warn(s, "idlestat traces carry no exit latencies: taken as 0 for below "
 				"(give --profile for the real table)");
-	if (r->timer_unmatched)
+	if (r->timers.unmatched)
 		summary_warn(s, "%" PRIu64 " hrtimer_expire_entry events without an hrtimer_start of "
 				"their timer in the trace: their timer and lateness are not known",
-			     r->timer_unmatched);
-	if (r->rejected)
+			     r->timers.unmatched);
+	if (r->fed.rejected)
 		summary_warn(s, "%" PRIu64 " events were rejected by the replay program",
-			     r->rejected);
-	if (!r->replayed)
+			     r->fed.rejected);
+	if (!r->fed.replayed)
 		summary_warn(s, "%s: no events to replay", r->file);
 }
 
@@ -671,9 +282,9 @@ static void print_replay_table(FILE *f, const struct replay *r)
 	char dur[32];
 
 	fprintf(f, "\nReplay: %s (%s), tables from the %s\n", r->file, trace_format_name(td->format),
-		r->tables_from);
+		r->m.tables_from);
 	fprintf(f, "  %" PRIu64 " events replayed in %s (%.0f events/s; %.0f with parsing), %" PRIu64
-		   " skipped", r->replayed, fmt_ns(dur, sizeof(dur), r->feed_ns), events_per_s(r),
+		   " skipped", r->fed.replayed, fmt_ns(dur, sizeof(dur), r->fed.feed_ns), events_per_s(r),
 		total_events_per_s(r), td->skipped);
 	for (int i = 0; i < td->nr_skipped_names; i++)
 		fprintf(f, "%s%s %" PRIu64, i ? ", " : " (", td->skipped_names[i].name,
@@ -684,16 +295,16 @@ static void print_replay_table(FILE *f, const struct replay *r)
 
 static int emit(struct replay *r)
 {
-	uint64_t start = REPLAY_BASE_NS, stop = r->last_ns - r->first_ns + REPLAY_BASE_NS;
-	size_t nk = (size_t)r->nr_cpus * IS_MAX_STATES;
+	uint64_t start = REPLAY_BASE_NS, stop = replay_stop_ns(&r->td);
+	size_t nk = (size_t)r->m.nr_cpus * IS_MAX_STATES;
 	struct cpuidle_counters *k0 = calloc(nk, sizeof(*k0)), *k1 = calloc(nk, sizeof(*k1));
-	struct window_capture w = { .start_ns = start, .stop_ns = stop, .info = r->info,
-				    .groups = r->groups.nr_groups ? &r->groups : NULL,
+	struct window_capture w = { .start_ns = start, .stop_ns = stop, .info = r->m.info,
+				    .groups = r->m.groups.nr_groups ? &r->m.groups : NULL,
 				    .k_start = k0, .k_end = k1 };
-	struct summary s = { .command = "replay", .topo = &r->topo, .idle_attach = "trace",
-			     .miss_attach = r->have_miss ? "trace" : NULL,
+	struct summary s = { .command = "replay", .topo = &r->m.topo, .idle_attach = "trace",
+			     .miss_attach = r->fed.have_miss ? "trace" : NULL,
 			     .wake_enabled = r->wake, .missing_events = "",
-			     .freq_status = r->have_freq ? "ok" : "no cpu_frequency events in the trace",
+			     .freq_status = r->fed.have_freq ? "ok" : "no cpu_frequency events in the trace",
 			     .sched_energy_aware = -1, .energy_model = "unknown (replayed trace)" };
 	struct idle_raw raw;
 	json_t *doc = NULL;
@@ -705,7 +316,7 @@ static int emit(struct replay *r)
 	}
 	snprintf(s.sys.driver, sizeof(s.sys.driver), "%s",
 		 r->have_prof && r->prof.driver[0] ? r->prof.driver
-		 : r->no_driver			   ? "none"
+		 : r->m.no_driver			   ? "none"
 						   : "unknown (trace)");
 	snprintf(s.sys.governor, sizeof(s.sys.governor), "%s",
 		 r->have_prof ? r->prof.governor : "");
@@ -736,19 +347,14 @@ static int emit(struct replay *r)
 			json_object_set_new(doc, "replay", replay_json(r));
 		}
 	}
-	err = 0;
-	switch (r->o.format) {
-	case FMT_JSON:
-		err = !doc || json_dumpf(doc, r->out, JSON_INDENT(2)) ? -1 : 0;
+	if (r->o.format == FMT_JSON && !doc) {
+		err = -1; /* out of memory: not the summary without its replay object */
 		fputc('\n', r->out);
-		break;
-	case FMT_CSV:
-		render_csv(r->out, &s);
-		break;
-	default:
-		render_table(r->out, &s);
-		print_replay_table(r->out, r);
+	} else {
+		err = render_summary(r->out, r->o.format, &s, doc, false);
 	}
+	if (r->o.format == FMT_TABLE)
+		print_replay_table(r->out, r);
 	if (!err)
 		r->assert_ret = cli_check_asserts(&r->o, doc, flatten_summary, r->out);
 	json_decref(doc);
@@ -794,17 +400,12 @@ int cmd_replay(int argc, char **argv)
 	r.buf = NULL;
 	trace_sort_events(&r.td);
 	r.parse_ns = idle_now_ns() - r.parse_ns;
-	if ((ret = build_tables(&r)))
+	r.m = (struct trace_machine){ .file = r.file, .td = &r.td,
+				      .prof = r.have_prof ? &r.prof : NULL, .topology = r.topology };
+	if ((ret = trace_machine_build(&r.m)))
 		goto cleanup;
 	ret = EXIT_RUNTIME;
-	if (build_topology(&r)) {
-		diag_error("out of memory");
-		goto cleanup;
-	}
-	if ((ret = build_groups(&r)))
-		goto cleanup;
-	ret = EXIT_RUNTIME;
-	if (cli_resolve_cpus(&r.o, &r.topo.possible, &r.sel)) {
+	if (cli_resolve_cpus(&r.o, &r.m.topo.possible, &r.sel)) {
 		ret = EXIT_USAGE;
 		goto cleanup;
 	}
@@ -813,25 +414,26 @@ int cmd_replay(int argc, char **argv)
 		r.out = stdout;
 		goto cleanup;
 	}
-	if (idle_session_open(&r.sess, r.nr_cpus,
+	if (idle_session_open(&r.sess, r.m.nr_cpus,
 			      &(struct session_opts){ .replay = true, .wake = r.wake,
-						      .nr_groups = r.groups.nr_groups,
-						      .group_of = r.groups.group_of,
-						      .group_cpus = r.groups.cpus },
+						      .nr_groups = r.m.groups.nr_groups,
+						      .group_of = r.m.groups.group_of,
+						      .group_cpus = r.m.groups.cpus },
 			      err, sizeof(err))) {
 		diag_error("%s", err);
 		goto cleanup;
 	}
-	for (int c = 0; c < r.nr_cpus; c++) {
+	for (int c = 0; c < r.m.nr_cpus; c++) {
 		struct idle_params p;
 
-		cpuidle_to_params(&r.info[c], &p);
+		cpuidle_to_params(&r.m.info[c], &p);
 		if (idle_session_set_params(&r.sess, c, &p)) {
 			diag_error("cannot write CPU %d's idle-state table: %s", c, strerror(errno));
 			goto cleanup;
 		}
 	}
-	if ((ret = feed(&r))) {
+	if ((ret = timer_match_events(&r.td, &r.timers)) ||
+	    (ret = replay_feed(&r.sess, &r.td, &r.fed))) {
 		diag_error("replay failed: %s", strerror(-ret));
 		ret = EXIT_RUNTIME;
 		goto cleanup;
@@ -839,7 +441,7 @@ int cmd_replay(int argc, char **argv)
 	if (r.o.verbose)
 		fprintf(stderr, "idlescope: replayed %" PRIu64 " events in %.3f ms: %.0f events/s "
 				"(%.0f events/s with reading and parsing, %.3f ms)\n",
-			r.replayed, (double)r.feed_ns / 1e6, events_per_s(&r), total_events_per_s(&r),
+			r.fed.replayed, (double)r.fed.feed_ns / 1e6, events_per_s(&r), total_events_per_s(&r),
 			(double)r.parse_ns / 1e6);
 	ret = emit(&r) ? EXIT_RUNTIME : EXIT_OK;
 	if (!ret && r.assert_ret)
@@ -849,11 +451,9 @@ cleanup:
 	if (r.out && r.out != stdout)
 		fclose(r.out);
 	free(r.buf);
-	free(r.info);
 	trace_data_free(&r.td);
 	if (r.have_prof)
 		trace_profile_free(&r.prof);
-	groups_free(&r.groups);
-	topology_free(&r.topo);
+	trace_machine_free(&r.m);
 	return ret;
 }

@@ -20,6 +20,13 @@ struct json_t *summary_json(const struct summary *s);
 /* compact: one line (JSON Lines, used with -i). Returns 0 or -1. */
 int render_json(FILE *f, const struct summary *s, bool compact);
 
+/* The --format switch of the commands that print a summary (record, replay):
+ * the table, CSV, or JSON. doc, when not NULL, is the JSON document to write
+ * instead of summary_json(s) (the summary plus a command's own fields);
+ * compact as for render_json. Returns 0 or -1 (JSON that could not be made). */
+int render_summary(FILE *f, enum out_format fmt, const struct summary *s, struct json_t *doc,
+		   bool compact);
+
 /* One interval of `record -i`: per-state time and misses summed over the
  * selected CPUs, as deltas over the interval. */
 struct interval_sample {

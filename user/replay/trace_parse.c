@@ -9,8 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "wake_stats.h"
-
 #define LINE_MAX_LEN 4096
 #define MAX_CPU 4095 /* IS_MAX_CPUS - 1 */
 
@@ -148,37 +146,37 @@ static void arg_str(const char *args, const char *key, char *out, size_t len)
 }
 
 /* arm64 ipi_entry: "(Rescheduling interrupts)" -> the x86-style kind. */
-static uint64_t ipi_reason(const char *args)
+static enum replay_kind ipi_reason(const char *args)
 {
 	if (strstr(args, "Rescheduling"))
-		return RW_RESCHED;
+		return RE_RESCHED;
 	if (strstr(args, "Single function call"))
-		return RW_CALL_SINGLE;
+		return RE_CALL_SINGLE;
 	if (strstr(args, "Function call"))
-		return RW_CALL;
+		return RE_CALL;
 	if (strstr(args, "IRQ work"))
-		return RW_IRQ_WORK;
+		return RE_IRQ_WORK;
 	if (strstr(args, "Timer broadcast"))
-		return RW_LOCAL_TIMER;
-	return RW_OTHER_VECTOR;
+		return RE_LOCAL_TIMER;
+	return RE_OTHER_VECTOR;
 }
 
 static const struct {
 	const char *name;
-	uint64_t code;
+	enum replay_kind kind;
 } vectors[] = {
-	{ "local_timer_entry", RW_LOCAL_TIMER },
-	{ "reschedule_entry", RW_RESCHED },
-	{ "call_function_entry", RW_CALL },
-	{ "call_function_single_entry", RW_CALL_SINGLE },
-	{ "irq_work_entry", RW_IRQ_WORK },
-	{ "x86_platform_ipi_entry", RW_OTHER_VECTOR },
-	{ "thermal_apic_entry", RW_OTHER_VECTOR },
+	{ "local_timer_entry", RE_LOCAL_TIMER },
+	{ "reschedule_entry", RE_RESCHED },
+	{ "call_function_entry", RE_CALL },
+	{ "call_function_single_entry", RE_CALL_SINGLE },
+	{ "irq_work_entry", RE_IRQ_WORK },
+	{ "x86_platform_ipi_entry", RE_OTHER_VECTOR },
+	{ "thermal_apic_entry", RE_OTHER_VECTOR },
 };
 
 /* trace-cmd's sched plugin prints sched_wakeup as "COMM:PID [PRIO] CPU:NNN"
  * (the comm may hold spaces and colons: parse from the right). */
-static int wakeup_plugin_format(const char *args, struct trace_event *ev)
+static int wakeup_plugin_format(const char *args, struct replay_event *re)
 {
 	const char *br = strrchr(args, '['), *colon, *cpu = strstr(args, "CPU:");
 	uint64_t v;
@@ -189,7 +187,7 @@ static int wakeup_plugin_format(const char *args, struct trace_event *ev)
 	cpu += 4;
 	if (parse_u64(&cpu, &v) || v > MAX_CPU)
 		return -1;
-	ev->cpu = (uint32_t)v;
+	re->cpu = (uint32_t)v;
 	for (colon = br - 1; colon > args && *colon != ':'; colon--)
 		;
 	if (*colon != ':' || colon == args)
@@ -197,102 +195,115 @@ static int wakeup_plugin_format(const char *args, struct trace_event *ev)
 	{
 		const char *p = colon + 1;
 
-		if (parse_u64(&p, &ev->a) || p != br - 1)
+		if (parse_u64(&p, &v) || p != br - 1)
 			return -1;
+		re->task.pid = (uint32_t)v; /* the handlers take a u32 */
 	}
 	n = (size_t)(colon - args);
-	memset(ev->comm, 0, sizeof(ev->comm));
-	memcpy(ev->comm, args, n < sizeof(ev->comm) - 1 ? n : sizeof(ev->comm) - 1);
+	memset(re->task.comm, 0, sizeof(re->task.comm));
+	memcpy(re->task.comm, args, n < sizeof(re->task.comm) - 1 ? n : sizeof(re->task.comm) - 1);
 	return 1;
 }
 
-/* Fills ev from a known event's args. Returns 1 used, 0 not used, -1 bad. */
-static int decode(const char *name, const char *args, uint32_t on_cpu, struct trace_event *ev)
+/* Fills re (zeroed, now_ns set) from a known event's args. Returns 1 used,
+ * 0 not used, -1 bad. */
+static int decode(const char *name, const char *args, uint32_t on_cpu, struct replay_event *re)
 {
 	uint64_t v;
 
 	if (!strcmp(name, "cpu_idle")) {
-		ev->kind = TK_IDLE;
-		if (arg_u64(args, "state", &ev->a) || arg_cpu(args, "cpu_id", &ev->cpu))
+		re->kind = RE_IDLE;
+		if (arg_u64(args, "state", &v) || arg_cpu(args, "cpu_id", &re->cpu))
 			return -1;
+		re->idle.state = v;
 		return 1;
 	}
 	if (!strcmp(name, "cpu_idle_miss")) {
 		char type[16];
 
-		ev->kind = TK_IDLE_MISS;
+		re->kind = RE_IDLE_MISS;
 		arg_str(args, "type", type, sizeof(type));
-		if (arg_u64(args, "state", &ev->a) || arg_cpu(args, "cpu_id", &ev->cpu) ||
+		if (arg_u64(args, "state", &v) || arg_cpu(args, "cpu_id", &re->cpu) ||
 		    (strcmp(type, "above") && strcmp(type, "below")))
 			return -1;
-		ev->b = !strcmp(type, "below");
+		re->miss.state = v;
+		re->miss.below = !strcmp(type, "below");
 		return 1;
 	}
 	if (!strcmp(name, "cpu_frequency")) {
-		ev->kind = TK_FREQ;
-		if (arg_u64(args, "state", &ev->a) || arg_cpu(args, "cpu_id", &ev->cpu) ||
-		    ev->a > UINT32_MAX)
+		re->kind = RE_FREQ;
+		if (arg_u64(args, "state", &v) || arg_cpu(args, "cpu_id", &re->cpu) || v > UINT32_MAX)
 			return -1;
+		re->freq.khz = v;
 		return 1;
 	}
-	ev->cpu = on_cpu;
-	ev->kind = TK_WAKE;
+	re->cpu = on_cpu;
 	if (!strcmp(name, "irq_handler_entry")) {
-		ev->a = RW_IRQ;
-		if (arg_u64(args, "irq", &ev->b) || ev->b > UINT32_MAX)
+		re->kind = RE_IRQ;
+		if (arg_u64(args, "irq", &v) || v > UINT32_MAX)
 			return -1;
-		arg_str(args, "name", ev->comm, sizeof(ev->comm));
+		re->wake.detail = v;
+		arg_str(args, "name", re->wake.name, sizeof(re->wake.name));
 		return 1;
 	}
 	if (!strcmp(name, "softirq_entry")) {
-		ev->a = RW_SOFTIRQ;
-		return arg_u64(args, "vec", &ev->b) || ev->b > 31 ? -1 : 1;
+		re->kind = RE_SOFTIRQ;
+		if (arg_u64(args, "vec", &v) || v > 31)
+			return -1;
+		re->wake.detail = v;
+		return 1;
 	}
 	for (size_t i = 0; i < sizeof(vectors) / sizeof(vectors[0]); i++)
 		if (!strcmp(name, vectors[i].name)) {
-			ev->a = vectors[i].code;
-			ev->b = arg_u64(args, "vector", &v) ? 0 : v;
+			re->kind = vectors[i].kind;
+			re->wake.detail = arg_u64(args, "vector", &v) ? 0 : v;
 			return 1;
 		}
 	if (!strcmp(name, "ipi_entry")) {
-		ev->a = ipi_reason(args);
+		re->kind = ipi_reason(args);
 		return 1;
 	}
 	if (!strcmp(name, "ipi_send_cpu")) {
 		/* on the sender: cpu = target, detail = sender */
-		ev->a = RW_IPI_SEND;
-		ev->b = on_cpu;
-		return arg_cpu(args, "cpu", &ev->cpu) ? -1 : 1;
+		re->kind = RE_IPI_SEND;
+		re->wake.detail = on_cpu;
+		return arg_cpu(args, "cpu", &re->cpu) ? -1 : 1;
 	}
 	if (!strcmp(name, "sched_wake_idle_without_ipi")) {
-		ev->a = RW_NO_IPI;
-		ev->b = on_cpu;
-		return arg_cpu(args, "cpu", &ev->cpu) ? -1 : 1;
+		re->kind = RE_NO_IPI;
+		re->wake.detail = on_cpu;
+		return arg_cpu(args, "cpu", &re->cpu) ? -1 : 1;
 	}
 	if (!strcmp(name, "hrtimer_start") || !strcmp(name, "hrtimer_expire_entry")) {
 		const char *h = arg_find(args, "hrtimer");
 		int start = !strcmp(name, "hrtimer_start");
+		uint64_t t;
 
-		ev->kind = start ? TK_HRTIMER_START : TK_HRTIMER;
-		if (!h || parse_hex(h, &ev->a) || !arg_find(args, "function") ||
-		    arg_u64(args, start ? "expires" : "now", &ev->b))
+		re->kind = start ? RE_HRTIMER_START : RE_HRTIMER;
+		if (!h || parse_hex(h, &t) || !arg_find(args, "function") ||
+		    arg_u64(args, start ? "expires" : "now", &v))
 			return -1;
+		re->timer.hrtimer = t;
+		if (start)
+			re->timer.expires = v;
+		else
+			re->timer.now = v; /* the hrtimer clock's */
 		return 1;
 	}
 	if (!strcmp(name, "sched_wakeup")) {
 		const char *c = arg_find(args, "comm"), *pid = strstr(args, " pid=");
 
-		ev->kind = TK_SCHED_WAKEUP;
-		ev->b = on_cpu;
+		re->kind = RE_SCHED_WAKEUP;
+		re->task.waker_cpu = on_cpu;
 		if (!c)
-			return wakeup_plugin_format(args, ev);
-		if (!pid || pid < c || arg_u64(pid + 1, "pid", &ev->a) ||
-		    arg_cpu(args, "target_cpu", &ev->cpu))
+			return wakeup_plugin_format(args, re);
+		if (!pid || pid < c || arg_u64(pid + 1, "pid", &v) ||
+		    arg_cpu(args, "target_cpu", &re->cpu))
 			return -1;
+		re->task.pid = (uint32_t)v; /* the handlers take a u32 */
 		/* a comm may hold spaces: it runs to " pid=" */
-		memset(ev->comm, 0, sizeof(ev->comm));
-		memcpy(ev->comm, c, (size_t)(pid - c) < sizeof(ev->comm) - 1 ? (size_t)(pid - c)
-									       : sizeof(ev->comm) - 1);
+		memcpy(re->task.comm, c, (size_t)(pid - c) < sizeof(re->task.comm) - 1
+						 ? (size_t)(pid - c) : sizeof(re->task.comm) - 1);
 		return 1;
 	}
 	return 0;
@@ -345,11 +356,10 @@ int trace_parse_line(const char *line, size_t len, struct trace_event *ev, char 
 			char ename[64];
 
 			snprintf(ename, sizeof(ename), "%.*s", (int)(n < 63 ? n : 63), q);
-			memset(ev, 0, offsetof(struct trace_event, line));
-			memset(ev->comm, 0, sizeof(ev->comm));
-			ev->ts_ns = ts;
+			memset(&ev->re, 0, sizeof(ev->re));
+			ev->re.now_ns = ts;
 			ev->src_cpu = (uint32_t)cpu;
-			return decode(ename, args, (uint32_t)cpu, ev);
+			return decode(ename, args, (uint32_t)cpu, &ev->re);
 		}
 	}
 	return -1;
@@ -805,33 +815,32 @@ int trace_parse_buffer(const char *buf, size_t len, struct trace_data *d)
 			continue;
 		}
 		header = false;
-		if (!d->have_ts || ev.ts_ns < d->min_ts)
-			d->min_ts = ev.ts_ns;
-		if (!d->have_ts || ev.ts_ns > d->max_ts)
-			d->max_ts = ev.ts_ns;
+		if (!d->have_ts || ev.re.now_ns < d->min_ts)
+			d->min_ts = ev.re.now_ns;
+		if (!d->have_ts || ev.re.now_ns > d->max_ts)
+			d->max_ts = ev.re.now_ns;
 		d->have_ts = true;
 		if (r == 0) {
 			note_skipped(d, name);
 			continue;
 		}
-		if (ev.kind == TK_FREQ && !ev.a) {
+		if (ev.re.kind == RE_FREQ && !ev.re.freq.khz) {
 			/* idlestat ends its files with frequency 0 on every CPU */
 			note_skipped(d, "cpu_frequency state=0");
 			continue;
 		}
 		ev.line = c.line;
-		ev.fn = 0;
-		if (ev.kind == TK_HRTIMER_START || ev.kind == TK_HRTIMER)
-			ev.fn = intern_fn(d, s, n);
-		if (ev.kind == TK_WAKE && ev.a == RW_IRQ)
-			note_irq_name(d, (uint32_t)ev.b, ev.comm);
-		if (ev.kind == TK_IDLE || ev.kind == TK_IDLE_MISS || ev.kind == TK_FREQ) {
-			if (ev.ts_ns < last_ts[ev.cpu])
+		if (ev.re.kind == RE_HRTIMER_START || ev.re.kind == RE_HRTIMER)
+			ev.re.timer.fn = intern_fn(d, s, n);
+		if (ev.re.kind == RE_IRQ)
+			note_irq_name(d, (uint32_t)ev.re.wake.detail, ev.re.wake.name);
+		if (ev.re.kind == RE_IDLE || ev.re.kind == RE_IDLE_MISS || ev.re.kind == RE_FREQ) {
+			if (ev.re.now_ns < last_ts[ev.re.cpu])
 				d->out_of_order++;
-			last_ts[ev.cpu] = ev.ts_ns;
+			last_ts[ev.re.cpu] = ev.re.now_ns;
 		}
-		if ((int)ev.cpu > d->max_cpu)
-			d->max_cpu = (int)ev.cpu;
+		if ((int)ev.re.cpu > d->max_cpu)
+			d->max_cpu = (int)ev.re.cpu;
 		if (push_event(d, &ev)) {
 			free(last_ts);
 			snprintf(d->error, sizeof(d->error), "out of memory at line %u", c.line);
@@ -855,8 +864,8 @@ static int ev_cmp(const void *a, const void *b)
 {
 	const struct trace_event *x = a, *y = b;
 
-	if (x->ts_ns != y->ts_ns)
-		return x->ts_ns < y->ts_ns ? -1 : 1;
+	if (x->re.now_ns != y->re.now_ns)
+		return x->re.now_ns < y->re.now_ns ? -1 : 1;
 	/* file order among equal timestamps (the line is unique per event) */
 	return x->line < y->line ? -1 : x->line > y->line;
 }
@@ -878,25 +887,25 @@ void trace_sort_events(struct trace_data *d)
 		struct trace_event *e = &d->ev[i];
 		uint32_t c = e->src_cpu <= MAX_CPU ? e->src_cpu : MAX_CPU;
 
-		if (last[c] && e->ts_ns < last[c]) {
-			if (e->ts_ns >= run[c]) {
+		if (last[c] && e->re.now_ns < last[c]) {
+			if (e->re.now_ns >= run[c]) {
 				/* back inside its own run: the clock, not the file,
 				 * went back; keep the buffer's order */
-				e->ts_ns = last[c];
+				e->re.now_ns = last[c];
 				d->held_back++;
 			} else {
-				run[c] = e->ts_ns; /* a block from earlier */
+				run[c] = e->re.now_ns; /* a block from earlier */
 			}
 		}
 		if (!last[c])
-			run[c] = e->ts_ns;
-		last[c] = e->ts_ns;
-		if (i && e->ts_ns < moved_max) {
+			run[c] = e->re.now_ns;
+		last[c] = e->re.now_ns;
+		if (i && e->re.now_ns < moved_max) {
 			d->reordered++;
 			sorted = false;
 		}
-		if (e->ts_ns > moved_max)
-			moved_max = e->ts_ns;
+		if (e->re.now_ns > moved_max)
+			moved_max = e->re.now_ns;
 	}
 	free(last);
 	free(run);

@@ -1,6 +1,6 @@
 /* Recorded traces as text: `trace-cmd report`, the ftrace `trace` file and
- * idlestat's own trace files (`idlestat --trace -o`), parsed into events in
- * the replay vocabulary plus whatever the header tells (CPU count,
+ * idlestat's own trace files (`idlestat --trace -o`), parsed into events of
+ * the replay vocabulary (include/replay_event.h) plus whatever the header tells (CPU count,
  * clusters, idle-state names and target residencies). Pure: no I/O, no
  * globals, never reads the analysing machine; every malformed input is
  * counted and reported, never fatal except an unusable idlestat header. */
@@ -12,29 +12,17 @@
 #include <stdint.h>
 
 #include "idle_stats.h"
+#include "replay_event.h"
 
 enum trace_format { TF_UNKNOWN = 0, TF_TRACE_CMD, TF_FTRACE, TF_IDLESTAT };
 
-/* What an event line means (trace_event.kind). */
-enum trace_kind {
-	TK_IDLE = 1,      /* a = state, IS_PWR_EVENT_EXIT = exit */
-	TK_IDLE_MISS,     /* a = state, b = 1 below / 0 above */
-	TK_WAKE,          /* a = enum replay_wake_event, b = its detail */
-	TK_SCHED_WAKEUP,  /* cpu = target, b = waker CPU, a = pid, comm */
-	TK_FREQ,          /* a = kHz */
-	TK_HRTIMER_START, /* a = hrtimer (hashed pointer), b = expires; fn */
-	TK_HRTIMER,       /* hrtimer_expire_entry: a = hrtimer, b = its now; fn */
-};
-
+/* An event line: the replay event it means, where it came from. re.now_ns
+ * is the trace's own timestamp; a hrtimer's re.timer.fn is 1 + its index in
+ * trace_data.fn_names (0 = unknown). */
 struct trace_event {
-	uint64_t ts_ns;
-	uint64_t a, b;
-	uint32_t cpu;
-	uint32_t kind;  /* enum trace_kind */
-	uint32_t line;  /* 1-based line in the input */
-	uint32_t fn;    /* TK_HRTIMER*: 1 + index in trace_data.fn_names, 0 = unknown */
+	struct replay_event re;
+	uint32_t line;    /* 1-based line in the input */
 	uint32_t src_cpu; /* the [CPU] column: the per-CPU buffer that logged it */
-	char comm[16];  /* TK_SCHED_WAKEUP */
 };
 
 /* An idle state from an idlestat header (only the name and the target

@@ -599,35 +599,3 @@ void idle_session_close(struct idle_session *s)
 		idlescope_bpf__destroy(s->skel);
 	s->skel = NULL;
 }
-
-int idle_session_replay(struct idle_session *s, const struct replay_event *ev)
-{
-	struct replay_event copy = *ev;
-	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = &copy, .ctx_size_in = sizeof(copy));
-	int err;
-
-	err = bpf_prog_test_run_opts(bpf_program__fd(s->skel->progs.replay_idle), &opts);
-	if (err)
-		return -errno;
-	return (int)opts.retval;
-}
-
-long idle_session_replay_batch(struct idle_session *s, const struct replay_event *ev, size_t n)
-{
-	int fd = bpf_program__fd(s->skel->progs.replay_idle_batch);
-	long rejected = 0;
-
-	while (n) {
-		size_t k = n < IS_REPLAY_BATCH ? n : IS_REPLAY_BATCH;
-		LIBBPF_OPTS(bpf_test_run_opts, opts);
-
-		memcpy(s->batch, ev, k * sizeof(*ev));
-		s->skel->bss->replay_batch_len = (uint32_t)k;
-		if (bpf_prog_test_run_opts(fd, &opts))
-			return -errno;
-		rejected += opts.retval;
-		ev += k;
-		n -= k;
-	}
-	return rejected;
-}

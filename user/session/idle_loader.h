@@ -1,7 +1,7 @@
 /* Loads, attaches and reads the idle BPF programs (bpf/idlescope.bpf.c): picks
  * the object and program variants from the shared probe (kernel_features.c),
- * sizes the per-CPU maps, and snapshots them. Also drives the replay program
- * for tests and trace import. */
+ * sizes the per-CPU maps, and snapshots them. A replay session maps the replay
+ * batch; session/replay_drive.h feeds it. */
 #ifndef IDLESCOPE_IDLE_LOADER_H
 #define IDLESCOPE_IDLE_LOADER_H
 
@@ -15,6 +15,7 @@
 #include "group_stats.h"
 #include "pack_stats.h"
 #include "freq_stats.h"
+#include "replay_event.h"
 #include "util/cpulist.h"
 
 struct idlescope_bpf;
@@ -96,14 +97,6 @@ void idle_session_push_cpuidle(struct idle_session *s, const struct cpuidle_syst
 /* Before attach: cpu runs at khz (scaling_cur_freq), charged from the start. */
 int idle_session_set_freq(struct idle_session *s, int cpu, uint32_t khz);
 
-
-/* Feeds one replay event through BPF_PROG_TEST_RUN. Returns the program's
- * return value (0 = handled) or -errno. */
-int idle_session_replay(struct idle_session *s, const struct replay_event *ev);
-
-/* Feeds n events through replay_idle_batch, IS_REPLAY_BATCH per test run.
- * Returns how many the program did not handle (unknown kinds), or -errno. */
-long idle_session_replay_batch(struct idle_session *s, const struct replay_event *ev, size_t n);
 
 /* libbpf's log to stderr (-v) or nowhere. */
 void idle_set_verbose(bool verbose);
