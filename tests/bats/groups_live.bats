@@ -35,6 +35,14 @@ setup() {
 		$c[] | select($g.time_ns > .idle_ns + .edge_idle_ns) |
 		"cpu \(.cpu) idle \(.idle_ns) < group \($g.time_ns)"' "$OUT"
 	[ -z "$output" ]
+	# both CPUs idle at once needs a machine not kept busy by other work: with
+	# each CPU idle under half the window, no all-idle period proves nothing
+	# (seen with a compiler and a QEMU guest running: 0 periods, old and new
+	# binaries alike); a CPU idle more than that makes 0 periods a failure
+	if jq -e '.groups.groups[0].periods == 0 and
+		([.cpus[] | .idle_ns / $d] | max) < 0.5' --argjson d "$(jq .duration_ns "$OUT")" "$OUT" >/dev/null; then
+		skip "machine busy with other work: the two CPUs were never idle together"
+	fi
 	jq -e '.groups.groups[0] | .periods > 0 and ([.states[].time_ns] | add) == .time_ns and
 		([.states[].periods] | add) == .periods' "$OUT"
 }
