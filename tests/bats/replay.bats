@@ -133,6 +133,33 @@ check_two_cluster() { # json
 	[[ "$output" == *"CPU 63 has events but the profile describes 4 CPUs"* ]]
 }
 
+# A 256-CPU machine with its packages interleaved (even and odd CPUs): a
+# group's CPU list is 456 characters, once cut at 255 ("...,150,152,15").
+# The expected lists come from seq, not from idlescope.
+@test "replay: a 256-CPU trace keeps interleaved group CPU lists whole, in JSON and in the table" {
+	local d=$BATS_TEST_TMPDIR even odd
+	jq -n '{schema: "idlescope-profile/1", cpus: 256, states: [
+		{name: "WFI", exit_latency_us: 1, target_residency_us: 1},
+		{name: "CPU_PD", exit_latency_us: 100, target_residency_us: 1000}]}' >"$d/p.json"
+	cat >"$d/t.ftrace" <<-'TRACE'
+	# tracer: nop
+	          <idle>-0       [254] d..2.    10.000000: cpu_idle: state=1 cpu_id=254
+	          <idle>-0       [254] d..2.    10.002000: cpu_idle: state=4294967295 cpu_id=254
+	          <idle>-0       [001] d..2.    10.002500: cpu_idle: state=0 cpu_id=1
+	          <idle>-0       [001] d..2.    10.003500: cpu_idle: state=4294967295 cpu_id=1
+	TRACE
+	even=$(seq -s, 0 2 254)
+	odd=$(seq -s, 1 2 255)
+	run "$IDLESCOPE" replay --profile "$d/p.json" "$d/t.ftrace" --topology custom:0-255:1/2,1-255:1/2 \
+		--format json -o "$d/r.json"
+	[ "$status" -eq 0 ]
+	jq -e --arg e "$even" --arg o "$odd" '[.groups.groups[].cpus] == [$e, $o]' "$d/r.json"
+	run "$IDLESCOPE" replay --profile "$d/p.json" "$d/t.ftrace" --topology custom:0-255:1/2,1-255:1/2
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"(CPUs $even)"* ]]
+	[[ "$output" == *"(CPUs $odd)"* ]]
+}
+
 @test "replay errors: no file, not a trace, binary trace.dat, bad profile" {
 	# Without a table the replay used to stop here (status 2), losing the
 	# user's data: it now reports states by index ("replay without a state

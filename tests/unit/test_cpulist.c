@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -275,6 +276,32 @@ static void test_format_truncates(void **state)
 	assert_int_equal(buf[0], 'x');
 }
 
+/* cpulist_str never cuts: the longest patterns (every other CPU, two of
+ * every three, every third) up to IS_CPULIST_MAX parse back to the same list
+ * and fit CPULIST_STR_MAX. */
+static void test_str_whole_at_any_length(void **state)
+{
+	(void)state;
+	static const int step[][2] = { { 2, 1 }, { 3, 2 }, { 3, 1 }, { 1, 1 }, { 7, 3 } };
+
+	for (size_t k = 0; k < sizeof(step) / sizeof(step[0]); k++) {
+		struct cpulist l, back;
+		char err[128], *s;
+
+		memset(&l, 0, sizeof(l));
+		/* step[k][1] CPUs on, then the rest of step[k][0] off */
+		for (int c = 0; c < IS_CPULIST_MAX; c++)
+			if (c % step[k][0] < step[k][1])
+				cpulist_set(&l, c);
+		s = cpulist_str(&l);
+		assert_non_null(s);
+		assert_true(strlen(s) < CPULIST_STR_MAX);
+		assert_int_equal(cpulist_parse(s, &back, err, sizeof(err)), 0);
+		assert_true(cpulist_equal(&l, &back));
+		free(s);
+	}
+}
+
 static void test_count_first_equal(void **state)
 {
 	(void)state;
@@ -306,6 +333,7 @@ int main(void)
 		cmocka_unit_test(test_set_has_bounds),
 		cmocka_unit_test(test_format_canonical),
 		cmocka_unit_test(test_format_truncates),
+		cmocka_unit_test(test_str_whole_at_any_length),
 		cmocka_unit_test(test_count_first_equal),
 	};
 

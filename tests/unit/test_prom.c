@@ -234,7 +234,7 @@ static void test_wake_and_groups(void **state)
 	cs.wake.lat[1].hist[is_hist_bucket(20000)] = 1;
 	memset(&g, 0, sizeof(g));
 	snprintf(g.name, sizeof(g.name), "cluster0");
-	snprintf(g.cpus, sizeof(g.cpus), "2-3");
+	g.cpus = (char *)"2-3";
 	snprintf(s.group_level, sizeof(s.group_level), "cluster");
 	g.time_ns = 1250000000ULL;
 	g.periods = 4;

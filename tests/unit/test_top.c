@@ -181,7 +181,8 @@ static void fake_summary(struct summary *s, int ncpu, int nst)
 	s->nr_groups = 1;
 	s->groups = calloc(1, sizeof(*s->groups));
 	snprintf(s->groups[0].name, sizeof(s->groups[0].name), "package0");
-	snprintf(s->groups[0].cpus, sizeof(s->groups[0].cpus), "0-%d", ncpu - 1);
+	if (asprintf(&s->groups[0].cpus, "0-%d", ncpu - 1) < 0)
+		abort();
 	s->groups[0].nr_states = nst;
 	for (int i = 0; i < nst; i++) {
 		s->groups[0].states[i].index = i;
@@ -201,6 +202,7 @@ static void fake_summary(struct summary *s, int ncpu, int nst)
 static void free_fake(struct summary *s)
 {
 	free(s->cpus);
+	free(s->groups[0].cpus);
 	free(s->groups);
 	free(s->wake_rows);
 }

@@ -222,7 +222,7 @@ static json_t *table_json(const struct advise *a, const struct adv_table_in *t)
 	double ab[ADV_MAX_STATES], bb[ADV_MAX_STATES], mc = 0, mp = 0, periods = 0;
 	json_t *o = json_object(), *states = json_array(), *en;
 	const char *why;
-	char cpus[256];
+	char *cpus;
 	int cluster;
 
 	for (int k = 0; k < t->nr_states; k++) {
@@ -295,8 +295,9 @@ static json_t *table_json(const struct advise *a, const struct adv_table_in *t)
 								       : json_null());
 		json_array_append_new(states, js);
 	}
-	cpulist_format(&t->cpus, cpus, sizeof(cpus));
-	json_object_set_new(o, "cpus", json_string(cpus));
+	cpus = cpulist_str(&t->cpus);
+	json_object_set_new(o, "cpus", cpus ? json_string(cpus) : json_null());
+	free(cpus);
 	json_object_set_new(o, "periods", json_real(periods));
 	json_object_set_new(o, "states", states);
 	json_object_set_new(o, "misses", json_pack("{s:o,s:o}", "current", json_real(mc), "proposed",

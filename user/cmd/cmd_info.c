@@ -169,7 +169,7 @@ int cmd_info(int argc, char **argv)
 	struct topology topo = { 0 };
 	const struct kernel_features *f;
 	struct utsname u;
-	char online[256] = "", cpufreq[64], states[512];
+	char online[CPULIST_STR_MAX] = "", cpufreq[64], states[512];
 	int nrows, packages = 0, dies = 0, clusters = 0, ret = EXIT_OK;
 	bool have_topo;
 	FILE *out = stdout;

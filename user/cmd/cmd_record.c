@@ -239,8 +239,8 @@ static int emit_summary(struct record *r, uint64_t start, uint64_t stop)
 		if (!groups_build(&r->topo, "freq-domain", &fd, err, sizeof(err))) {
 			for (int i = 0; i < fd.nr_groups && i < 64; i++) {
 				snprintf(s.freq_domains[i].name, sizeof(s.freq_domains[i].name), "domain%d", i);
-				cpulist_format(&fd.cpus[i], s.freq_domains[i].cpus,
-					       sizeof(s.freq_domains[i].cpus));
+				if (!(s.freq_domains[i].cpus = cpulist_str(&fd.cpus[i])))
+					break;
 				s.freq_domains[i].cpu = cpulist_first(&fd.cpus[i]);
 				s.nr_freq_domains++;
 			}

@@ -373,7 +373,8 @@ static int build_groups(struct summary *s, const struct window_capture *w,
 			continue;
 		o->id = g;
 		snprintf(o->name, sizeof(o->name), "%s%d", gr->level, g);
-		cpulist_format(&gr->cpus[g], o->cpus, sizeof(o->cpus));
+		if (!(o->cpus = cpulist_str(&gr->cpus[g])))
+			return -ENOMEM;
 		o->periods = st->periods;
 		o->time_ns = st->time_ns;
 		o->min_ns = st->min_ns;
@@ -694,7 +695,12 @@ void summary_free(struct summary *s)
 	free(s->warnings);
 	free(s->cpus);
 	free(s->wake_rows);
+	for (int i = 0; i < s->nr_groups; i++)
+		free(s->groups[i].cpus);
 	free(s->groups);
+	for (int i = 0; i < s->nr_freq_domains; i++)
+		free(s->freq_domains[i].cpus);
+	s->nr_freq_domains = 0;
 	s->groups = NULL;
 	s->nr_groups = 0;
 	s->wake_rows = NULL;

@@ -82,7 +82,7 @@ struct wake_row {
 struct group_summary {
 	int id;
 	char name[32];   /* "cluster0", "package0", "group1" */
-	char cpus[256];  /* members, as a CPU list */
+	char *cpus;      /* members, as a CPU list of any length (summary_free) */
 	uint64_t periods, time_ns;
 	uint64_t min_ns, avg_ns, max_ns, p50_ns, p90_ns, p99_ns;
 	uint64_t hist[IS_HIST_BUCKETS];
@@ -180,7 +180,8 @@ struct summary {
 	bool have_ou;             /* sched_overutilized_tp attached */
 	uint64_t overutilized_ns;
 	int nr_freq_domains;
-	struct { char name[16]; char cpus[128]; int cpu; } freq_domains[64];
+	/* cpus: a CPU list of any length, freed by summary_free */
+	struct { char name[16]; char *cpus; int cpu; } freq_domains[64];
 	bool hotplug_seen; /* any CPU went offline or online in the window */
 	int nr_warnings;
 	char **warnings;

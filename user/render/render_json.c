@@ -1,6 +1,7 @@
 /* JSON output (schema idlescope/1, docs/json-schema.md) built with jansson;
  * integers stay integers, in nanoseconds. */
 #include <jansson.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "model/kernel_check.h"
@@ -117,10 +118,10 @@ static json_t *topology_json(const struct topology *t)
 						      ct->cluster_cpus));
 	}
 	for (int i = 0; i < t->nr_clusters; i++) {
-		char l[256];
+		char *l = cpulist_str(&t->clusters[i]);
 
-		cpulist_format(&t->clusters[i], l, sizeof(l));
-		json_array_append_new(clusters, json_pack("{s:i,s:s}", "id", i, "cpus", l));
+		json_array_append_new(clusters, json_pack("{s:i,s:s?}", "id", i, "cpus", l));
+		free(l);
 	}
 	json_object_set_new(o, "cpus", cpus);
 	json_object_set_new(o, "clusters", clusters);

@@ -1,6 +1,7 @@
 /* Human-readable tables: per CPU and in total, the state table, the
  * chosen x ideal matrix and the kernel cross-check. */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "model/kernel_check.h"
@@ -42,10 +43,10 @@ static void header(FILE *f, const struct summary *s)
 		fprintf(f, "topology: %d package%s", packages, packages == 1 ? "" : "s");
 		if (shared) {
 			for (int i = 0; i < t->nr_clusters; i++) {
-				char l[128];
+				char *l = cpulist_str(&t->clusters[i]);
 
-				cpulist_format(&t->clusters[i], l, sizeof(l));
-				fprintf(f, "%s cluster%d=%s", i ? "," : ";", i, l);
+				fprintf(f, "%s cluster%d=%s", i ? "," : ";", i, l ? l : "?");
+				free(l);
 			}
 		} else {
 			fprintf(f, "; no cluster groups more than one CPU");

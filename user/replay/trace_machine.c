@@ -163,7 +163,6 @@ static int build_topology(struct trace_machine *m)
 	t->nr_clusters = ng;
 	for (int c = 0; c < m->nr_cpus; c++) {
 		struct cpu_topo *ct = &t->cpus[c];
-		char l[256] = "";
 
 		cpulist_set(&t->possible, c);
 		cpulist_set(&t->online, c);
@@ -171,13 +170,17 @@ static int build_topology(struct trace_machine *m)
 		ct->online = 1;
 		ct->package = 0;
 		ct->die = ct->core = ct->cluster = -1;
+		ct->cluster_cpus = NULL;
 		for (int g = 0; g < ng; g++)
 			if (cpulist_has(&t->clusters[g], c)) {
 				ct->cluster = g;
-				cpulist_format(&t->clusters[g], l, sizeof(l));
+				free(ct->cluster_cpus);
+				if (!(ct->cluster_cpus = cpulist_str(&t->clusters[g])))
+					return -1;
 			}
 		ct->siblings = strdup("");
-		ct->cluster_cpus = strdup(l);
+		if (!ct->cluster_cpus)
+			ct->cluster_cpus = strdup("");
 		if (!ct->siblings || !ct->cluster_cpus)
 			return -1;
 	}

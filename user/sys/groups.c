@@ -112,9 +112,10 @@ static int custom(const struct topology *t, const char *spec, struct groups *g, 
 		char *psave = NULL, *p, e[128];
 
 		for (p = strtok_r(grp, "+", &psave); p; p = strtok_r(NULL, "+", &psave)) {
-			if (cpulist_parse(p, &part, e, sizeof(e)) || !cpulist_count(&part)) {
-				snprintf(err, errlen, "bad custom group '%s': %s", p,
-					 cpulist_count(&part) ? e : "empty");
+			int bad = cpulist_parse(p, &part, e, sizeof(e));
+
+			if (bad || !cpulist_count(&part)) {
+				snprintf(err, errlen, "bad custom group '%s': %s", p, bad ? e : "empty");
 				ret = -1;
 				goto out;
 			}

@@ -149,3 +149,15 @@ int cpulist_format(const struct cpulist *l, char *buf, size_t len)
 	}
 	return (int)(n < len ? n : (len ? len - 1 : 0));
 }
+
+char *cpulist_str(const struct cpulist *l)
+{
+	char *buf = malloc(CPULIST_STR_MAX), *small;
+	int n;
+
+	if (!buf)
+		return NULL;
+	n = cpulist_format(l, buf, CPULIST_STR_MAX);
+	small = realloc(buf, (size_t)n + 1);
+	return small ? small : buf;
+}

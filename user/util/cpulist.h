@@ -21,6 +21,13 @@ int cpulist_count(const struct cpulist *l);
 int cpulist_first(const struct cpulist *l);
 /* Writes l in canonical form ("0-3,6"); returns the length, truncating. */
 int cpulist_format(const struct cpulist *l, char *buf, size_t len);
+/* The longest canonical form of any list, with its NUL: every third CPU
+ * left out ("1000-1001,1003-1004,...") costs at most 10 characters per 3
+ * CPUs, every other CPU ("1000,1002,...") 5 per 2 (test_cpulist checks it). */
+#define CPULIST_STR_MAX (4 * IS_CPULIST_MAX + 1)
+/* l in canonical form as a new string, never cut (free() it); NULL when out
+ * of memory. For names in reports, where a list of any length must survive. */
+char *cpulist_str(const struct cpulist *l);
 bool cpulist_equal(const struct cpulist *a, const struct cpulist *b);
 
 #endif
