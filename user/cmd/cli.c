@@ -26,7 +26,7 @@ static const struct argp_option all_options[] = {
 	{ 0 }
 };
 
-/* The command's selection (cli_common_argp): one command runs per process. */
+/* The command's selection (cli_takes): one command runs per process. */
 static unsigned int takes = CLI_ALL;
 static struct argp_option options[sizeof(all_options) / sizeof(all_options[0])];
 
@@ -94,9 +94,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static struct argp common_argp = { options, parse_opt, NULL, NULL, NULL, NULL, NULL };
+struct argp common_argp = { all_options, parse_opt, NULL, NULL, NULL, NULL, NULL };
 
-const struct argp *cli_common_argp(unsigned int which)
+void cli_takes(unsigned int which)
 {
 	takes = which;
 	for (size_t i = 0; i < sizeof(all_options) / sizeof(all_options[0]); i++) {
@@ -104,7 +104,7 @@ const struct argp *cli_common_argp(unsigned int which)
 		if (all_options[i].name && !(which & bit_of(all_options[i].key)))
 			options[i].flags |= OPTION_HIDDEN;
 	}
-	return &common_argp;
+	common_argp.options = options;
 }
 
 enum { OPT_NO_WAKEUPS = 0x280, OPT_TOPOLOGY };

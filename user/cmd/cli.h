@@ -28,7 +28,7 @@ struct common_opts {
 	struct assertion asserts[16];
 };
 
-/* The shared options a command takes, for cli_common_argp(). */
+/* The shared options a command takes, for cli_takes(). */
 enum cli_opt {
 	CLI_DURATION = 1 << 0, /* -d */
 	CLI_INTERVAL = 1 << 1, /* -i */
@@ -39,11 +39,12 @@ enum cli_opt {
 	CLI_FAIL_IF = 1 << 6,  /* --fail-if */
 	CLI_ALL = (1 << 7) - 1,
 };
-/* The shared options as an argp child whose input is a struct common_opts:
- * those in `which` (enum cli_opt bits) are listed in the command's --help;
- * the others are hidden and refused ("--duration does not apply to
- * compare", exit 2). Call it once, from the command. */
-const struct argp *cli_common_argp(unsigned int which);
+/* The shared options, an argp child whose input is a struct common_opts. */
+extern struct argp common_argp;
+/* Which of them the command takes (enum cli_opt bits), called before
+ * argp_parse: those are listed in its --help, the others hidden and refused
+ * ("--duration does not apply to compare", exit 2). Without it, all. */
+void cli_takes(unsigned int which);
 
 /* --no-wakeups and --topology SPEC of the live commands (record, serve,
  * top): an argp child whose input is a struct session_cli pointing at the

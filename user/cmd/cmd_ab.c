@@ -310,14 +310,14 @@ static void report_json(struct ab *a)
 int cmd_ab(int argc, char **argv)
 {
 	struct ab a = { .o = { .format = FMT_TABLE }, .repeat = 5, .out = stdout };
-	const struct argp_child children[] = { { cli_common_argp(CLI_DURATION | CLI_OUTPUT | CLI_FORMAT), 0, NULL, 0 },
-						{ 0 } };
+	const struct argp_child children[] = { { &common_argp, 0, NULL, 0 }, { 0 } };
 	const struct argp argp = { options, parse_opt, "[-- COMMAND [ARGS...]]", doc, children, NULL,
 				   NULL };
 	struct sigaction sa = { .sa_handler = on_signal }, old_hup;
 	char err[512], path[64];
 	int ret = EXIT_RUNTIME, saved = 0, fd = -1;
 
+	cli_takes(CLI_DURATION | CLI_OUTPUT | CLI_FORMAT);
 	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &a);
 	if (!a.nr_metrics) {
 		for (size_t i = 0; i < sizeof(default_metrics) / sizeof(default_metrics[0]); i++)

@@ -562,8 +562,7 @@ static int split_command(int argc, char **argv, char ***command)
 int cmd_advise(int argc, char **argv)
 {
 	struct advise a = { .o = { .format = FMT_TABLE } };
-	const struct argp_child children[] = { { cli_common_argp(CLI_DURATION | CLI_CPUS | CLI_OUTPUT | CLI_FORMAT | CLI_VERBOSE), 0, NULL, 0 },
-						{ 0 } };
+	const struct argp_child children[] = { { &common_argp, 0, NULL, 0 }, { 0 } };
 	const struct argp argp = { options, parse_opt, "[FILE.json] [-- COMMAND [ARGS...]]", doc,
 				   children, NULL, NULL };
 	char tmp[] = "/tmp/idlescope-advise-XXXXXX", err[512], source[600];
@@ -577,6 +576,7 @@ int cmd_advise(int argc, char **argv)
 	a.o.command = command;
 	if (command && !command[0])
 		a.o.command = NULL;
+	cli_takes(CLI_DURATION | CLI_CPUS | CLI_OUTPUT | CLI_FORMAT | CLI_VERBOSE);
 	argp_parse(&argp, argc, argv, 0, NULL, &a);
 	if (a.o.cpus_arg && a.file) {
 		if (cpulist_parse(a.o.cpus_arg, &sel, err, sizeof(err))) {

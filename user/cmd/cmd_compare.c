@@ -195,13 +195,13 @@ static int json_out(struct compare *c)
 int cmd_compare(int argc, char **argv)
 {
 	struct compare c = { .o = { .format = FMT_TABLE }, .out = stdout };
-	const struct argp_child children[] = { { cli_common_argp(CLI_OUTPUT | CLI_FORMAT | CLI_FAIL_IF), 0, NULL, 0 },
-						{ 0 } };
+	const struct argp_child children[] = { { &common_argp, 0, NULL, 0 }, { 0 } };
 	const struct argp argp = { NULL, parse_opt, "BASE.json OTHER.json [MORE.json...]", doc,
 				   children, NULL, NULL };
 	int ret = EXIT_RUNTIME;
 	char err[512];
 
+	cli_takes(CLI_OUTPUT | CLI_FORMAT | CLI_FAIL_IF);
 	argp_parse(&argp, argc, argv, 0, NULL, &c);
 	if (c.o.command) {
 		diag_error("compare takes no COMMAND");

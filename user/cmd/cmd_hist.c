@@ -322,8 +322,7 @@ int cmd_hist(int argc, char **argv)
 {
 	struct hist_cmd h = { .o = { .format = FMT_TABLE }, .unit = "us", .unit_ns = 1000,
 			      .out = stdout };
-	const struct argp_child children[] = { { cli_common_argp(CLI_ALL), 0, NULL, 0 },
-						{ 0 } };
+	const struct argp_child children[] = { { &common_argp, 0, NULL, 0 }, { 0 } };
 	const struct argp argp = { options, parse_opt, "METRIC [INTERVAL [COUNT]] [-- COMMAND...]",
 				   doc, children, NULL, NULL };
 	struct window_ticks ticks = { on_interval, on_refresh, &h };

@@ -88,16 +88,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static const struct argp *record_argp(void)
-{
-	static struct argp_child children[] = { { NULL, 0, NULL, 0 }, { &session_argp, 0, NULL, 0 },
-						{ 0 } };
-	static const struct argp argp = { record_options, parse_opt, "[-- COMMAND [ARGS...]]", doc,
-					  children, NULL, NULL };
-
-	children[0].argp = cli_common_argp(CLI_ALL);
-	return &argp;
-}
+static const struct argp_child children[] = { { &common_argp, 0, NULL, 0 },
+					       { &session_argp, 0, NULL, 0 }, { 0 } };
+static const struct argp record_argp = { record_options, parse_opt, "[-- COMMAND [ARGS...]]", doc, children,
+					 NULL, NULL };
 
 /* Before the end snapshot, for each CPU hotplug took down and up: the same
  * cpuidle device (counters kept) gets its re-created files opened again; a
@@ -285,7 +279,7 @@ int cmd_record(int argc, char **argv)
 	uint64_t start, stop;
 	int ret = EXIT_RUNTIME, sig = 0;
 
-	argp_parse(record_argp(), argc, argv, ARGP_IN_ORDER, NULL, &r);
+	argp_parse(&record_argp, argc, argv, ARGP_IN_ORDER, NULL, &r);
 	idle_set_verbose(r.o.verbose);
 	window_block_signals(); /* a signal from here on: a summary or one error line */
 

@@ -99,15 +99,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static const struct argp *replay_argp(void)
-{
-	static struct argp_child children[] = { { NULL, 0, NULL, 0 }, { 0 } };
-	static const struct argp argp = { options, parse_opt, "FILE", doc, children, NULL, NULL };
-
-	children[0].argp = cli_common_argp(CLI_CPUS | CLI_OUTPUT | CLI_FORMAT | CLI_VERBOSE |
-					   CLI_FAIL_IF);
-	return &argp;
-}
+static const struct argp_child children[] = { { &common_argp, 0, NULL, 0 }, { 0 } };
+static const struct argp replay_argp = { options, parse_opt, "FILE", doc, children, NULL, NULL };
 
 static int read_file(struct replay *r)
 {
@@ -376,7 +369,8 @@ int cmd_replay(int argc, char **argv)
 	char err[256];
 	int ret = EXIT_RUNTIME;
 
-	argp_parse(replay_argp(), argc, argv, ARGP_IN_ORDER, NULL, &r);
+	cli_takes(CLI_CPUS | CLI_OUTPUT | CLI_FORMAT | CLI_VERBOSE | CLI_FAIL_IF);
+	argp_parse(&replay_argp, argc, argv, ARGP_IN_ORDER, NULL, &r);
 	idle_set_verbose(r.o.verbose);
 	if (r.o.command) {
 		diag_error("replay takes no COMMAND (it reads FILE)");

@@ -83,15 +83,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static const struct argp *serve_argp(void)
-{
-	static struct argp_child children[] = { { NULL, 0, NULL, 0 }, { &session_argp, 0, NULL, 0 },
-						{ 0 } };
-	static const struct argp argp = { serve_options, parse_opt, NULL, doc, children, NULL, NULL };
-
-	children[0].argp = cli_common_argp(CLI_DURATION | CLI_INTERVAL | CLI_CPUS | CLI_VERBOSE);
-	return &argp;
-}
+static const struct argp_child children[] = { { &common_argp, 0, NULL, 0 },
+					       { &session_argp, 0, NULL, 0 }, { 0 } };
+static const struct argp serve_argp = { serve_options, parse_opt, NULL, doc, children, NULL, NULL };
 
 /* What the model holds for a report, adjusted for counters that must not go
  * back: a cause still pending at this instant is left out of unknown (it
@@ -277,7 +271,8 @@ int cmd_serve(int argc, char **argv)
 	FILE *out;
 	int ret;
 
-	argp_parse(serve_argp(), argc, argv, ARGP_IN_ORDER, NULL, &r);
+	cli_takes(CLI_DURATION | CLI_INTERVAL | CLI_CPUS | CLI_VERBOSE);
+	argp_parse(&serve_argp, argc, argv, ARGP_IN_ORDER, NULL, &r);
 	idle_set_verbose(r.o.verbose);
 	if (listen_parse(r.listen_arg ? r.listen_arg : LISTEN_DEFAULT, &r.addr, err, sizeof(err))) {
 		diag_error("%s", err);
