@@ -280,38 +280,99 @@ case ${vmtest_accel:-} in
 tcg*) bias_ns=$((${vmtest_bias_us:-50} * 1000)) poll_time=0 ;;
 *) bias_ns=$((${vmtest_bias_us:-2} * 1000)) poll_time=1 ;;
 esac
-t0=$(up)
-idlescope record -d 3 --format csv -o /tmp/r.csv -- sh /tmp/wl.sh 600 2>/tmp/c.err
-rc=$?
-echo "INFO record csv: exit $rc in $(since "$t0")"
-if [ "$rc" = 0 ]; then ok "record --format csv exit 0"; else fail "record --format csv exit $rc"; indent /tmp/c.err; fi
-awk -F, -v bias="$bias_ns" -v poll_time="$poll_time" '
-NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-$1 !~ /^[0-9]+$/ || $col["k_usage"] == "" { next }
-{
-	e = $col["entries"]; k = $col["k_usage"] + $col["k_rejected"]
-	t = $col["time_ns"]; kt = $col["k_time_ns"]
-	de = e - k; if (de < 0) de = -de
-	dt = t - kt
-	tol = 0.02 * kt + bias * (e > k ? e : k) + 2000 + (de + 2) * $col["max_ns"]
-	judged = poll_time || $3 != "\"POLL\""
-	bad = de > 4 || (judged && (dt > tol || (e > k && -dt > tol)))
-	rows++; if ($2 > 0) deep += e; nbad += bad
-	printf "%s cpu %s state %s %s: entries %d usage+rej %d, time %.3fms k.time %.3fms diff/period %.1fus max %.3fms (tol %s)\n",
-		bad ? "CSVFAIL" : "CSV", $1, $2, $3, e, k, t / 1e6, kt / 1e6, e ? dt / e / 1e3 : 0,
-		$col["max_ns"] / 1e6, judged ? sprintf("%.3fms", tol / 1e6) : "entries only"
+# Where fexit traces the cpuidle entry (section 5 says which), its counts in
+# /tmp/r.csv: fexit counts at the end of each entry, where the kernel counts
+# usage (the entered state) and rejected (the requested one): per CPU and
+# state, equal but for entries ending while the snapshots were read. Sets
+# fx_good (1 also where no fexit is expected) and fx_summary.
+fx_func=
+for f in cpuidle_enter_state cpuidle_enter; do
+	if grep -q "^$f\$" /sys/kernel/tracing/available_filter_functions 2>/dev/null; then
+		fx_func=$f
+		break
+	fi
+done
+if [ "$(uname -m)" = x86_64 ] || [ "$kv" -ge 604 ]; then want_fx=1; else want_fx=0; fi
+path_src=$(sed -n '/"idle_path": {/,/}/s/^ *"source": "\(.*\)",*$/\1/p' /tmp/r.json)
+path_fn=$(sed -n '/"idle_path": {/,/}/s/^ *"function": "\(.*\)",*$/\1/p' /tmp/r.json)
+judge_fexit() {
+	fx_good=1 fx_summary='' fx_nbad=''
+	[ "$want_fx" = 1 ] && [ -n "$fx_func" ] || return 0
+	awk -F, '
+	NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+	$1 !~ /^[0-9]+$/ || $col["fx_entered"] == "" { next }
+	{
+		de = $col["fx_entered"] - $col["k_usage"]; dr = $col["fx_rejected"] - $col["k_rejected"]
+		bad = de > 2 || de < -2 || dr > 2 || dr < -2
+		rows++; nbad += bad; ent += $col["fx_entered"]; rej += $col["fx_rejected"]; dem += $col["fx_demoted"]
+		printf "%s cpu %s state %s: entered %d usage %d, rejected %d k.rejected %d, demoted %d\n",
+			bad ? "FXFAIL" : "FX", $1, $2, $col["fx_entered"], $col["k_usage"],
+			$col["fx_rejected"], $col["k_rejected"], $col["fx_demoted"]
+	}
+	END { printf "FXSUM %d %d %d %d %d\n", rows, nbad, ent, rej, dem }' /tmp/r.csv >/tmp/fx.out
+	grep '^FX' /tmp/fx.out | grep -v '^FXSUM' | indent
+	# shellcheck disable=SC2046 # rows, nbad, entered, rejected, demoted
+	set -- $(sed -n 's/^FXSUM //p' /tmp/fx.out)
+	fx_nbad=${2:-?}
+	if [ "${1:-0}" -gt 0 ] && [ "${2:-1}" = 0 ] && [ "${3:-0}" -gt 0 ]; then
+		fx_summary="$1 rows within 2 ($3 entered, $4 rejected, $5 demoted)"
+	else
+		fx_good=0 fx_summary="${2:-?} of ${1:-0} rows off"
+	fi
 }
-END { printf "CSVSUM %d %d %d\n", rows, deep, nbad }' /tmp/r.csv >/tmp/c.out
-grep '^CSV' /tmp/c.out | grep -v '^CSVSUM' | indent
-# shellcheck disable=SC2046 # split into rows, deep, nbad
-set -- $(sed -n 's/^CSVSUM //p' /tmp/c.out)
-rows=${1:-0} deep=${2:-0} nbad=${3:-0}
-if [ "$rows" -gt 0 ] && [ "$nbad" = 0 ]; then
-	ok "csv cross-check: $rows cpu/state rows within 4 entries and 2% + ${bias_ns}ns/period + edges"
-else
-	fail "csv cross-check: $nbad of $rows rows out of tolerance"
+
+# One record judged twice: this section's entries and time, and section 5's
+# fexit counts (both from /tmp/r.csv). Under TCG an attempt that fails gets one
+# more (CI's guests share a loaded host: one run in many had BPF count no deep
+# period at all while sysfs counted hundreds); the failed attempt's rows and
+# the tool's own stderr stay in the log, and the check names the attempt.
+record_csv() {
+	t0=$(up)
+	idlescope record -d 3 --format csv -o /tmp/r.csv -- sh /tmp/wl.sh 600 2>/tmp/c.err
+	csv_rc=$?
+	echo "INFO record csv: exit $csv_rc in $(since "$t0"), stderr:"
+	indent /tmp/c.err
+	awk -F, -v bias="$bias_ns" -v poll_time="$poll_time" '
+	NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+	$1 !~ /^[0-9]+$/ || $col["k_usage"] == "" { next }
+	{
+		e = $col["entries"]; k = $col["k_usage"] + $col["k_rejected"]
+		t = $col["time_ns"]; kt = $col["k_time_ns"]
+		de = e - k; if (de < 0) de = -de
+		dt = t - kt
+		tol = 0.02 * kt + bias * (e > k ? e : k) + 2000 + (de + 2) * $col["max_ns"]
+		judged = poll_time || $3 != "\"POLL\""
+		bad = de > 4 || (judged && (dt > tol || (e > k && -dt > tol)))
+		rows++; if ($2 > 0) deep += e; nbad += bad
+		printf "%s cpu %s state %s %s: entries %d usage+rej %d, time %.3fms k.time %.3fms diff/period %.1fus max %.3fms (tol %s)\n",
+			bad ? "CSVFAIL" : "CSV", $1, $2, $3, e, k, t / 1e6, kt / 1e6, e ? dt / e / 1e3 : 0,
+			$col["max_ns"] / 1e6, judged ? sprintf("%.3fms", tol / 1e6) : "entries only"
+	}
+	END { printf "CSVSUM %d %d %d\n", rows, deep, nbad }' /tmp/r.csv >/tmp/c.out
+	grep '^CSV' /tmp/c.out | grep -v '^CSVSUM' | indent
+	# shellcheck disable=SC2046 # split into rows, deep, nbad
+	set -- $(sed -n 's/^CSVSUM //p' /tmp/c.out)
+	rows=${1:-0} deep=${2:-0} nbad=${3:-0}
+	csv_good=0
+	[ "$csv_rc" = 0 ] && [ "$rows" -gt 0 ] && [ "$nbad" = 0 ] && [ "$deep" -gt 0 ] && csv_good=1
+	judge_fexit
+	[ "$csv_good" = 1 ] && [ "$fx_good" = 1 ]
+}
+attempt=1
+if ! record_csv && [ "$poll_time" = 0 ]; then
+	echo "INFO record csv: attempt 1 failed (csv rc $csv_rc, $nbad of $rows rows off, $deep deep periods, fexit rows off ${fx_nbad:-n/a}); attempt 2"
+	attempt=2
+	record_csv
 fi
-if [ "$deep" -gt 0 ]; then ok "$deep idle periods in states above state 0"; else fail "no idle periods in states above state 0"; fi
+of=" (attempt $attempt)"
+[ "$attempt" = 1 ] && of=
+if [ "$csv_rc" = 0 ]; then ok "record --format csv exit 0$of"; else fail "record --format csv exit $csv_rc$of"; fi
+if [ "$rows" -gt 0 ] && [ "$nbad" = 0 ]; then
+	ok "csv cross-check: $rows cpu/state rows within 4 entries and 2% + ${bias_ns}ns/period + edges$of"
+else
+	fail "csv cross-check: $nbad of $rows rows out of tolerance$of"
+fi
+if [ "$deep" -gt 0 ]; then ok "$deep idle periods in states above state 0$of"; else fail "no idle periods in states above state 0$of"; fi
 
 # 3. hist residency, JSON.
 t0=$(up)
@@ -341,17 +402,8 @@ idlescope info | indent
 # 5. The idle path record used: fexit where BPF may trace the cpuidle entry
 # (x86_64; arm64 from 6.4, with ftrace direct calls), on the first of
 # cpuidle_enter_state (noinstr since 6.3) and cpuidle_enter that ftrace lists;
-# the tracepoints otherwise, with the reason in the JSON.
-fx_func=
-for f in cpuidle_enter_state cpuidle_enter; do
-	if grep -q "^$f\$" /sys/kernel/tracing/available_filter_functions 2>/dev/null; then
-		fx_func=$f
-		break
-	fi
-done
-if [ "$(uname -m)" = x86_64 ] || [ "$kv" -ge 604 ]; then want_fx=1; else want_fx=0; fi
-path_src=$(sed -n '/"idle_path": {/,/}/s/^ *"source": "\(.*\)",*$/\1/p' /tmp/r.json)
-path_fn=$(sed -n '/"idle_path": {/,/}/s/^ *"function": "\(.*\)",*$/\1/p' /tmp/r.json)
+# the tracepoints otherwise, with the reason in the JSON. The fexit counts
+# were judged with section 2's record (judge_fexit).
 echo "INFO idle path: ${path_src:-?} ${path_fn}; ftrace lists ${fx_func:-neither}"
 if [ "$want_fx" = 1 ] && [ -n "$fx_func" ]; then
 	if [ "$path_src" = fexit ] && [ "$path_fn" = "$fx_func" ]; then
@@ -359,28 +411,10 @@ if [ "$want_fx" = 1 ] && [ -n "$fx_func" ]; then
 	else
 		fail "record idle path: ${path_src:-?} ${path_fn}, expected fexit on $fx_func"
 	fi
-	# fexit counts at the end of each entry, where the kernel counts usage
-	# (the entered state) and rejected (the requested one): per CPU and
-	# state, equal but for entries ending while the snapshots were read.
-	awk -F, '
-	NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-	$1 !~ /^[0-9]+$/ || $col["fx_entered"] == "" { next }
-	{
-		de = $col["fx_entered"] - $col["k_usage"]; dr = $col["fx_rejected"] - $col["k_rejected"]
-		bad = de > 2 || de < -2 || dr > 2 || dr < -2
-		rows++; nbad += bad; ent += $col["fx_entered"]; rej += $col["fx_rejected"]; dem += $col["fx_demoted"]
-		printf "%s cpu %s state %s: entered %d usage %d, rejected %d k.rejected %d, demoted %d\n",
-			bad ? "FXFAIL" : "FX", $1, $2, $col["fx_entered"], $col["k_usage"],
-			$col["fx_rejected"], $col["k_rejected"], $col["fx_demoted"]
-	}
-	END { printf "FXSUM %d %d %d %d %d\n", rows, nbad, ent, rej, dem }' /tmp/r.csv >/tmp/fx.out
-	grep '^FX' /tmp/fx.out | grep -v '^FXSUM' | indent
-	# shellcheck disable=SC2046 # rows, nbad, entered, rejected, demoted
-	set -- $(sed -n 's/^FXSUM //p' /tmp/fx.out)
-	if [ "${1:-0}" -gt 0 ] && [ "${2:-1}" = 0 ] && [ "${3:-0}" -gt 0 ]; then
-		ok "fexit entered/rejected vs sysfs usage/rejected: $1 rows within 2 ($3 entered, $4 rejected, $5 demoted)"
+	if [ "$fx_good" = 1 ]; then
+		ok "fexit entered/rejected vs sysfs usage/rejected: $fx_summary$of"
 	else
-		fail "fexit entered/rejected vs sysfs usage/rejected: ${2:-?} of ${1:-0} rows off"
+		fail "fexit entered/rejected vs sysfs usage/rejected: $fx_summary$of"
 	fi
 elif [ "$path_src" = tracepoint ]; then
 	ok "record idle path: tracepoints where fexit cannot trace the cpuidle entry"
