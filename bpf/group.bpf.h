@@ -1,7 +1,10 @@
-/* Topology-group idle: for each group, the time when all its CPUs are idle,
- * and the group state = the shallowest of its CPUs' states (idlestat and
- * LISA's convention). Fetch-and-add on a per-group counter (kernel 5.12+,
- * -mcpu=v3). Included by idlescope.bpf.c; called from handle_idle. */
+/* Topology-group idle over a tree of nodes (core -> cluster -> die ->
+ * package): for each node, the time when all its CPUs are idle, and its
+ * state = the shallowest of its CPUs' states (idlestat and LISA's
+ * convention). A CPU's idle entry or exit changes its smallest node's word
+ * with one fetch-and-add; a node changes its parent's only when it becomes
+ * all idle or stops being so. Fetch-and-add needs kernel 5.12+ (-mcpu=v3).
+ * Included by idlescope.bpf.c; called from handle_idle. */
 #ifndef IDLESCOPE_GROUP_BPF_H
 #define IDLESCOPE_GROUP_BPF_H
 
@@ -9,35 +12,49 @@
 #include "pack.bpf.h"
 #include "stat.bpf.h"
 
-/* The shallowest state among the members (all idle now, so stable). */
-static __always_inline __u32 group_min_state(__u32 g, __u32 fallback)
+/* The word's field for a child in state s. */
+static __always_inline __u32 group_field(const struct group_slot *gs, __u32 s)
 {
-	struct group_members *m = bpf_map_lookup_elem(&group_members, &g);
-	__u32 min = fallback;
+	__u32 f = gs->fields ? gs->fields - 1 : 0;
 
-	if (!m)
-		return min;
-	for (int i = 0; i < IS_GROUP_MAX_CPUS; i++) {
-		struct idle_cpu_slot *s;
-		__u32 cpu;
-
-		if (i >= m->nr_cpus)
-			break;
-		cpu = m->cpus[i];
-		s = bpf_map_lookup_elem(&idle_slots, &cpu);
-		if (s && s->state < min)
-			min = s->state;
-	}
-	return min;
+	return s < f ? s : f;
 }
 
-/* The CPU's group slot (group id from the CPU's own slot), or NULL. */
-static __always_inline struct group_slot *group_slot_of(const struct idle_cpu_slot *slot, __u32 *g)
+static __always_inline __u64 group_delta(const struct group_slot *gs, __u32 s)
 {
-	if (!slot->group_id1)
-		return NULL;
-	*g = slot->group_id1 - 1;
-	return bpf_map_lookup_elem(&group_slots, g);
+	__u32 shift = GROUP_COUNT_BITS + gs->width * group_field(gs, s);
+
+	return 1 + (shift < 64 ? 1ULL << shift : 0);
+}
+
+/* Every child idle in the word (its count is signed: see GROUP_COUNT_BITS). */
+static __always_inline bool group_full(const struct group_slot *gs, __u64 word)
+{
+	return (__s16)(word & 0xffff) == (__s32)gs->nr_children;
+}
+
+/* The node state of an all-idle word: the lowest non-empty field. The two
+ * ends of an interval read the same word (every fetch-and-add moves the
+ * count by one, so entering and leaving "all idle" alternate), so the
+ * parent gets back exactly what it was given, even from a word torn by a
+ * leave that landed before its join. */
+static __always_inline __u32 group_word_state(const struct group_slot *gs, __u64 word)
+{
+	__u64 f = word >> GROUP_COUNT_BITS;
+	__u32 last = gs->fields ? gs->fields - 1 : 0, s;
+
+	if (!f || !gs->width)
+		return last;
+	s = is_msb64(f & -f) / gs->width;
+	return s < last ? s : last;
+}
+
+static __always_inline void group_count_update(struct idle_cpu_slot *slot, const struct group_slot *gs)
+{
+	__u32 l = gs->level;
+
+	if (l < IS_MAX_LEVELS)
+		slot->node_updates[l]++;
 }
 
 #ifdef IS_NO_ATOMIC_FETCH
@@ -54,49 +71,45 @@ static __always_inline void group_on_exit(__u32 cpu, struct idle_cpu_slot *slot,
 {
 }
 #else
-/* cpu entered an idle state (its slot already holds the state). The group
- * id and size come from the CPU's own slot and the group slot: no lookups
- * beyond the shared counter on the hot path. */
+/* cpu entered an idle state: it joins its smallest node, and each node it
+ * makes all idle joins its parent, in the state it then has. */
 static __always_inline void group_on_enter(__u32 cpu, struct idle_cpu_slot *slot, __u64 now_ns,
 					   __u32 state)
 {
-	struct group_slot *gs;
-	__u32 g, old;
+	__u32 node1 = slot->group_id1, s = state;
+	int pack_dg = 0;
 
-	gs = group_slot_of(slot, &g);
-	if (!gs)
-		return;
-	old = __sync_fetch_and_add(&gs->idle_count, 1);
-	if (old + 1 == gs->nr_cpus) {
-		gs->state = group_min_state(g, state);
+	for (int i = 0; i < IS_MAX_LEVELS && node1; i++) {
+		__u32 g = node1 - 1;
+		struct group_slot *gs = bpf_map_lookup_elem(&group_slots, &g);
+		__u64 delta, word;
+
+		if (!gs)
+			break;
+		delta = group_delta(gs, s);
+		word = __sync_fetch_and_add(&gs->word, delta) + delta;
+		group_count_update(slot, gs);
+		if (!group_full(gs, word))
+			break;
+		s = group_word_state(gs, word);
+		gs->state = s;
 		gs->idle_since = now_ns;
+		if (slot->pack_group1 == node1)
+			pack_dg = -1;
+		node1 = gs->parent1;
 	}
-	if (packing_enabled)
-		pack_update(now_ns, old + 1 == gs->nr_cpus ? -1 : 0, -1);
+	if (packing_enabled && slot->pack_group1)
+		pack_update(now_ns, pack_dg, -1);
 }
 
-/* cpu left idle after a period that began at enter_ns. */
-static __always_inline void group_on_exit(__u32 cpu, struct idle_cpu_slot *slot, __u64 now_ns,
-					  __u64 enter_ns)
+/* A node's all-idle interval [since, now_ns] ended; enter_ns is the exiting
+ * CPU's own entry, which no start of it can precede. */
+static __always_inline void group_account(__u32 g, __u64 since, __u64 now_ns, __u64 enter_ns,
+					  __u32 s, bool folded)
 {
-	struct group_stats *st;
-	struct group_slot *gs;
-	__u32 g, old, s;
-	__u64 since, d;
+	struct group_stats *st = bpf_map_lookup_elem(&group_stats, &g);
+	__u64 d;
 
-	gs = group_slot_of(slot, &g);
-	if (!gs)
-		return;
-	old = __sync_fetch_and_add(&gs->idle_count, -1);
-	if (packing_enabled)
-		pack_update(now_ns, old == gs->nr_cpus ? 1 : 0, 1);
-	if (old != gs->nr_cpus)
-		return;
-	/* first to leave: the all-idle interval ends */
-	slot->ended_group = 1;
-	since = gs->idle_since;
-	gs->idle_since = 0;
-	st = bpf_map_lookup_elem(&group_stats, &g);
 	if (!st)
 		return;
 	/* a start written late, or stale, cannot precede this CPU's own enter */
@@ -107,12 +120,50 @@ static __always_inline void group_on_exit(__u32 cpu, struct idle_cpu_slot *slot,
 	if (since < start_ns)
 		return; /* began before the window: an edge, like a CPU's */
 	d = now_ns - since;
-	s = gs->state;
 	stat_add(&st->periods, &st->time_ns, &st->min_ns, &st->max_ns, st->hist, d);
+	if (folded)
+		st->folded++;
 	if (s < IS_MAX_STATES) {
 		st->state_periods[s]++;
 		st->state_time_ns[s] += d;
 	}
+}
+
+/* cpu left idle after a period that began at enter_ns: it leaves its
+ * smallest node, and each node that stops being all idle leaves its parent
+ * in the state it joined with. */
+static __always_inline void group_on_exit(__u32 cpu, struct idle_cpu_slot *slot, __u64 now_ns,
+					  __u64 enter_ns)
+{
+	__u32 node1 = slot->group_id1, s = slot->state, ended = 0;
+	int pack_dg = 0;
+
+	for (int i = 0; i < IS_MAX_LEVELS && node1; i++) {
+		__u32 g = node1 - 1;
+		struct group_slot *gs = bpf_map_lookup_elem(&group_slots, &g);
+		__u64 delta, word, since;
+
+		if (!gs)
+			break;
+		delta = group_delta(gs, s);
+		word = __sync_fetch_and_add(&gs->word, -delta);
+		group_count_update(slot, gs);
+		if (!group_full(gs, word))
+			break;
+		/* first to leave: the node's all-idle interval ends */
+		s = group_word_state(gs, word);
+		since = gs->idle_since;
+		gs->idle_since = 0;
+		group_account(g, since, now_ns, enter_ns, s,
+			      gs->fields && s == gs->fields - 1 && s + 1 < state_slots);
+		if (slot->pack_group1 == node1)
+			pack_dg = 1;
+		ended = node1;
+		node1 = gs->parent1;
+	}
+	slot->ended_group = ended;
+	if (packing_enabled && slot->pack_group1)
+		pack_update(now_ns, pack_dg, 1);
 }
 
 #endif /* IS_NO_ATOMIC_FETCH */

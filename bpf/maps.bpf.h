@@ -61,21 +61,15 @@ struct {
 	__type(value, struct wake_detail);
 } wake_detail_last SEC(".maps");
 
-/* Topology groups: membership (loader-written), the shared all-idle state,
- * and the statistics. Sized by the loader; 1 entry when groups are off. */
+/* Topology groups: the packing level's group of each CPU (loader-written,
+ * read for other CPUs too), the nodes' shared words, and the statistics.
+ * Sized by the loader; 1 entry when groups are off. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, __u32);
 } group_of SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct group_members);
-} group_members SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -175,7 +169,7 @@ const volatile bool wake_enabled = false;
 const volatile __u64 wake_window_ns = 50000;
 const volatile bool groups_enabled = false;
 const volatile bool packing_enabled = false;
-const volatile __u32 pack_max_group_cpus = 0; /* CPUs of the largest group */
+const volatile __u32 pack_max_group_cpus = 0; /* CPUs of the packing level's largest group */
 /* `idlescope hist`: the metric (enum hist_metric, HM_NONE for record), its
  * display unit or linear step, and the task filter (-p tgid, -c comm). */
 /* states per CPU in the per-state maps (their stride): the most any CPU has */

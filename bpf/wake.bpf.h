@@ -137,14 +137,11 @@ static __always_inline void wake_on_enter(__u32 cpu, struct idle_cpu_slot *slot)
 	if (slot->wake_open && slot->wakee_valid) {
 		wake_detail_add(cpu, WDETAIL_WAKEE, slot->waker_cpu, slot->wakee_pid,
 				slot->wake_early, slot->wakee_comm);
-		/* the wakeup that ended its group's all-idle time: aux = group */
-		if (slot->ended_group && groups_enabled) {
-			__u32 *g = bpf_map_lookup_elem(&group_of, &cpu);
-
-			if (g)
-				wake_detail_add(cpu, WDETAIL_GROUP_WAKEE, *g, slot->wakee_pid, 0,
-						slot->wakee_comm);
-		}
+		/* the wakeup that ended a group's all-idle time: aux = the
+		 * largest such group */
+		if (slot->ended_group && groups_enabled)
+			wake_detail_add(cpu, WDETAIL_GROUP_WAKEE, slot->ended_group - 1,
+					slot->wakee_pid, 0, slot->wakee_comm);
 	}
 	slot->ended_group = 0;
 	slot->wake_kind = WAKE_UNKNOWN;

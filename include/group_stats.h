@@ -1,32 +1,43 @@
 /* Map layouts for topology-group idle (bpf/group.bpf.h): time when every
- * CPU of a group (core, cluster, die, package, custom) is idle. __u* only. */
+ * CPU of a group (core, cluster, die, package, custom) is idle, for a tree
+ * of nodes of several levels. __u* only. */
 #ifndef IDLESCOPE_GROUP_STATS_H
 #define IDLESCOPE_GROUP_STATS_H
 
 #include "hist.h"
 #include "idle_stats.h" /* IS_MAX_STATES: the group state is a CPU state */
 
-#define IS_MAX_GROUPS 1024
-#define IS_GROUP_MAX_CPUS 64 /* members looked at for the group state */
+#define IS_MAX_GROUPS 4096 /* nodes of every level together */
 #define IS_NO_GROUP 0xffffffffu
 
-/* Written by the loader: which group a CPU belongs to (group_of, per CPU)
- * and each group's members (group_members, per group). */
-struct group_members {
-	__u32 nr_cpus;
-	__u32 cpus[IS_GROUP_MAX_CPUS];
-};
+/* A topology node's idle word, changed with one fetch-and-add per child
+ * event: the low 16 bits count the idle children (read as signed: a child's
+ * leave can land just before its join), the 48 above hold `fields` counters
+ * of `width` bits, one per child state (states >= fields - 1 share the last
+ * one), so the node's state when all children are idle, the shallowest of
+ * theirs, is the lowest non-empty field: no loop over members, no cap. */
+#define GROUP_COUNT_BITS 16
+#define GROUP_FIELD_BITS 48
 
-/* Shared by the group's CPUs: idle_count is changed with fetch-and-add, so
- * the CPU that completes the set starts the group-idle interval and the
- * first to leave ends it. */
+/* Shared by a node's children. Loader-written but for word and idle_since:
+ * the child whose join makes count == nr_children starts the all-idle
+ * interval (and joins the parent), the next change of the word ends it. */
 struct group_slot {
-	__u32 idle_count;
-	__u32 state;      /* the group state of the current all-idle interval */
-	__u64 idle_since; /* 0 = not all idle (or the start was lost in a race) */
-	__u32 nr_cpus;    /* members (loader-written): the count that means all idle */
-	__u32 pad;
+	__u64 word;
+	__u64 idle_since;  /* 0 = not all idle (or the start was lost in a race) */
+	__u32 state;       /* the node state of the current all-idle interval */
+	__u32 nr_children; /* CPUs and child nodes: the count that means all idle */
+	__u32 width;       /* bits per state field */
+	__u32 fields;      /* state fields in the word */
+	__u32 parent1;     /* 1 + the parent node, 0 = top */
+	__u32 level;       /* index of the node's level, smallest first */
 } __attribute__((aligned(64)));
+
+/* Every child idle: the word's count at nr_children. */
+static inline int group_slot_all_idle(const struct group_slot *gs)
+{
+	return (__s16)(gs->word & 0xffff) == (__s32)gs->nr_children;
+}
 
 struct group_stats {
 	__u64 periods;
@@ -34,6 +45,7 @@ struct group_stats {
 	__u64 min_ns;
 	__u64 max_ns;
 	__u64 races;       /* an end that found no start (ended as it began) */
+	__u64 folded;      /* periods whose state was in the shared last field */
 	__u64 state_periods[IS_MAX_STATES];
 	__u64 state_time_ns[IS_MAX_STATES];
 	__u64 hist[IS_HIST_BUCKETS];

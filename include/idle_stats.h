@@ -7,6 +7,7 @@
 
 /* CPUIDLE_STATE_MAX in the kernel. */
 #define IS_MAX_STATES 10
+#define IS_MAX_LEVELS 5 /* topology levels: core, cluster, die, package, one more */
 /* Upper bound on CPUs the maps are sized for; the loader sizes them to the
  * number of possible CPUs, replay tests to the CPU count they simulate. */
 #define IS_MAX_CPUS 4096
@@ -38,7 +39,7 @@ struct idle_cpu_slot {
 	/* Line 0: written by this CPU at every idle entry and exit. */
 	__u64 enter_ns;  /* 0 = not in an idle period we saw begin */
 	__u32 state;     /* state requested at enter */
-	__u32 last_counted; /* the last exit was counted: its miss event counts too */
+	__u32 pack_group1; /* 1 + the CPU's group at the packing level, 0 = none */
 	/* wakeup attribution of the current / last counted period */
 	__u64 exit_ns;         /* exit of the last counted period */
 	__u64 wake_detail;     /* irq, softirq vector of the first cause */
@@ -49,9 +50,9 @@ struct idle_cpu_slot {
 	__u8 wake_state;       /* that period's state */
 	__u8 wake_softirq_seen;
 	__u8 wake_lat_done;    /* its timer lateness was recorded */
-	__u8 pad_wake;
-	__u32 group_id1;    /* 1 + this CPU's topology group, 0 = none (loader-written) */
-	__u32 ended_group;  /* this CPU's exit ended its group's all-idle time */
+	__u8 last_counted;     /* the last exit was counted: its miss event counts too */
+	__u32 group_id1;    /* 1 + this CPU's smallest topology group, 0 = none (loader-written) */
+	__u32 ended_group;  /* 1 + the largest group whose all-idle time this CPU's exit ended */
 	/* the hrtimer that ended the period */
 	__u64 timer_fn;
 	__u64 timer_lat_ns;
@@ -77,6 +78,9 @@ struct idle_cpu_slot {
 	__u64 util_ts;
 	__u64 util_acc;     /* sum of util x ns since the start */
 	__u64 util_max;
+	/* Topology-node updates (fetch-and-adds) this CPU's idle
+	 * events caused, per level: the cost of group idle, counted */
+	__u64 node_updates[IS_MAX_LEVELS];
 } __attribute__((aligned(64)));
 
 /* Per CPU and state: everything summed over completed idle periods. */

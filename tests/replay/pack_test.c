@@ -21,15 +21,13 @@ static void ev(uint64_t cpu, uint64_t now_us, uint64_t state)
 
 static void test_busy_groups_and_spread(void **state)
 {
-	struct cpulist cpus[2];
-	struct session_opts o = { .replay = true, .nr_groups = 2,
-				  .group_of = replay_2x2_group_of, .group_cpus = cpus,
-				  .packing = true };
+	static struct groups cpus;
+	struct session_opts o = { .replay = true, .groups = &cpus, .packing = true };
 	struct idle_raw raw;
 	char err[256];
 
 	(void)state;
-	replay_2x2_groups(cpus);
+	replay_2x2_groups(&cpus);
 	assert_int_equal(idle_session_open(&s, 4, &o, err, sizeof(err)), 0);
 
 	/* state (busy groups, busy CPUs) and the time it held:

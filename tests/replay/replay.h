@@ -4,6 +4,8 @@
 #define IDLESCOPE_REPLAY_H
 
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "session/idle_loader.h"
@@ -47,16 +49,36 @@ static inline struct idle_params replay_arm_table(uint32_t disabled_mask)
 	return p;
 }
 
-/* 2 clusters x 2 CPUs: {0,1} and {2,3}, as session_opts wants them. */
-static const int replay_2x2_group_of[4] = { 0, 0, 1, 1 };
-
-static inline void replay_2x2_groups(struct cpulist cpus[2])
+/* A topology tree for session_opts.groups: nr levels, level i named
+ * names[i] with groups lists[i] ("0-1;2-3": groups split by ';'). Aborts
+ * the test program on a bad spec. */
+static inline void replay_tree(struct groups *g, int nr_cpus, int nr, const char *const *names,
+			       const char *const *lists)
 {
-	memset(cpus, 0, 2 * sizeof(*cpus));
-	cpulist_set(&cpus[0], 0);
-	cpulist_set(&cpus[0], 1);
-	cpulist_set(&cpus[1], 2);
-	cpulist_set(&cpus[1], 3);
+	struct group_level lv[IS_MAX_LEVELS];
+	char err[256];
+
+	memset(lv, 0, sizeof(lv));
+	for (int i = 0; i < nr; i++) {
+		char *copy = strdup(lists[i]), *save = NULL;
+
+		snprintf(lv[i].name, sizeof(lv[i].name), "%s", names[i]);
+		lv[i].cpus = calloc(4096, sizeof(*lv[i].cpus));
+		for (char *p = strtok_r(copy, ";", &save); p; p = strtok_r(NULL, ";", &save))
+			if (cpulist_parse(p, &lv[i].cpus[lv[i].nr++], err, sizeof(err)))
+				abort();
+		free(copy);
+	}
+	if (groups_assemble(lv, nr, false, nr_cpus, g, err, sizeof(err))) {
+		fprintf(stderr, "replay_tree: %s\n", err);
+		abort();
+	}
+}
+
+/* 2 clusters x 2 CPUs: {0,1} and {2,3}. */
+static inline void replay_2x2_groups(struct groups *g)
+{
+	replay_tree(g, 4, 1, (const char *const[]){ "cluster" }, (const char *const[]){ "0-1;2-3" });
 }
 
 /* A session plus what it read, for cmocka group fixtures. */

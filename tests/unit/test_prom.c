@@ -235,7 +235,9 @@ static void test_wake_and_groups(void **state)
 	memset(&g, 0, sizeof(g));
 	snprintf(g.name, sizeof(g.name), "cluster0");
 	g.cpus = (char *)"2-3";
-	snprintf(s.group_level, sizeof(s.group_level), "cluster");
+	snprintf(s.group_level, sizeof(s.group_level), "cluster,package");
+	snprintf(g.level, sizeof(g.level), "cluster");
+	snprintf(g.parent, sizeof(g.parent), "package0");
 	g.time_ns = 1250000000ULL;
 	g.periods = 4;
 	g.hist[is_hist_bucket(300000)] = 3;
@@ -259,7 +261,7 @@ static void test_wake_and_groups(void **state)
 		"idlescope_timer_lateness_seconds_bucket{cpu=\"3\",state=\"C1\",le=\"0.000065535\"} 1\n"));
 	assert_non_null(strstr(text, "idlescope_timer_lateness_seconds_sum{cpu=\"3\",state=\"C1\"} 0.00002\n"
 				     "idlescope_timer_lateness_seconds_count{cpu=\"3\",state=\"C1\"} 1\n"));
-	assert_non_null(strstr(text, "idlescope_group_info{group=\"cluster0\",level=\"cluster\",cpus=\"2-3\"} 1\n"));
+	assert_non_null(strstr(text, "idlescope_group_info{group=\"cluster0\",level=\"cluster\",parent=\"package0\",cpus=\"2-3\"} 1\n"));
 	assert_non_null(strstr(text, "idlescope_group_all_idle_seconds_total{group=\"cluster0\"} 1.25\n"));
 	assert_non_null(strstr(text, "idlescope_group_all_idle_periods_total{group=\"cluster0\"} 4\n"));
 	/* 300 us <= 262143 ns? no: in (262143, 1048575]; 350.25 ms in (268435455, 1073741823] */

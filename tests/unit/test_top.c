@@ -78,12 +78,12 @@ static void test_delta_cuts_periods(void **state)
 	 * all idle again from 1900 in state 0 */
 	prev.groups[0].time_ns = 100;
 	prev.groups[0].state_time_ns[1] = 100;
-	prev.group_slots[0] = (struct group_slot){ .idle_count = 2, .nr_cpus = 2, .state = 1,
+	prev.group_slots[0] = (struct group_slot){ .word = 2, .nr_children = 2, .state = 1,
 						   .idle_since = 950 };
 	cur.groups[0].time_ns = 200;
 	cur.groups[0].periods = 1;
 	cur.groups[0].state_time_ns[1] = 200;
-	cur.group_slots[0] = (struct group_slot){ .idle_count = 2, .nr_cpus = 2, .state = 0,
+	cur.group_slots[0] = (struct group_slot){ .word = 2, .nr_children = 2, .state = 0,
 						  .idle_since = 1900 };
 
 	assert_int_equal(idle_raw_delta(&prev, &cur, 1000, 2000, &d), 0);

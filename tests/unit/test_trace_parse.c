@@ -444,6 +444,10 @@ static void test_profile(void **state)
 		{ "{\"cpus\":2,\"states\":[{\"name\":\"A\",\"exit_latency_us\":1,\"target_residency_us\":1}],\"groups\":[\"0-1\",\"1\"]}", "two groups" },
 		{ "{\"cpus\":2,\"states\":[{\"name\":\"A\",\"exit_latency_us\":1,\"target_residency_us\":1}],\"groups\":[\"0-2\"]}", "beyond" },
 		{ "{\"cpus\":2,\"schema\":\"x\",\"states\":[]}", "schema" },
+		{ "{\"cpus\":2,\"states\":[{\"name\":\"A\",\"exit_latency_us\":1,\"target_residency_us\":1}],\"groups\":[\"0\"],\"levels\":[]}", "not both" },
+		{ "{\"cpus\":2,\"states\":[{\"name\":\"A\",\"exit_latency_us\":1,\"target_residency_us\":1}],\"levels\":[{\"groups\":[\"0\"]}]}", "needs a \"name\"" },
+		{ "{\"cpus\":2,\"states\":[{\"name\":\"A\",\"exit_latency_us\":1,\"target_residency_us\":1}],\"levels\":[{\"name\":\"a\",\"groups\":[\"0\"]},{\"name\":\"a\",\"groups\":[\"1\"]}]}", "given twice" },
+		{ "{\"cpus\":2,\"states\":[{\"name\":\"A\",\"exit_latency_us\":1,\"target_residency_us\":1}],\"levels\":[{\"name\":\"a\",\"groups\":[]}]}", "non-empty" },
 		{ "{\"cpus\":2,", "line 1" },
 	};
 	struct trace_profile p;
@@ -453,7 +457,8 @@ static void test_profile(void **state)
 	assert_int_equal(trace_profile_parse(ok, strlen(ok), &p, err, sizeof(err)), 0);
 	assert_int_equal(p.nr_cpus, 4);
 	assert_string_equal(p.driver, "psci_idle");
-	assert_string_equal(p.group_level, "cluster");
+	assert_int_equal(p.nr_levels, 1);
+	assert_string_equal(p.levels[0].name, "cluster");
 	assert_int_equal(p.info[0].nr_states, 2);
 	assert_int_equal(p.info[1].states[1].exit_latency_ns, 100500);
 	assert_int_equal(p.info[1].states[1].target_residency_ns, 1000000);
@@ -461,9 +466,23 @@ static void test_profile(void **state)
 	assert_false(p.info[1].states[0].poll);
 	assert_int_equal(p.info[2].nr_states, 1);
 	assert_true(p.info[3].states[0].poll); /* named POLL */
-	assert_int_equal(p.nr_groups, 2);
-	assert_true(cpulist_has(&p.groups[1], 3));
+	assert_int_equal(p.levels[0].nr, 2);
+	assert_true(cpulist_has(&p.levels[0].cpus[1], 3));
 	trace_profile_free(&p);
+	/* several levels */
+	{
+		static const char lv[] =
+			"{\"cpus\":4,\"states\":[{\"name\":\"A\",\"exit_latency_us\":1,\"target_residency_us\":1}],"
+			"\"levels\":[{\"name\":\"core\",\"groups\":[\"0-1\",\"2-3\"]},"
+			"{\"name\":\"package\",\"groups\":[\"0-3\"]}]}";
+
+		assert_int_equal(trace_profile_parse(lv, strlen(lv), &p, err, sizeof(err)), 0);
+		assert_int_equal(p.nr_levels, 2);
+		assert_string_equal(p.levels[1].name, "package");
+		assert_int_equal(p.levels[0].nr, 2);
+		assert_int_equal(cpulist_count(&p.levels[1].cpus[0]), 4);
+		trace_profile_free(&p);
+	}
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		err[0] = '\0';
 		assert_int_equal(trace_profile_parse(bad[i].json, strlen(bad[i].json), &p, err,

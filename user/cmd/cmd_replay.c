@@ -410,9 +410,8 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (idle_session_open(&r.sess, r.m.nr_cpus,
 			      &(struct session_opts){ .replay = true, .wake = r.wake,
-						      .nr_groups = r.m.groups.nr_groups,
-						      .group_of = r.m.groups.group_of,
-						      .group_cpus = r.m.groups.cpus },
+						      .groups = r.m.groups.nr_groups ? &r.m.groups
+										     : NULL },
 			      err, sizeof(err))) {
 		diag_error("%s", err);
 		goto cleanup;

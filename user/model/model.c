@@ -357,6 +357,14 @@ static int build_groups(struct summary *s, const struct window_capture *w,
 	if (!gr || !w->raw->groups)
 		return 0;
 	snprintf(s->group_level, sizeof(s->group_level), "%s", gr->level);
+	s->nr_levels = gr->nr_levels;
+	for (int l = 0; l < gr->nr_levels; l++) {
+		snprintf(s->levels[l].name, sizeof(s->levels[l].name), "%s", gr->levels[l]);
+		for (int c = 0; c < w->raw->nr_cpus; c++)
+			s->levels[l].node_updates += w->raw->slots[c].node_updates[l];
+	}
+	for (int g = 0; g < gr->nr_groups; g++)
+		s->levels[gr->node[g].level].groups++;
 	s->groups = calloc((size_t)gr->nr_groups, sizeof(*s->groups));
 	if (!s->groups)
 		return -ENOMEM;
@@ -364,7 +372,7 @@ static int build_groups(struct summary *s, const struct window_capture *w,
 		const struct group_stats *st = &w->raw->groups[g];
 		const struct group_slot *gs = &w->raw->group_slots[g];
 		struct group_summary *o = &s->groups[s->nr_groups];
-		int first = cpulist_first(&gr->cpus[g]), members = cpulist_count(&gr->cpus[g]);
+		int first = cpulist_first(&gr->cpus[g]);
 		bool any = false;
 
 		for (int c = 0; c < IS_CPULIST_MAX; c++)
@@ -372,7 +380,11 @@ static int build_groups(struct summary *s, const struct window_capture *w,
 		if (!any || first < 0)
 			continue;
 		o->id = g;
-		snprintf(o->name, sizeof(o->name), "%s%d", gr->level, g);
+		groups_name(gr, g, o->name, sizeof(o->name));
+		o->index = gr->node[g].index;
+		snprintf(o->level, sizeof(o->level), "%s", gr->levels[gr->node[g].level]);
+		if (gr->node[g].parent >= 0)
+			groups_name(gr, gr->node[g].parent, o->parent, sizeof(o->parent));
 		if (!(o->cpus = cpulist_str(&gr->cpus[g])))
 			return -ENOMEM;
 		o->periods = st->periods;
@@ -380,6 +392,7 @@ static int build_groups(struct summary *s, const struct window_capture *w,
 		o->min_ns = st->min_ns;
 		o->max_ns = st->max_ns;
 		o->races = st->races;
+		o->folded = st->folded;
 		memcpy(o->hist, st->hist, sizeof(o->hist));
 		if (o->periods) {
 			o->avg_ns = o->time_ns / o->periods;
@@ -396,7 +409,7 @@ static int build_groups(struct summary *s, const struct window_capture *w,
 			o->states[i].periods = st->state_periods[i];
 			o->states[i].time_ns = st->state_time_ns[i];
 		}
-		if (gs->idle_since && gs->idle_count == (uint32_t)members &&
+		if (gs->idle_since && (int16_t)(gs->word & 0xffff) == gr->node[g].nr_children &&
 		    gs->idle_since <= w->stop_ns) {
 			o->idle_at_end = true;
 			o->edge_idle_ns = w->stop_ns - (gs->idle_since > w->start_ns ? gs->idle_since
@@ -412,20 +425,25 @@ static void build_pack(struct summary *s, const struct window_capture *w)
 {
 	const struct idle_raw *raw = w->raw;
 	const struct pack_global *pg = &raw->pack;
+	const struct groups *gr = w->groups;
 	struct pack_summary *p = &s->pack;
 	uint64_t stop_us = w->stop_ns / 1000, start_us = w->start_ns / 1000, last;
 	uint32_t g, c;
 
-	if (!raw->have_pack || !w->groups)
+	if (!raw->have_pack || !gr)
 		return;
 	p->enabled = true;
-	p->nr_slots = w->groups->nr_groups + 1 < IS_PACK_SLOTS ? w->groups->nr_groups + 1
-								 : IS_PACK_SLOTS;
+	snprintf(p->level, sizeof(p->level), "%s", gr->levels[gr->pack_level]);
+	for (int i = 0; i < gr->nr_groups; i++) {
+		if (gr->node[i].level != gr->pack_level)
+			continue;
+		p->nr_groups++;
+		if ((uint32_t)cpulist_count(&gr->cpus[i]) > p->max_group_cpus)
+			p->max_group_cpus = (uint32_t)cpulist_count(&gr->cpus[i]);
+	}
+	p->nr_slots = p->nr_groups + 1 < IS_PACK_SLOTS ? p->nr_groups + 1 : IS_PACK_SLOTS;
 	memcpy(p->busy_ns, pg->busy_ns, sizeof(p->busy_ns));
 	p->spread_ns = pg->spread_ns;
-	for (int i = 0; i < w->groups->nr_groups; i++)
-		if ((uint32_t)cpulist_count(&w->groups->cpus[i]) > p->max_group_cpus)
-			p->max_group_cpus = (uint32_t)cpulist_count(&w->groups->cpus[i]);
 	/* the state that held from the last change to the end of the window */
 	last = PACK_US(pg->word);
 	if (last < (start_us & ((1ULL << 40) - 1)))
@@ -474,9 +492,14 @@ static void build_pack(struct summary *s, const struct window_capture *w)
 			memset(row, 0, sizeof(*row));
 			row->pid = k->pid;
 			row->total_ns = total;
-			for (int m = 0; m < raw->nr_pack_tasks; m++)
-				if (raw->pack_keys[m].pid == k->pid && raw->pack_keys[m].group < 8)
-					row->group_ns[raw->pack_keys[m].group] += raw->pack_vals[m].runtime_ns;
+			/* keys hold the tree's group index; rows the level's */
+			for (int m = 0; m < raw->nr_pack_tasks; m++) {
+				uint32_t kg = raw->pack_keys[m].group;
+				int li = kg < (uint32_t)gr->nr_groups ? gr->node[kg].index : -1;
+
+				if (raw->pack_keys[m].pid == k->pid && li >= 0 && li < 8)
+					row->group_ns[li] += raw->pack_vals[m].runtime_ns;
+			}
 		}
 		/* the name of the entry with the most runtime (a task may exec) */
 		{

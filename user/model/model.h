@@ -80,8 +80,11 @@ struct wake_row {
 
 /* All-idle time of a topology group (cluster, package, ...). */
 struct group_summary {
-	int id;
-	char name[32];   /* "cluster0", "package0", "group1" */
+	int id;          /* the group's index in the tree (struct groups) */
+	char name[32];   /* "cluster0", "package0", "custom1" */
+	char level[16];  /* "core", "cluster", "die", "package", "freq-domain", "custom" */
+	char parent[32]; /* the enclosing group's name, "" at the top */
+	int index;       /* within its level: the 3 of "cluster3" */
 	char *cpus;      /* members, as a CPU list of any length (summary_free) */
 	uint64_t periods, time_ns;
 	uint64_t min_ns, avg_ns, max_ns, p50_ns, p90_ns, p99_ns;
@@ -95,6 +98,7 @@ struct group_summary {
 	uint64_t edge_idle_ns; /* all idle at the end of the window */
 	bool idle_at_end;
 	uint64_t races;
+	uint64_t folded; /* periods whose state is only known as >= its last field's */
 };
 
 /* Packing over the groups (record --packing). */
@@ -102,11 +106,13 @@ struct pack_task_row {
 	uint32_t pid;
 	char comm[16];
 	uint64_t total_ns;
-	uint64_t group_ns[8]; /* the first 8 groups */
+	uint64_t group_ns[8]; /* the packing level's first 8 groups, by index in the level */
 };
 
 struct pack_summary {
 	bool enabled;
+	char level[16];                 /* the level whose groups it counts */
+	int nr_groups;                  /* groups of that level */
 	int nr_slots;                   /* nr_groups + 1 */
 	uint64_t busy_ns[IS_PACK_SLOTS]; /* time with k groups busy */
 	uint64_t spread_ns;
@@ -167,7 +173,15 @@ struct summary {
 	const char *idle_fexit_why;
 	int nr_wake_rows;
 	struct wake_row *wake_rows; /* selected CPUs, by count descending */
-	char group_level[16];       /* "" when groups are off */
+	char group_level[96];       /* the levels, smallest first: "core,package"; "" when off */
+	int nr_levels;
+	struct {
+		char name[16];
+		int groups;
+		/* fetch-and-adds on the level's nodes since attaching: the
+		 * cost of group idle, per level (replay: the whole trace) */
+		uint64_t node_updates;
+	} levels[IS_MAX_LEVELS];
 	int nr_groups;
 	struct group_summary *groups;
 	struct pack_summary pack;

@@ -171,11 +171,11 @@ static void group_families(FILE *f, const struct summary *s)
 	char labels[128], sec[32];
 
 	family(f, "idlescope_group_info", "gauge",
-	       "Topology groups (--topology) and their CPUs; always 1.");
+	       "Topology groups (--topology): level, enclosing group and CPUs; always 1.");
 	/* a CPU list (digits, ',' and '-') needs no escaping, and is never cut */
 	for (int g = 0; g < s->nr_groups; g++)
-		fprintf(f, "idlescope_group_info{group=\"%s\",level=\"%s\",cpus=\"%s\"} 1\n",
-			s->groups[g].name, s->group_level, s->groups[g].cpus);
+		fprintf(f, "idlescope_group_info{group=\"%s\",level=\"%s\",parent=\"%s\",cpus=\"%s\"} 1\n",
+			s->groups[g].name, s->groups[g].level, s->groups[g].parent, s->groups[g].cpus);
 	family(f, "idlescope_group_all_idle_seconds_total", "counter",
 	       "Time during which every CPU of the group was idle at once, completed intervals.");
 	for (int g = 0; g < s->nr_groups; g++)

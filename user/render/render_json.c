@@ -194,7 +194,7 @@ static json_t *kernel_check_json(const struct summary *s)
 
 static json_t *groups_json(const struct summary *s)
 {
-	json_t *arr = json_array();
+	json_t *arr = json_array(), *levels = json_array();
 
 	for (int i = 0; i < s->nr_groups; i++) {
 		const struct group_summary *g = &s->groups[i];
@@ -206,19 +206,26 @@ static json_t *groups_json(const struct summary *s)
 								g->states[j].name, "periods",
 								u64(g->states[j].periods), "time_ns",
 								u64(g->states[j].time_ns)));
-		json_array_append_new(
-			arr,
-			json_pack("{s:i,s:s,s:s,s:o,s:o,s:f,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:o,s:o}",
-				  "id", g->id, "name", g->name, "cpus", g->cpus, "periods",
+		json_t *o =
+			json_pack("{s:i,s:s,s:s,s:s,s:s,s:o,s:o,s:f,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:o,s:o}",
+				  "id", g->id, "name", g->name, "level", g->level, "parent", g->parent,
+				  "cpus", g->cpus, "periods",
 				  u64(g->periods), "time_ns", u64(g->time_ns), "share",
 				  s->duration_ns ? (double)g->time_ns / (double)s->duration_ns : 0.0,
 				  "min_ns", u64(g->min_ns), "avg_ns", u64(g->avg_ns), "max_ns",
 				  u64(g->max_ns), "p50_ns", u64(g->p50_ns), "p90_ns", u64(g->p90_ns),
 				  "p99_ns", u64(g->p99_ns), "states", states, "edge_idle_ns",
 				  u64(g->edge_idle_ns), "idle_at_end", g->idle_at_end, "races",
-				  u64(g->races), "hist", hist_json(g->hist)));
+				  u64(g->races), "hist", hist_json(g->hist));
+
+		json_object_set_new(o, "state_folded_periods", u64(g->folded));
+		json_array_append_new(arr, o);
 	}
-	return json_pack("{s:s,s:o}", "level", s->group_level, "groups", arr);
+	for (int l = 0; l < s->nr_levels; l++)
+		json_array_append_new(levels, json_pack("{s:s,s:i,s:o}", "name", s->levels[l].name,
+							"groups", s->levels[l].groups, "node_updates",
+							u64(s->levels[l].node_updates)));
+	return json_pack("{s:s,s:o,s:o}", "level", s->group_level, "levels", levels, "groups", arr);
 }
 
 json_t *summary_json(const struct summary *s)

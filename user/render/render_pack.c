@@ -14,7 +14,7 @@ void render_pack_table(FILE *f, const struct summary *s)
 	if (!p->enabled)
 		return;
 	fprintf(f, "\nPacking over %d %s groups (busy = at least one CPU not idle)\n  groups busy:",
-		s->nr_groups, s->group_level);
+		p->nr_groups, p->level);
 	for (int k = 0; k < p->nr_slots; k++)
 		fprintf(f, "  %d: %.1f%%", k,
 			s->duration_ns ? 100.0 * (double)p->busy_ns[k] / (double)s->duration_ns : 0);
@@ -28,6 +28,8 @@ void render_pack_table(FILE *f, const struct summary *s)
 		const struct group_summary *gs = &s->groups[g];
 		uint64_t idle = gs->time_ns + gs->edge_idle_ns;
 
+		if (strcmp(gs->level, p->level))
+			continue;
 		fprintf(f, "  %s %.1f%%", gs->name,
 			s->duration_ns && idle < s->duration_ns
 				? 100.0 * (double)(s->duration_ns - idle) / (double)s->duration_ns
@@ -39,14 +41,16 @@ void render_pack_table(FILE *f, const struct summary *s)
 	if (!p->nr_tasks)
 		return;
 	fprintf(f, "  top tasks by runtime:\n  %8s %-16s %10s", "pid", "comm", "total");
-	for (int g = 0; g < s->nr_groups && g < 8; g++)
-		fprintf(f, " %10s", s->groups[g].name);
+	for (int g = 0; g < s->nr_groups; g++)
+		if (!strcmp(s->groups[g].level, p->level) && s->groups[g].index < 8)
+			fprintf(f, " %10s", s->groups[g].name);
 	fprintf(f, "\n");
 	for (int i = 0; i < p->nr_tasks; i++) {
 		fprintf(f, "  %8u %-16s %10s", p->tasks[i].pid, p->tasks[i].comm,
 			hns(p->tasks[i].total_ns));
-		for (int g = 0; g < s->nr_groups && g < 8; g++)
-			fprintf(f, " %10s", hns(p->tasks[i].group_ns[s->groups[g].id < 8 ? s->groups[g].id : 0]));
+		for (int g = 0; g < s->nr_groups; g++)
+			if (!strcmp(s->groups[g].level, p->level) && s->groups[g].index < 8)
+				fprintf(f, " %10s", hns(p->tasks[i].group_ns[s->groups[g].index]));
 		fprintf(f, "\n");
 	}
 }
@@ -65,14 +69,14 @@ json_t *pack_json(const struct summary *s)
 	for (int i = 0; i < p->nr_tasks; i++) {
 		json_t *per = json_array();
 
-		for (int g = 0; g < s->nr_groups && g < 8; g++)
+		for (int g = 0; g < p->nr_groups && g < 8; g++)
 			json_array_append_new(per, json_integer((json_int_t)p->tasks[i].group_ns[g]));
 		json_array_append_new(tasks, json_pack("{s:i,s:s,s:I,s:o}", "pid", (int)p->tasks[i].pid,
 						       "comm", p->tasks[i].comm, "runtime_ns",
 						       (json_int_t)p->tasks[i].total_ns,
 						       "group_runtime_ns", per));
 	}
-	return json_pack("{s:o,s:I,s:i,s:I,s:I,s:I,s:o}", "busy_groups_ns", busy, "spread_ns",
+	return json_pack("{s:s,s:o,s:I,s:i,s:I,s:I,s:I,s:o}", "level", p->level, "busy_groups_ns", busy, "spread_ns",
 			 (json_int_t)p->spread_ns, "max_group_cpus", (int)p->max_group_cpus,
 			 "cross_group_wakeups", (json_int_t)p->cross_wakeups, "cross_group_migrations",
 			 (json_int_t)p->cross_migrations, "lost_updates", (json_int_t)p->lost_updates,

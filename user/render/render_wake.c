@@ -10,6 +10,18 @@
 #include "util/units.h"
 #include "model/wake_names.h"
 
+/* The name of the tree's group id (what BPF records), or "group N". */
+static const char *group_name(const struct summary *s, uint32_t id)
+{
+	static char buf[32];
+
+	for (int g = 0; g < s->nr_groups; g++)
+		if ((uint32_t)s->groups[g].id == id)
+			return s->groups[g].name;
+	snprintf(buf, sizeof(buf), "group %u", id);
+	return buf;
+}
+
 #define TOP_ROWS 10
 
 const char *lat_verdict(const struct state_summary *st, const struct lat_summary *l)
@@ -122,8 +134,8 @@ static void top_table(FILE *f, const struct summary *s, int kind, const char *ti
 				agg[best].count, agg[best].early, agg[best].detail, agg[best].name,
 				agg[best].aux);
 		else if (kind == WDETAIL_GROUP_WAKEE)
-			fprintf(f, "  %8" PRIu64 " %8s  pid %-8" PRIu64 " %s (group %u)\n", agg[best].count,
-				"", agg[best].detail, agg[best].name, agg[best].aux);
+			fprintf(f, "  %8" PRIu64 " %8s  pid %-8" PRIu64 " %s (%s)\n", agg[best].count,
+				"", agg[best].detail, agg[best].name, group_name(s, agg[best].aux));
 		else if (kind == WDETAIL_TIMER_FN)
 			fprintf(f, "  %8" PRIu64 " %8" PRIu64 "  %-12s %s\n", agg[best].count,
 				agg[best].early, "", agg[best].name);
@@ -211,6 +223,7 @@ json_t *wake_rows_json(const struct summary *s)
 		} else if (r->kind == WDETAIL_GROUP_WAKEE) {
 			json_object_set_new(row, "pid", json_integer((json_int_t)r->detail));
 			json_object_set_new(row, "group", json_integer(r->aux));
+			json_object_set_new(row, "group_name", json_string(group_name(s, r->aux)));
 		} else if (r->kind == WDETAIL_TIMER_FN) {
 			char addr[32];
 

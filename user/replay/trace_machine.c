@@ -144,7 +144,14 @@ static int build_topology(struct trace_machine *m)
 {
 	struct topology *t = &m->topo;
 	const struct trace_data *td = m->td;
-	int ng = m->prof ? m->prof->nr_groups : td->nr_clusters;
+	/* clusters: the profile's level named so, or its only level */
+	const struct group_level *pl = NULL;
+	int ng;
+
+	for (int i = 0; m->prof && i < m->prof->nr_levels; i++)
+		if (!strcmp(m->prof->levels[i].name, "cluster") || m->prof->nr_levels == 1)
+			pl = &m->prof->levels[i];
+	ng = m->prof ? (pl ? pl->nr : 0) : td->nr_clusters;
 
 	memset(t, 0, sizeof(*t));
 	t->nr_possible = t->nr_cpus = m->nr_cpus;
@@ -154,7 +161,7 @@ static int build_topology(struct trace_machine *m)
 		return -1;
 	for (int g = 0; g < ng; g++) {
 		if (m->prof)
-			t->clusters[g] = m->prof->groups[g];
+			t->clusters[g] = pl->cpus[g];
 		else
 			for (int c = 0; c < td->nr_state_cpus; c++)
 				if (td->cluster_of[c] == g)
@@ -187,12 +194,15 @@ static int build_topology(struct trace_machine *m)
 	return 0;
 }
 
+/* The groups: --topology custom:, else the profile's levels, else the
+ * clusters of an idlestat header. */
 static int build_groups(struct trace_machine *m)
 {
-	struct groups *g = &m->groups;
+	struct group_level lv[IS_MAX_LEVELS];
 	char err[256] = "";
-	const char *level = m->prof ? m->prof->group_level : "cluster";
+	int nr = 0;
 
+	memset(lv, 0, sizeof(lv));
 	if (m->topology && !strcmp(m->topology, "none"))
 		return 0;
 	if (m->topology) {
@@ -201,33 +211,43 @@ static int build_groups(struct trace_machine *m)
 				  "machine come from its header or --profile)");
 			return EXIT_USAGE;
 		}
-		if (groups_build(&m->topo, m->topology, g, err, sizeof(err))) {
+		if (groups_build(&m->topo, m->topology, &m->groups, err, sizeof(err))) {
 			diag_error("--topology: %s", err);
 			return EXIT_USAGE;
 		}
 		return 0;
 	}
-	if (!m->topo.nr_clusters)
+	if (m->prof) {
+		for (; nr < m->prof->nr_levels; nr++) {
+			const struct group_level *p = &m->prof->levels[nr];
+
+			lv[nr] = *p;
+			lv[nr].cpus = malloc(sizeof(*p->cpus) * (size_t)(p->nr ? p->nr : 1));
+			if (!lv[nr].cpus)
+				goto nomem;
+			memcpy(lv[nr].cpus, p->cpus, sizeof(*p->cpus) * (size_t)p->nr);
+		}
+	} else if (m->topo.nr_clusters) {
+		snprintf(lv[0].name, sizeof(lv[0].name), "cluster");
+		lv[0].cpus = calloc((size_t)m->topo.nr_clusters, sizeof(*lv[0].cpus));
+		if (!lv[0].cpus)
+			goto nomem;
+		for (int i = 0; i < m->topo.nr_clusters; i++)
+			if (cpulist_count(&m->topo.clusters[i]))
+				lv[0].cpus[lv[0].nr++] = m->topo.clusters[i];
+		nr = 1;
+	}
+	if (!nr)
 		return 0;
-	memset(g, 0, sizeof(*g));
-	snprintf(g->level, sizeof(g->level), "%s", level);
-	g->nr_cpus = m->nr_cpus;
-	g->group_of = malloc(sizeof(*g->group_of) * (size_t)m->nr_cpus);
-	g->cpus = calloc((size_t)m->topo.nr_clusters, sizeof(*g->cpus));
-	if (!g->group_of || !g->cpus)
-		return EXIT_RUNTIME;
-	for (int c = 0; c < m->nr_cpus; c++)
-		g->group_of[c] = -1;
-	for (int i = 0; i < m->topo.nr_clusters; i++) {
-		if (!cpulist_count(&m->topo.clusters[i]))
-			continue;
-		g->cpus[g->nr_groups] = m->topo.clusters[i];
-		for (int c = 0; c < m->nr_cpus; c++)
-			if (cpulist_has(&m->topo.clusters[i], c))
-				g->group_of[c] = g->nr_groups;
-		g->nr_groups++;
+	if (groups_assemble(lv, nr, false, m->nr_cpus, &m->groups, err, sizeof(err))) {
+		diag_error("%s: %s", m->prof ? "--profile" : "trace", err);
+		return EXIT_USAGE;
 	}
 	return 0;
+nomem:
+	for (int i = 0; i < IS_MAX_LEVELS; i++)
+		free(lv[i].cpus);
+	return EXIT_RUNTIME;
 }
 
 int trace_machine_build(struct trace_machine *m)

@@ -113,9 +113,97 @@ static int str_field(json_t *root, const char *key, char *out, size_t len, char 
 	return 0;
 }
 
+/* One level's groups (a JSON array of CPU lists) into l; a CPU in at most
+ * one group. what names the array in errors. */
+static int parse_groups(json_t *g, int nr_cpus, struct group_level *l, const char *what,
+			char *err, size_t errlen)
+{
+	struct cpulist seen = { 0 };
+	json_t *e;
+	size_t i;
+
+	if (!json_is_array(g) || !json_array_size(g)) {
+		snprintf(err, errlen, "%s must be a non-empty array of CPU lists", what);
+		return -1;
+	}
+	l->cpus = calloc(json_array_size(g), sizeof(*l->cpus));
+	if (!l->cpus) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	json_array_foreach(g, i, e) {
+		char w[96];
+
+		snprintf(w, sizeof(w), "%s[%zu]", what, i);
+		if (cpus_of(e, nr_cpus, &l->cpus[i], w, err, errlen))
+			return -1;
+		for (int c = 0; c < nr_cpus; c++) {
+			if (!cpulist_has(&l->cpus[i], c))
+				continue;
+			if (cpulist_has(&seen, c)) {
+				snprintf(err, errlen, "%s: CPU %d is in two groups", w, c);
+				return -1;
+			}
+			cpulist_set(&seen, c);
+		}
+		l->nr++;
+	}
+	return 0;
+}
+
+/* "levels": [{"name": "core", "groups": [...]}, ...], or the one level of
+ * "groups" and "group_level". */
+static int parse_levels(json_t *root, struct trace_profile *p, char *err, size_t errlen)
+{
+	json_t *lv = json_object_get(root, "levels"), *g = json_object_get(root, "groups"), *e;
+	char level[16] = "";
+	size_t i;
+
+	if (lv && g) {
+		snprintf(err, errlen, "give \"levels\" or \"groups\", not both");
+		return -1;
+	}
+	if (g) {
+		if (str_field(root, "group_level", level, sizeof(level), err, errlen))
+			return -1;
+		snprintf(p->levels[0].name, sizeof(p->levels[0].name), "%s",
+			 level[0] ? level : "cluster");
+		p->nr_levels = 1;
+		return parse_groups(g, p->nr_cpus, &p->levels[0], "groups", err, errlen);
+	}
+	if (!lv)
+		return 0;
+	if (!json_is_array(lv) || !json_array_size(lv) || json_array_size(lv) > IS_MAX_LEVELS) {
+		snprintf(err, errlen, "\"levels\" must be an array of 1 to %d levels", IS_MAX_LEVELS);
+		return -1;
+	}
+	json_array_foreach(lv, i, e) {
+		struct group_level *l = &p->levels[i];
+		char w[64];
+
+		snprintf(w, sizeof(w), "levels[%zu]", i);
+		if (!json_is_object(e) || str_field(e, "name", l->name, sizeof(l->name), err, errlen) ||
+		    !l->name[0]) {
+			snprintf(err, errlen, "%s needs a \"name\" of 1 to %zu characters", w,
+				 sizeof(l->name) - 1);
+			return -1;
+		}
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(p->levels[j].name, l->name)) {
+				snprintf(err, errlen, "%s: level '%s' given twice", w, l->name);
+				return -1;
+			}
+		p->nr_levels++;
+		snprintf(w, sizeof(w), "levels[%zu].groups", i);
+		if (parse_groups(json_object_get(e, "groups"), p->nr_cpus, l, w, err, errlen))
+			return -1;
+	}
+	return 0;
+}
+
 static int parse_root(json_t *root, struct trace_profile *p, char *err, size_t errlen)
 {
-	json_t *v, *t, *g;
+	json_t *v, *t;
 	struct cpuidle_cpu_info common;
 	size_t i;
 
@@ -136,11 +224,8 @@ static int parse_root(json_t *root, struct trace_profile *p, char *err, size_t e
 	}
 	p->nr_cpus = (int)json_integer_value(v);
 	if (str_field(root, "driver", p->driver, sizeof(p->driver), err, errlen) ||
-	    str_field(root, "governor", p->governor, sizeof(p->governor), err, errlen) ||
-	    str_field(root, "group_level", p->group_level, sizeof(p->group_level), err, errlen))
+	    str_field(root, "governor", p->governor, sizeof(p->governor), err, errlen))
 		return -1;
-	if (!p->group_level[0])
-		snprintf(p->group_level, sizeof(p->group_level), "cluster");
 	p->info = calloc((size_t)p->nr_cpus, sizeof(*p->info));
 	if (!p->info) {
 		snprintf(err, errlen, "out of memory");
@@ -183,39 +268,7 @@ static int parse_root(json_t *root, struct trace_profile *p, char *err, size_t e
 			snprintf(err, errlen, "CPU %d has no idle-state table", c);
 			return -1;
 		}
-	g = json_object_get(root, "groups");
-	if (g) {
-		struct cpulist seen = { 0 };
-		json_t *e;
-
-		if (!json_is_array(g)) {
-			snprintf(err, errlen, "\"groups\" must be an array of CPU lists");
-			return -1;
-		}
-		p->groups = calloc(json_array_size(g) + 1, sizeof(*p->groups));
-		if (!p->groups) {
-			snprintf(err, errlen, "out of memory");
-			return -1;
-		}
-		json_array_foreach(g, i, e) {
-			char w[64];
-
-			snprintf(w, sizeof(w), "groups[%zu]", i);
-			if (cpus_of(e, p->nr_cpus, &p->groups[i], w, err, errlen))
-				return -1;
-			for (int c = 0; c < p->nr_cpus; c++) {
-				if (!cpulist_has(&p->groups[i], c))
-					continue;
-				if (cpulist_has(&seen, c)) {
-					snprintf(err, errlen, "%s: CPU %d is in two groups", w, c);
-					return -1;
-				}
-				cpulist_set(&seen, c);
-			}
-			p->nr_groups++;
-		}
-	}
-	return 0;
+	return parse_levels(root, p, err, errlen);
 }
 
 /* jansson's reason, on one line: it quotes the offending token, which may
@@ -269,6 +322,7 @@ int trace_profile_load(const char *path, struct trace_profile *p, char *err, siz
 void trace_profile_free(struct trace_profile *p)
 {
 	free(p->info);
-	free(p->groups);
+	for (int i = 0; i < IS_MAX_LEVELS; i++)
+		free(p->levels[i].cpus);
 	memset(p, 0, sizeof(*p));
 }

@@ -9,6 +9,7 @@
 
 #include "sys/cpuidle_sysfs.h"
 #include "util/cpulist.h"
+#include "sys/groups.h"
 
 #define IS_PROFILE_SCHEMA "idlescope-profile/1"
 
@@ -17,9 +18,10 @@ struct trace_profile {
 	struct cpuidle_cpu_info *info; /* [nr_cpus] */
 	char driver[IS_NAME_LEN];      /* "" = not given */
 	char governor[IS_NAME_LEN];
-	char group_level[16];          /* "cluster" unless given */
-	int nr_groups;
-	struct cpulist *groups;        /* [nr_groups] */
+	/* topology levels: "levels" [{name, groups}], or "groups" with
+	 * "group_level" (default "cluster") as one level */
+	int nr_levels;
+	struct group_level levels[IS_MAX_LEVELS];
 };
 
 /* Parses the JSON text. Returns 0, or -1 with a one-line reason in err. */

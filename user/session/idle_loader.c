@@ -234,51 +234,64 @@ static int choose_path_programs(struct idle_session *s, const struct session_opt
 	return 0;
 }
 
-/* Membership into group_of / group_members (before attach: the counters
- * start at zero with every CPU assumed busy). */
+/* Bits that hold 0..n. */
+static uint32_t bits_for(uint32_t n)
+{
+	uint32_t b = 1;
+
+	while (b < 32 && (n >> b))
+		b++;
+	return b;
+}
+
+/* The tree into group_slots and the CPU slots, the packing level into
+ * group_of (before attach: every word starts at zero, every CPU busy). */
 static int load_groups(struct idle_session *s, const struct session_opts *o)
 {
+	const struct groups *gr = o->groups;
 	int of_fd = bpf_map__fd(s->skel->maps.group_of);
-	int mem_fd = bpf_map__fd(s->skel->maps.group_members);
+	uint32_t pack_groups = 0, pack_cpus = 0;
 
 	for (uint32_t c = 0; c < (uint32_t)s->nr_cpus; c++) {
-		uint32_t g = o->group_of[c] < 0 ? IS_NO_GROUP : (uint32_t)o->group_of[c];
+		int p = (int)c < gr->nr_cpus ? gr->pack_of[c] : -1;
+		uint32_t g = p < 0 ? IS_NO_GROUP : (uint32_t)p;
 
 		if (bpf_map_update_elem(of_fd, &c, &g, BPF_ANY))
 			return -1;
+		pack_cpus += p >= 0;
 	}
-	for (uint32_t g = 0; g < (uint32_t)o->nr_groups; g++) {
-		struct group_members m = { 0 };
+	for (uint32_t g = 0; g < (uint32_t)gr->nr_groups; g++) {
+		const struct group_node *n = &gr->node[g];
 		struct group_slot gs = { 0 };
 
-		for (int c = 0; c < s->nr_cpus; c++) {
-			if (!cpulist_has(&o->group_cpus[g], c))
-				continue;
-			if (m.nr_cpus < IS_GROUP_MAX_CPUS)
-				m.cpus[m.nr_cpus] = (uint32_t)c;
-			m.nr_cpus++; /* all members count; the first 64 give the state */
-		}
-		gs.nr_cpus = m.nr_cpus;
-		if (bpf_map_update_elem(mem_fd, &g, &m, BPF_ANY) ||
-		    bpf_map_update_elem(bpf_map__fd(s->skel->maps.group_slots), &g, &gs, BPF_ANY))
+		gs.nr_children = (uint32_t)n->nr_children;
+		gs.width = bits_for(gs.nr_children);
+		gs.fields = GROUP_FIELD_BITS / gs.width;
+		if (gs.fields > s->state_slots)
+			gs.fields = s->state_slots;
+		gs.parent1 = n->parent < 0 ? 0 : (uint32_t)n->parent + 1;
+		gs.level = (uint32_t)n->level;
+		pack_groups += n->level == gr->pack_level;
+		if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.group_slots), &g, &gs, BPF_ANY))
 			return -1;
 	}
-	/* each CPU's slot carries its group, read on every idle event */
+	/* each CPU's slot carries its smallest group, read on every idle event */
 	for (uint32_t c = 0; c < (uint32_t)s->nr_cpus; c++) {
 		struct idle_cpu_slot slot = { 0 };
 
-		slot.group_id1 = o->group_of[c] < 0 ? 0 : (uint32_t)o->group_of[c] + 1;
+		if ((int)c < gr->nr_cpus) {
+			slot.group_id1 = gr->group_of[c] < 0 ? 0 : (uint32_t)gr->group_of[c] + 1;
+			slot.pack_group1 = gr->pack_of[c] < 0 ? 0 : (uint32_t)gr->pack_of[c] + 1;
+		}
 		if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.idle_slots), &c, &slot, BPF_ANY))
 			return -1;
 	}
 	if (o->packing) {
 		/* every grouped CPU counts as busy until its first idle entry */
 		struct pack_global pg = { 0 };
-		uint32_t zero = 0, cpus = 0;
+		uint32_t zero = 0;
 
-		for (int c = 0; c < s->nr_cpus; c++)
-			cpus += o->group_of[c] >= 0;
-		pg.word = PACK_WORD((uint64_t)o->nr_groups, (uint64_t)cpus, 0);
+		pg.word = PACK_WORD((uint64_t)pack_groups, (uint64_t)pack_cpus, 0);
 		if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.pack_global), &zero, &pg, BPF_ANY))
 			return -1;
 	}
@@ -397,26 +410,27 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 		bpf_map__set_max_entries(s->skel->maps.pack_tasks, 1);
 		bpf_map__set_max_entries(s->skel->maps.pack_wakers, 1);
 	}
-	s->nr_groups = o->nr_groups;
-	if (o->nr_groups && !o->replay && features_lack_atomic_fetch()) {
+	s->nr_groups = o->groups ? o->groups->nr_groups : 0;
+	if (s->nr_groups && !o->replay && features_lack_atomic_fetch()) {
 		snprintf(err, errlen, "group rows need BPF atomic fetch ops (kernel 5.12+)");
 		idlescope_bpf__destroy(s->skel);
 		s->skel = NULL;
 		return -1;
 	}
-	if (o->nr_groups) {
+	if (s->nr_groups) {
+		const struct groups *gr = o->groups;
+
 		bpf_map__set_max_entries(s->skel->maps.group_of, (uint32_t)nr_cpus);
-		bpf_map__set_max_entries(s->skel->maps.group_members, (uint32_t)o->nr_groups);
-		bpf_map__set_max_entries(s->skel->maps.group_slots, (uint32_t)o->nr_groups);
-		bpf_map__set_max_entries(s->skel->maps.group_stats, (uint32_t)o->nr_groups);
+		bpf_map__set_max_entries(s->skel->maps.group_slots, (uint32_t)gr->nr_groups);
+		bpf_map__set_max_entries(s->skel->maps.group_stats, (uint32_t)gr->nr_groups);
 		s->skel->rodata->groups_enabled = true;
 		s->packing = o->packing;
 		s->skel->rodata->packing_enabled = o->packing;
-		for (int g = 0; g < o->nr_groups; g++)
-			if ((uint32_t)cpulist_count(&o->group_cpus[g]) >
-			    s->skel->rodata->pack_max_group_cpus)
+		for (int g = 0; g < gr->nr_groups; g++)
+			if (gr->node[g].level == gr->pack_level &&
+			    (uint32_t)cpulist_count(&gr->cpus[g]) > s->skel->rodata->pack_max_group_cpus)
 				s->skel->rodata->pack_max_group_cpus =
-					(uint32_t)cpulist_count(&o->group_cpus[g]);
+					(uint32_t)cpulist_count(&gr->cpus[g]);
 	}
 	s->skel->rodata->wake_enabled = s->wake;
 	s->skel->rodata->hist_metric = o->hist_metric;
@@ -483,7 +497,7 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 			return -1;
 		}
 	}
-	if (o->nr_groups && load_groups(s, o)) {
+	if (s->nr_groups && load_groups(s, o)) {
 		snprintf(err, errlen, "cannot write the topology groups: %s", strerror(errno));
 		idlescope_bpf__destroy(s->skel);
 		s->skel = NULL;

@@ -17,6 +17,7 @@
 #include "freq_stats.h"
 #include "replay_event.h"
 #include "util/cpulist.h"
+#include "sys/groups.h"
 
 struct idlescope_bpf;
 struct bpf_link;
@@ -63,10 +64,8 @@ struct session_opts {
 	uint64_t hist_linear_ns; /* linear step, 0 = log2 */
 	uint32_t tgid;          /* -p, 0 = any */
 	const char *comm;       /* -c, NULL = any */
-	/* group-level idle: nr_groups > 0 turns it on */
-	int nr_groups;
-	const int *group_of;            /* [nr_cpus], -1 = none */
-	const struct cpulist *group_cpus; /* [nr_groups] */
+	/* group-level idle: a tree with groups turns it on */
+	const struct groups *groups;
 	bool packing;                   /* busy-group timeline (needs groups) */
 	bool freq;                      /* frequency residency */
 	const char *path_from, *path_to; /* hist path-latency: functions */

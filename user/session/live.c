@@ -70,9 +70,7 @@ int live_load(struct live *l)
 	char err[256] = "";
 
 	so.wake = l->o.wake;
-	so.nr_groups = l->groups.nr_groups;
-	so.group_of = l->groups.group_of;
-	so.group_cpus = l->groups.cpus;
+	so.groups = l->groups.nr_groups ? &l->groups : NULL;
 	so.packing = l->o.packing;
 	so.freq = l->freq;
 	so.state_slots = cpuidle_state_slots(l->info, l->topo->nr_possible);

@@ -136,6 +136,7 @@ static void cut_group(struct idle_raw *d, const struct idle_raw *prev, int g, ui
 	st->time_ns = sub(st->time_ns, was->time_ns);
 	st->min_ns = st->max_ns = 0;
 	st->races = sub(st->races, was->races);
+	st->folded = sub(st->folded, was->folded);
 	for (int i = 0; i < 10; i++) {
 		st->state_periods[i] = sub(st->state_periods[i], was->state_periods[i]);
 		st->state_time_ns[i] = sub(st->state_time_ns[i], was->state_time_ns[i]);
@@ -143,7 +144,7 @@ static void cut_group(struct idle_raw *d, const struct idle_raw *prev, int g, ui
 	for (int i = 0; i < IS_HIST_BUCKETS; i++)
 		st->hist[i] = sub(st->hist[i], was->hist[i]);
 	/* all idle at prev_ns, ended since: drop its part before prev_ns */
-	if (a->idle_since && a->idle_count == a->nr_cpus && a->idle_since < prev_ns &&
+	if (a->idle_since && group_slot_all_idle(a) && a->idle_since < prev_ns &&
 	    b->idle_since != a->idle_since) {
 		uint64_t before = prev_ns - a->idle_since;
 
@@ -151,7 +152,7 @@ static void cut_group(struct idle_raw *d, const struct idle_raw *prev, int g, ui
 		if (a->state < 10)
 			st->state_time_ns[a->state] = sub(st->state_time_ns[a->state], before);
 	}
-	if (b->idle_since && b->idle_count == b->nr_cpus && b->idle_since < now_ns) {
+	if (b->idle_since && group_slot_all_idle(b) && b->idle_since < now_ns) {
 		uint64_t part = now_ns - (b->idle_since > prev_ns ? b->idle_since : prev_ns);
 
 		st->time_ns += part;

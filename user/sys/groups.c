@@ -8,23 +8,23 @@
 
 #include "sys/sysfs.h"
 
-static int add_group(struct groups *g, const struct cpulist *l)
+static int add_group(struct group_level *g, const struct cpulist *l)
 {
 	struct cpulist *n;
 
-	for (int i = 0; i < g->nr_groups; i++)
+	for (int i = 0; i < g->nr; i++)
 		if (cpulist_equal(&g->cpus[i], l))
 			return i;
-	n = realloc(g->cpus, sizeof(*n) * (size_t)(g->nr_groups + 1));
+	n = realloc(g->cpus, sizeof(*n) * (size_t)(g->nr + 1));
 	if (!n)
 		return -1;
 	g->cpus = n;
-	g->cpus[g->nr_groups] = *l;
-	return g->nr_groups++;
+	g->cpus[g->nr] = *l;
+	return g->nr++;
 }
 
 /* Groups CPUs with equal key(cpu) (>= 0). */
-static int by_key(const struct topology *t, struct groups *g, int (*key)(const struct cpu_topo *))
+static int by_key(const struct topology *t, struct group_level *g, int (*key)(const struct cpu_topo *))
 {
 	for (int c = 0; c < t->nr_cpus; c++) {
 		struct cpulist l = { 0 };
@@ -44,7 +44,7 @@ static int by_key(const struct topology *t, struct groups *g, int (*key)(const s
 static int key_package(const struct cpu_topo *c) { return c->package; }
 static int key_die(const struct cpu_topo *c) { return c->package < 0 || c->die < 0 ? -1 : c->package * 4096 + c->die; }
 
-static int from_lists(const struct topology *t, struct groups *g, int which, char *err,
+static int from_lists(const struct topology *t, struct group_level *g, int which, char *err,
 		      size_t errlen)
 {
 	for (int c = 0; c < t->nr_cpus; c++) {
@@ -64,7 +64,7 @@ static int from_lists(const struct topology *t, struct groups *g, int which, cha
 	return 0;
 }
 
-static int freq_domains(struct groups *g, char *err, size_t errlen)
+static int freq_domains(struct group_level *g, char *err, size_t errlen)
 {
 	char path[512], buf[4096], e[128];
 	struct dirent *d;
@@ -91,14 +91,14 @@ static int freq_domains(struct groups *g, char *err, size_t errlen)
 		}
 	}
 	closedir(dir);
-	if (!g->nr_groups) {
+	if (!g->nr) {
 		snprintf(err, errlen, "no cpufreq policies on this machine (--topology freq-domain)");
 		return -1;
 	}
 	return 0;
 }
 
-static int custom(const struct topology *t, const char *spec, struct groups *g, char *err,
+static int custom(const struct topology *t, const char *spec, struct group_level *g, char *err,
 		  size_t errlen)
 {
 	char *copy = strdup(spec), *save = NULL, *grp;
@@ -143,7 +143,7 @@ static int custom(const struct topology *t, const char *spec, struct groups *g, 
 			goto out;
 		}
 	}
-	if (!g->nr_groups) {
+	if (!g->nr) {
 		snprintf(err, errlen, "custom topology needs at least one group (custom:0-3,4-7)");
 		ret = -1;
 	}
@@ -152,70 +152,112 @@ out:
 	return ret;
 }
 
-int groups_build(const struct topology *t, const char *spec, struct groups *g, char *err,
-		 size_t errlen)
+/* One level's groups from sysfs (or the custom list). */
+static int build_level(const struct topology *t, const char *spec, struct group_level *g,
+		       char *err, size_t errlen)
 {
-	int r = 0;
+	int r;
 
 	memset(g, 0, sizeof(*g));
-	if (!spec || !strcmp(spec, "sysfs")) {
-		bool shared = false;
-
-		for (int i = 0; i < t->nr_clusters; i++)
-			shared |= cpulist_count(&t->clusters[i]) > 1;
-		spec = shared ? "cluster" : "package";
-	}
 	if (!strncmp(spec, "custom:", 7)) {
-		snprintf(g->level, sizeof(g->level), "custom");
+		snprintf(g->name, sizeof(g->name), "custom");
 		r = custom(t, spec + 7, g, err, errlen);
 	} else if (!strcmp(spec, "cluster")) {
-		snprintf(g->level, sizeof(g->level), "cluster");
+		snprintf(g->name, sizeof(g->name), "cluster");
 		r = from_lists(t, g, 0, err, errlen);
 	} else if (!strcmp(spec, "core")) {
-		snprintf(g->level, sizeof(g->level), "core");
+		snprintf(g->name, sizeof(g->name), "core");
 		r = from_lists(t, g, 1, err, errlen);
 	} else if (!strcmp(spec, "package")) {
-		snprintf(g->level, sizeof(g->level), "package");
+		snprintf(g->name, sizeof(g->name), "package");
 		r = by_key(t, g, key_package);
 	} else if (!strcmp(spec, "die")) {
-		snprintf(g->level, sizeof(g->level), "die");
+		snprintf(g->name, sizeof(g->name), "die");
 		r = by_key(t, g, key_die);
 	} else if (!strcmp(spec, "freq-domain")) {
-		snprintf(g->level, sizeof(g->level), "freq-domain");
+		snprintf(g->name, sizeof(g->name), "freq-domain");
 		r = freq_domains(g, err, errlen);
 	} else {
 		snprintf(err, errlen,
 			 "unknown topology '%s' (sysfs, cluster, core, die, package, freq-domain, "
-			 "custom:0-3,4-7)", spec);
+			 "custom:0-3,4-7, or several joined by ',')", spec);
 		return -1;
 	}
-	if (r)
-		goto fail;
-	if (!g->nr_groups) {
-		snprintf(err, errlen, "no %s groups on this machine", g->level);
-		goto fail;
+	if (!r && !g->nr) {
+		snprintf(err, errlen, "no %s groups on this machine", g->name);
+		r = -1;
 	}
-	g->nr_cpus = t->nr_possible;
-	g->group_of = malloc(sizeof(*g->group_of) * (size_t)g->nr_cpus);
-	if (!g->group_of)
-		goto fail;
-	for (int c = 0; c < g->nr_cpus; c++) {
-		g->group_of[c] = -1;
-		for (int i = 0; i < g->nr_groups; i++)
-			if (cpulist_has(&g->cpus[i], c))
-				g->group_of[c] = i;
-	}
-	return 0;
-fail:
-	if (!err[0])
+	if (r && !err[0])
 		snprintf(err, errlen, "out of memory");
-	groups_free(g);
-	return -1;
+	return r;
 }
 
-void groups_free(struct groups *g)
+int groups_build(const struct topology *t, const char *spec, struct groups *g, char *err,
+		 size_t errlen)
 {
-	free(g->cpus);
-	free(g->group_of);
+	static const char *const sysfs_levels[] = { "core", "cluster", "die", "package" };
+	struct group_level lv[IS_MAX_LEVELS];
+	char *copy = NULL, *p, *save = NULL;
+	int nr = 0, ret = -1;
+	bool drop = !spec || !strcmp(spec, "sysfs");
+
 	memset(g, 0, sizeof(*g));
+	memset(lv, 0, sizeof(lv));
+	err[0] = '\0';
+	if (drop) {
+		for (size_t i = 0; i < sizeof(sysfs_levels) / sizeof(*sysfs_levels); i++) {
+			char e[256] = "";
+
+			/* a level this machine does not describe is no error here */
+			if (build_level(t, sysfs_levels[i], &lv[nr], e, sizeof(e)))
+				free(lv[nr].cpus);
+			else
+				nr++;
+		}
+		if (!nr) {
+			snprintf(err, errlen, "no topology levels in sysfs on this machine");
+			return -1;
+		}
+		return groups_assemble(lv, nr, true, t->nr_possible, g, err, errlen);
+	}
+	if (!(copy = strdup(spec)))
+		goto out;
+	for (p = strtok_r(copy, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+		char *level = p;
+
+		if (nr == IS_MAX_LEVELS) {
+			snprintf(err, errlen, "at most %d topology levels", IS_MAX_LEVELS);
+			goto out;
+		}
+		/* custom: takes the rest, commas and all */
+		if (!strncmp(p, "custom:", 7) && save && *save) {
+			save[-1] = ',';
+			save = NULL;
+		}
+		for (int i = 0; i < nr; i++)
+			if (!strcmp(lv[i].name, !strncmp(level, "custom:", 7) ? "custom" : level)) {
+				snprintf(err, errlen, "topology level '%s' given twice", lv[i].name);
+				goto out;
+			}
+		if (build_level(t, level, &lv[nr], err, errlen)) {
+			free(lv[nr].cpus);
+			goto out;
+		}
+		nr++;
+		if (!save)
+			break;
+	}
+	if (!nr) {
+		snprintf(err, errlen, "no topology level given");
+		goto out;
+	}
+	free(copy);
+	return groups_assemble(lv, nr, false, t->nr_possible, g, err, errlen);
+out:
+	if (!err[0])
+		snprintf(err, errlen, "out of memory");
+	for (int i = 0; i < nr; i++)
+		free(lv[i].cpus);
+	free(copy);
+	return ret;
 }
