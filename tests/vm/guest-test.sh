@@ -104,15 +104,18 @@ check_clusters() { # expected number of clusters
 	esac
 
 	# One "G id name cpus periods time_ns edge_idle_ns races" line per group
-	# (jansson's 2-space indent: group keys at 8 spaces), "D duration_ns", "L level".
+	# (jansson's 2-space indent: the groups array at 4 spaces, group keys at
+	# 8; the levels array beside it is skipped), "D duration_ns", "L level".
 	awk '
 	function val(   v) { v = $0; sub(/^ *"[a-z_]*": /, "", v); sub(/,$/, "", v); gsub(/"/, "", v); return v }
 	/^  "duration_ns": / { print "D", val() }
 	/^  "groups": \{/ { g = 1; next }
 	g && /^  [}]/ { g = 0 }
 	g && /^    "level": / { print "L", val() }
-	g && /^        "[a-z_]*": / { k = $1; gsub(/[":]/, "", k); f[k] = val() }
-	g && /^      [}]/ { print "G", f["id"], f["name"], f["cpus"], f["periods"], f["time_ns"], f["edge_idle_ns"], f["races"], f["idle_at_end"] }
+	g && /^    "groups": \[/ { ga = 1 }
+	g && /^    [\]]/ { ga = 0 }
+	ga && /^        "[a-z_]*": / { k = $1; gsub(/[":]/, "", k); f[k] = val() }
+	ga && /^      [}]/ { print "G", f["id"], f["name"], f["cpus"], f["periods"], f["time_ns"], f["edge_idle_ns"], f["races"], f["idle_at_end"] }
 	/^  "cpus": \[/ { c = 1; next }
 	c && /^  \]/ { c = 0 }
 	c && /^      "[a-z_]*": / { k = $1; gsub(/[":]/, "", k); f[k] = val() }
