@@ -34,11 +34,11 @@ struct prom_scrape {
 /* Writes every family with # HELP and # TYPE. By default the series per CPU
  * are the state counters and busy time only (4 per state + 1, the budget in
  * tests/unit/test_prom.c); both flags on give every family per CPU, as
- * before they existed. Counters come only from the
- * cumulative BPF counters (completed periods), so they never go backwards
- * between two snapshots of one session. The caller keeps busy_ns monotonic
- * and leaves a still-pending wakeup cause out of the unknown counts (the
- * model counts it as unknown until its real cause arrives).
+ * before they existed. Counters come only from the cumulative BPF counters
+ * (completed periods), so they never go backwards between two snapshots of
+ * one session. The caller keeps busy_ns monotonic and leaves a
+ * still-pending wakeup cause out of the unknown counts, the CPU's and the
+ * totals' (the model counts it as unknown until its real cause arrives).
  * Returns 0 or -1 on a write error. */
 int prom_write(FILE *f, const struct prom_scrape *p);
 
