@@ -633,13 +633,25 @@ static void test_size_like_the_guests(void **state)
 /* IDLESCOPE_PROM_SIZES=1: the table of docs/performance.md ("Exporter
  * size"), 4 states per CPU: series and bytes per scrape by groups and flags,
  * and the series per CPU, (series(128) - series(32)) / 96. */
+static const char *thousands(char *buf, size_t len, long v)
+{
+	if (v >= 1000000)
+		snprintf(buf, len, "%ld,%03ld,%03ld", v / 1000000, v / 1000 % 1000, v % 1000);
+	else if (v >= 1000)
+		snprintf(buf, len, "%ld,%03ld", v / 1000, v % 1000);
+	else
+		snprintf(buf, len, "%ld", v);
+	return buf;
+}
+
 static void print_sizes(void)
 {
 	static const int cpus[] = { 2, 32, 128 };
+	char buf[2][32];
 	static const char *const flags[] = { "default", "`--per-cpu-histograms`",
 					     "`--per-cpu-detail`", "both" };
 
-	printf("| groups | flags | series per CPU | 2 CPUs: series, bytes | 32 CPUs | 128 CPUs |\n");
+	printf("| groups | flags | series per CPU | 2 CPUs: series / bytes | 32 CPUs | 128 CPUs |\n");
 	printf("|---|---|---|---|---|---|\n");
 	for (int cluster = 0; cluster <= 2; cluster += 2)
 		for (int m = 0; m < 4; m++) {
@@ -650,7 +662,8 @@ static void print_sizes(void)
 			printf("| %s | %s | %.1f |", cluster ? "clusters of 2 CPUs" : "2 packages",
 			       flags[m], (double)(z[2].series - z[1].series) / 96);
 			for (int i = 0; i < 3; i++)
-				printf(" %ld, %ld |", z[i].series, z[i].bytes);
+				printf(" %s / %s |", thousands(buf[0], sizeof(buf[0]), z[i].series),
+				       thousands(buf[1], sizeof(buf[1]), z[i].bytes));
 			printf("\n");
 		}
 }
