@@ -205,7 +205,7 @@ $(OUT)/tests/trace_cmd_shim.so: tests/lib/trace_cmd_shim.c | $(OUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) -O2 -Wall -Wextra -Werror -shared -fPIC $< -ldl -o $@
 
-bench: deps all check-root $(OUT)/tests/floor $(OUT)/tests/trace_cmd_shim.so
+bench: deps all check-root $(OUT)/tests/floor $(OUT)/tests/trace_cmd_shim.so $(OUT)/tests/test_prom
 	$(Q)OUT=$(OUT) ./tests/bench/run.sh
 
 # The man page, whatever its section (the tests take it from here too).

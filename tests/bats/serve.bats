@@ -126,7 +126,7 @@ scrape_entries() {
 	# every family has HELP and TYPE; histograms have +Inf, _sum and _count
 	[ "$(grep -c '^# HELP ' "$m")" -eq "$(grep -c '^# TYPE ' "$m")" ]
 	grep -q '^# TYPE idlescope_idle_duration_seconds histogram$' "$m"
-	grep -q '^idlescope_idle_duration_seconds_bucket{cpu="0",.*le="+Inf"} ' "$m"
+	grep -q '^idlescope_idle_duration_seconds_bucket{state=".*",le="+Inf"} ' "$m"
 	grep -q '^idlescope_build_info{version="' "$m"
 	# bounded labels only: no pid or comm anywhere
 	run grep -Ec '(pid|comm)=' "$m"
@@ -137,6 +137,72 @@ scrape_entries() {
 	[ "$output" = 404 ]
 	run curl -sS -o /dev/null -w '%{http_code}' -X POST "$URL"
 	[ "$output" = 405 ]
+}
+
+# "state|value" of the histogram's _count per state, and of the entries
+# summed over the CPUs per state, in one scrape.
+hist_counts() {
+	sed -n 's/^idlescope_idle_duration_seconds_count{state="\(.*\)"} \([0-9]*\)$/\1|\2/p' "$1" |
+		LC_ALL=C sort
+}
+entries_by_state() {
+	sed -n 's/^idlescope_idle_state_entries_total{cpu="[0-9]*",state="\(.*\)"} \([0-9]*\)$/\1|\2/p' "$1" |
+		awk -F'|' '{ n[$1] += $2 } END { for (s in n) print s "|" n[s] }' | LC_ALL=C sort
+}
+
+@test "default: per CPU only the state counters and busy seconds (at most 25 series); histograms and wakeups over all CPUs" {
+	[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
+	start_serve --listen 127.0.0.1:0
+	local m=$BATS_TEST_TMPDIR/m.txt s n
+	curl -sS -o "$m" "$URL"
+	s=$(grep -c '^idlescope_idle_state_entries_total{cpu="1",' "$m")
+	[ "$s" -ge 1 ]
+	# CPU 1's series: entries, residency, above, below per state, busy
+	n=$(grep -c 'cpu="1"' "$m")
+	echo "CPU 1: $n series, $s states"
+	[ "$n" -eq $((4 * s + 1)) ]
+	[ "$n" -le 25 ]
+	run grep -Ec '^idlescope_(idle_duration_seconds|timer_lateness_seconds|wakeups_total|wakeups_early_total|idle_state_target_residency_seconds|idle_state_exit_latency_seconds|idle_state_disabled)[_a-z]*\{cpu=' "$m"
+	[ "$output" -eq 0 ]
+	grep -q '^idlescope_wakeups_total{cause="timer"} ' "$m"
+	grep -q '^idlescope_timer_lateness_seconds_count{state="' "$m"
+	# the histogram over all CPUs counts the periods of every CPU (one snapshot)
+	diff <(hist_counts "$m") <(entries_by_state "$m")
+	run promtool check metrics <"$m"
+	echo "$output"
+	[ "$status" -eq 0 ] && [ -z "$output" ]
+}
+
+@test "--per-cpu-histograms and --per-cpu-detail: every family per CPU, promtool-clean" {
+	[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
+	local m=$BATS_TEST_TMPDIR/m.txt s n
+	start_serve --listen 127.0.0.1:0 --per-cpu-histograms --per-cpu-detail
+	curl -sS -o "$m" "$URL"
+	s=$(grep -c '^idlescope_idle_state_entries_total{cpu="1",' "$m")
+	n=$(grep -c 'cpu="1"' "$m")
+	echo "CPU 1: $n series, $s states"
+	# + 3 state parameters and 2 histograms of 16 per state, 2 x 10 causes
+	[ "$n" -eq $((4 * s + 1 + 3 * s + 32 * s + 20)) ]
+	grep -q '^idlescope_idle_duration_seconds_bucket{cpu="1",state=".*",le="+Inf"} ' "$m"
+	grep -q '^idlescope_timer_lateness_seconds_count{cpu="1",state="' "$m"
+	grep -q '^idlescope_wakeups_total{cpu="1",cause="timer"} ' "$m"
+	grep -q '^idlescope_idle_state_disabled{cpu="1",state="' "$m"
+	run grep -Ec '^idlescope_[a-z_]*\{(state|cause)=' "$m"
+	[ "$output" -eq 0 ]
+	run promtool check metrics <"$m"
+	echo "$output"
+	[ "$status" -eq 0 ] && [ -z "$output" ]
+	kill "$SERVE_PID"
+	wait "$SERVE_PID" || true
+	# one flag alone adds only its own series
+	start_serve --listen 127.0.0.1:0 --per-cpu-histograms
+	curl -sS -o "$m" "$URL"
+	[ "$(grep -c 'cpu="1"' "$m")" -eq $((4 * s + 1 + 32 * s)) ]
+	kill "$SERVE_PID"
+	wait "$SERVE_PID" || true
+	start_serve --listen 127.0.0.1:0 --per-cpu-detail --no-wakeups
+	curl -sS -o "$m" "$URL"
+	[ "$(grep -c 'cpu="1"' "$m")" -eq $((4 * s + 1 + 3 * s)) ]
 }
 
 # bats test_tags=oracle
@@ -225,6 +291,16 @@ scrape_entries() {
 	run curl -sS --get "http://127.0.0.1:$pport/api/v1/query" \
 		--data-urlencode 'query=histogram_quantile(0.5, sum by (le) (rate(idlescope_idle_duration_seconds_bucket[10s])))'
 	[ "$(jq -r '.data.result | length' <<<"$output")" -eq 1 ]
+	# the example queries of examples/prometheus.yml answer from the default series
+	n=0
+	while read -r q; do
+		run curl -sS --get "http://127.0.0.1:$pport/api/v1/query" --data-urlencode "query=$q"
+		echo "$q: $output"
+		[ "$(jq -r .status <<<"$output")" = success ]
+		[ "$(jq -r '.data.result | length' <<<"$output")" -gt 0 ]
+		n=$((n + 1))
+	done < <(sed -n 's/^#   \(.*idlescope_.*\)$/\1/p' "$BATS_TEST_DIRNAME/../../examples/prometheus.yml")
+	[ "$n" -eq 4 ]
 }
 
 @test "-i: scrapes get the snapshot of the last interval" {

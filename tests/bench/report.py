@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Turns tests/bench/run.sh's measurements into docs/performance.md:
-median ratios to the un-observed runs of the same workload, with spread."""
+median ratios to the un-observed runs of the same workload, with spread;
+then, given a third argument, the exporter's size table that
+`IDLESCOPE_PROM_SIZES=1 build/tests/test_prom` printed into that file."""
 import csv
 import datetime
 import os
@@ -159,4 +161,26 @@ out.append("Notes: `perf bench sched pipe` left free on two CPUs is bimodal on t
            "they sit on two), so its ratios swing far past 1 either way; the pinned pipe and the "
            "timer rows are the stable ones. The BPF ns/event figures include the cost of "
            "`kernel.bpf_stats_enabled`'s own clock reads.\n")
+if len(sys.argv) > 3:
+    out.append("## Exporter size\n")
+    out.append("Series and bytes of one `/metrics` scrape of `idlescope serve`, printed by "
+               "`IDLESCOPE_PROM_SIZES=1 build/tests/test_prom`: the exporter's writer "
+               "(`user/render/prom.c`) over a synthetic machine of 2, 32 and 128 CPUs with 4 idle "
+               "states each (POLL, C1, C1E, C6), wakeups on, and values of a host up for about a "
+               "day (7-digit counts, seconds to the nanosecond); no timing, so the numbers are the "
+               "same on every machine. Series per CPU is (series at 128 CPUs - series at 32) / 96. "
+               "Groups are per group (19 series each, 16 of them the all-idle histogram): with two "
+               "packages they are part of the fixed series; with groups of 2 CPUs (clusters here; "
+               "the guests' line counts in issue #13 fit one group per 2 CPUs) they add 9.5 "
+               "series per CPU.\n")
+    out.append(open(sys.argv[3]).read().rstrip("\n") + "\n")
+    out.append("By default (`serve` with neither flag) the series per CPU are the state counters "
+               "(entries, residency, above, below) and busy seconds: 4 per state + 1; the "
+               "histograms and wakeup counters are per state and cause over all CPUs. "
+               "`tests/unit/test_prom.c` holds that to at most 25 series per CPU (it checks 4 and "
+               "6 states) and counts every flag's series exactly. With both flags every family is "
+               "per CPU, as `serve` wrote before the flags existed; the synthetic machine with "
+               "clusters of 2 CPUs then has the line counts of the guests' scrapes in issue #13 "
+               "(417, 6,012 and 23,916 lines, the unit test checks them) and about their bytes "
+               "(30 KB, 437 KB and 1.75 MB reported there).\n")
 print("\n".join(out))

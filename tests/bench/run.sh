@@ -4,7 +4,8 @@
 # BENCH_REPS times; the table reports the median ratio to "none" and its
 # spread, BPF ns per event (kernel.bpf_stats_enabled, restored afterwards),
 # BPF CPU share, loader CPU time, RSS, BPF map memory, trace bytes per second
-# of the file-based tools and start-up time. Writes docs/performance.md.
+# of the file-based tools and start-up time, and the exporter's size per
+# scrape. Writes docs/performance.md.
 # BENCH_OBSERVERS / BENCH_WORKLOADS (space-separated names) pick a subset.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -233,7 +234,10 @@ for rep in $(seq "$REPS"); do
 		done
 done
 
-python3 tests/bench/report.py "$RESULTS" "$REPS" > "$TMP/report.md"
+# The exporter's size (tests/unit/test_prom.c's synthetic machines, no timing)
+IDLESCOPE_PROM_SIZES=1 "$OUT/tests/test_prom" >"$TMP/prom-sizes.md"
+
+python3 tests/bench/report.py "$RESULTS" "$REPS" "$TMP/prom-sizes.md" > "$TMP/report.md"
 if [ -t 1 ]; then # missed targets in red on a terminal
 	sed -e $'s/\*\*MISSED\*\*/\e[1;31mMISSED\e[0m/' "$TMP/report.md"
 else

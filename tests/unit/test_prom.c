@@ -1,6 +1,9 @@
 /* Unit tests for user/render/prom.c: summaries built by hand are written into
  * memory and compared with exposition text written by hand (the bucket
- * counts worked out in the comments), plus the number and label helpers. */
+ * counts worked out in the comments), plus the number and label helpers,
+ * and the size budget of the default exposition on synthetic machines of
+ * 2, 32 and 128 CPUs (IDLESCOPE_PROM_SIZES=1 prints the table of
+ * docs/performance.md). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -53,6 +56,14 @@ static void test_label_escaping(void **state)
 	assert_string_equal(prom_label(b, 6, "\"\"\"\""), "\\\"\\\"");
 }
 
+/* The model's totals of a one-CPU summary: that CPU (model.c's build_totals
+ * sums the selected CPUs). Call again after changing the CPU. */
+static void one_cpu_totals(struct summary *s, const struct cpu_summary *cs)
+{
+	s->totals = *cs;
+	s->totals.cpu = -1;
+}
+
 /* CPU 3 with two states, no wakeups, no groups:
  *   POLL: periods of 500 and 1000 ns: both < 1024, so le=0.000001023 holds 2
  *   C1:   one period of 2 s, above 1, disabled: in (2^30, 2^32), so only
@@ -86,6 +97,7 @@ static void one_cpu(struct summary *s, struct cpu_summary *cs)
 	c1->exit_latency_ns = 1000;
 	c1->disabled = true;
 	c1->hist[is_hist_bucket(2000000000ULL)]++;
+	one_cpu_totals(s, cs);
 }
 
 static const char one_cpu_text[] =
@@ -167,11 +179,14 @@ static const char one_cpu_text[] =
 	"idlescope_idle_duration_seconds_sum{cpu=\"3\",state=\"C1\"} 2\n"
 	"idlescope_idle_duration_seconds_count{cpu=\"3\",state=\"C1\"} 1\n";
 
+/* Both flags on: every family per CPU, the exposition as it was before the
+ * flags existed, byte for byte. */
 static void test_one_cpu_exact_text(void **state)
 {
 	struct summary s;
 	struct cpu_summary cs;
-	struct prom_scrape p = { .s = &s, .version = "1.2", .scrape_ns = 123000 };
+	struct prom_scrape p = { .s = &s, .version = "1.2", .scrape_ns = 123000, .cpu_hist = true,
+				 .cpu_detail = true };
 	char *text;
 
 	(void)state;
@@ -189,7 +204,7 @@ static void test_bucket_edges(void **state)
 	struct summary s;
 	struct cpu_summary cs;
 	struct prom_scrape p = { .s = &s, .version = "x" };
-	char *text;
+	char *text, want[1024];
 
 	(void)state;
 	one_cpu(&s, &cs);
@@ -198,30 +213,38 @@ static void test_bucket_edges(void **state)
 	cs.states[0].hist[is_hist_bucket(1024)]++;
 	cs.states[0].hist[IS_HIST_BUCKETS - 1]++;
 	cs.states[0].time_ns = 7;
-	text = render(&p);
-	assert_non_null(strstr(text, "idlescope_idle_duration_seconds_bucket{cpu=\"3\",state=\"POLL\","
-				     "le=\"0.000001023\"} 1\n"
-				     "idlescope_idle_duration_seconds_bucket{cpu=\"3\",state=\"POLL\","
-				     "le=\"0.000004095\"} 2\n"));
-	assert_non_null(strstr(text, "idlescope_idle_duration_seconds_bucket{cpu=\"3\",state=\"POLL\","
-				     "le=\"4.294967295\"} 2\n"
-				     "idlescope_idle_duration_seconds_bucket{cpu=\"3\",state=\"POLL\","
-				     "le=\"+Inf\"} 3\n"
-				     "idlescope_idle_duration_seconds_sum{cpu=\"3\",state=\"POLL\"} "
-				     "0.000000007\n"
-				     "idlescope_idle_duration_seconds_count{cpu=\"3\",state=\"POLL\"} 3\n"));
-	free(text);
+	one_cpu_totals(&s, &cs);
+	/* the same buckets per CPU and, by default, per state over the CPUs */
+	for (int per_cpu = 1; per_cpu >= 0; per_cpu--) {
+		const char *l = per_cpu ? "cpu=\"3\",state=\"POLL\"" : "state=\"POLL\"";
+
+		p.cpu_hist = per_cpu;
+		text = render(&p);
+		snprintf(want, sizeof(want),
+			 "idlescope_idle_duration_seconds_bucket{%s,le=\"0.000001023\"} 1\n"
+			 "idlescope_idle_duration_seconds_bucket{%s,le=\"0.000004095\"} 2\n", l, l);
+		assert_non_null(strstr(text, want));
+		snprintf(want, sizeof(want),
+			 "idlescope_idle_duration_seconds_bucket{%s,le=\"4.294967295\"} 2\n"
+			 "idlescope_idle_duration_seconds_bucket{%s,le=\"+Inf\"} 3\n"
+			 "idlescope_idle_duration_seconds_sum{%s} 0.000000007\n"
+			 "idlescope_idle_duration_seconds_count{%s} 3\n", l, l, l, l);
+		assert_non_null(strstr(text, want));
+		free(text);
+	}
 }
 
 /* Wakeups and one group: causes per CPU in the kinds' order, lateness of a
  * 20 us timer wakeup in C1 (in (16383, 65535] ns), the group's all-idle
- * time of 1.25 s in 4 intervals of which 3 were 300 us and one 350.25 ms. */
+ * time of 1.25 s in 4 intervals of which 3 were 300 us and one 350.25 ms.
+ * Both flags on: the wakeups and the lateness per CPU. */
 static void test_wake_and_groups(void **state)
 {
 	struct summary s;
 	struct cpu_summary cs;
 	struct group_summary g;
-	struct prom_scrape p = { .s = &s, .version = "x", .wake = true };
+	struct prom_scrape p = { .s = &s, .version = "x", .wake = true, .cpu_hist = true,
+				 .cpu_detail = true };
 	char *text;
 
 	(void)state;
@@ -232,6 +255,7 @@ static void test_wake_and_groups(void **state)
 	cs.wake.lat[1].count = 1;
 	cs.wake.lat[1].sum_ns = 20000;
 	cs.wake.lat[1].hist[is_hist_bucket(20000)] = 1;
+	one_cpu_totals(&s, &cs);
 	memset(&g, 0, sizeof(g));
 	snprintf(g.name, sizeof(g.name), "cluster0");
 	g.cpus = (char *)"2-3";
@@ -294,6 +318,358 @@ static void test_optional_families_absent(void **state)
 	free(text);
 }
 
+/* The default: per CPU only the state counters and busy time; no state
+ * parameters; the histograms per state over the selected CPUs (the
+ * model's totals), with their own HELP. */
+static void test_default_families(void **state)
+{
+	struct summary s;
+	struct cpu_summary cs;
+	struct prom_scrape p = { .s = &s, .version = "x" };
+	char *text;
+
+	(void)state;
+	one_cpu(&s, &cs);
+	text = render(&p);
+	assert_non_null(strstr(text, "idlescope_idle_state_entries_total{cpu=\"3\",state=\"C1\"} 1\n"));
+	assert_non_null(strstr(text, "idlescope_idle_state_residency_seconds_total{cpu=\"3\",state=\"POLL\"} 0.0000015\n"));
+	assert_non_null(strstr(text, "idlescope_idle_state_above_total{cpu=\"3\",state=\"C1\"} 1\n"));
+	assert_non_null(strstr(text, "idlescope_idle_state_below_total{cpu=\"3\",state=\"C1\"} 0\n"));
+	assert_non_null(strstr(text, "idlescope_cpu_busy_seconds_total{cpu=\"3\"} 0.25\n"));
+	assert_null(strstr(text, "target_residency"));
+	assert_null(strstr(text, "exit_latency"));
+	assert_null(strstr(text, "idlescope_idle_state_disabled"));
+	assert_non_null(strstr(text,
+		"# HELP idlescope_idle_duration_seconds Length of the completed idle periods of the "
+		"selected CPUs, by idle state.\n"
+		"# TYPE idlescope_idle_duration_seconds histogram\n"
+		"idlescope_idle_duration_seconds_bucket{state=\"POLL\",le=\"0.000000255\"} 0\n"
+		"idlescope_idle_duration_seconds_bucket{state=\"POLL\",le=\"0.000001023\"} 2\n"));
+	assert_non_null(strstr(text, "idlescope_idle_duration_seconds_bucket{state=\"C1\",le=\"1.073741823\"} 0\n"
+				     "idlescope_idle_duration_seconds_bucket{state=\"C1\",le=\"4.294967295\"} 1\n"
+				     "idlescope_idle_duration_seconds_bucket{state=\"C1\",le=\"+Inf\"} 1\n"
+				     "idlescope_idle_duration_seconds_sum{state=\"C1\"} 2\n"
+				     "idlescope_idle_duration_seconds_count{state=\"C1\"} 1\n"));
+	assert_null(strstr(text, "idlescope_idle_duration_seconds_bucket{cpu="));
+	free(text);
+	/* --per-cpu-detail alone: the parameters, the histograms still per state */
+	p.cpu_detail = true;
+	text = render(&p);
+	assert_non_null(strstr(text, "idlescope_idle_state_target_residency_seconds{cpu=\"3\",state=\"C1\"} 0.000002\n"));
+	assert_non_null(strstr(text, "idlescope_idle_state_exit_latency_seconds{cpu=\"3\",state=\"C1\"} 0.000001\n"));
+	assert_non_null(strstr(text, "idlescope_idle_state_disabled{cpu=\"3\",state=\"C1\"} 1\n"));
+	assert_null(strstr(text, "idlescope_idle_duration_seconds_bucket{cpu="));
+	free(text);
+}
+
+/* Two CPUs whose tables differ: CPU 0 has POLL (index 0) and C1 (index 1),
+ * CPU 1 has only C1, at index 0. The model's totals match states by index
+ * and name, so C1 is two slots there; as a label value it is one series
+ * (two would be a duplicate the scrape rejects), its buckets the sum:
+ *   CPU 0 C1: 3 periods of 20 us (in (16383, 65535] ns), 60 us in all
+ *   CPU 1 C1: 1 period of 2 ms (in (1048575, 4194303] ns)
+ * Wakeups by cause over both CPUs (the totals): timer 3 + 1, irq 0 + 2. */
+static void test_default_totals_two_cpus(void **state)
+{
+	struct summary s;
+	struct cpu_summary cs[2];
+	struct prom_scrape p = { .s = &s, .version = "x", .wake = true };
+	struct cpu_summary *t = &s.totals;
+	char *text;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	memset(cs, 0, sizeof(cs));
+	s.nr_cpus = 2;
+	s.cpus = cs;
+	cs[0].cpu = 0;
+	cs[0].nr_states = 2;
+	snprintf(cs[0].states[0].name, IS_NAME_LEN, "POLL");
+	snprintf(cs[0].states[1].name, IS_NAME_LEN, "C1");
+	cs[0].states[1].index = 1;
+	cs[0].states[1].entries = 3;
+	cs[0].states[1].time_ns = 60000;
+	cs[0].states[1].hist[is_hist_bucket(20000)] = 3;
+	cs[0].wake.count[WAKE_TIMER] = 3;
+	cs[1].cpu = 1;
+	cs[1].nr_states = 1;
+	snprintf(cs[1].states[0].name, IS_NAME_LEN, "C1");
+	cs[1].states[0].entries = 1;
+	cs[1].states[0].time_ns = 2000000;
+	cs[1].states[0].hist[is_hist_bucket(2000000)] = 1;
+	cs[1].wake.count[WAKE_TIMER] = 1;
+	cs[1].wake.count[WAKE_IRQ] = 2;
+	cs[1].wake.early[WAKE_IRQ] = 1;
+	/* the totals as model.c's build_totals makes them */
+	t->cpu = -1;
+	t->nr_states = 3;
+	t->states[0] = cs[0].states[0];
+	t->states[1] = cs[0].states[1];
+	t->states[2] = cs[1].states[0];
+	t->wake.count[WAKE_TIMER] = 4;
+	t->wake.count[WAKE_IRQ] = 2;
+	t->wake.early[WAKE_IRQ] = 1;
+	text = render(&p);
+	assert_non_null(strstr(text,
+		"idlescope_idle_duration_seconds_bucket{state=\"C1\",le=\"0.000016383\"} 0\n"
+		"idlescope_idle_duration_seconds_bucket{state=\"C1\",le=\"0.000065535\"} 3\n"
+		"idlescope_idle_duration_seconds_bucket{state=\"C1\",le=\"0.000262143\"} 3\n"
+		"idlescope_idle_duration_seconds_bucket{state=\"C1\",le=\"0.001048575\"} 3\n"
+		"idlescope_idle_duration_seconds_bucket{state=\"C1\",le=\"0.004194303\"} 4\n"));
+	assert_non_null(strstr(text, "idlescope_idle_duration_seconds_sum{state=\"C1\"} 0.00206\n"
+				     "idlescope_idle_duration_seconds_count{state=\"C1\"} 4\n"));
+	/* once */
+	assert_null(strstr(strstr(text, "idlescope_idle_duration_seconds_count{state=\"C1\"}") + 1,
+			   "idlescope_idle_duration_seconds_count{state=\"C1\"}"));
+	assert_non_null(strstr(text, "idlescope_idle_duration_seconds_count{state=\"POLL\"} 0\n"));
+	assert_non_null(strstr(text, "idlescope_wakeups_total{cause=\"unknown\"} 0\n"
+				     "idlescope_wakeups_total{cause=\"timer\"} 4\n"
+				     "idlescope_wakeups_total{cause=\"irq\"} 2\n"));
+	assert_non_null(strstr(text, "idlescope_wakeups_early_total{cause=\"irq\"} 1\n"));
+	assert_null(strstr(text, "idlescope_wakeups_total{cpu="));
+	/* the lateness histograms: one per state name too, empty here */
+	assert_non_null(strstr(text, "idlescope_timer_lateness_seconds_count{state=\"POLL\"} 0\n"
+				     "idlescope_timer_lateness_seconds_bucket{state=\"C1\","));
+	free(text);
+	/* --per-cpu-detail: the causes per CPU instead */
+	p.cpu_detail = true;
+	text = render(&p);
+	assert_non_null(strstr(text, "idlescope_wakeups_total{cpu=\"1\",cause=\"irq\"} 2\n"));
+	assert_null(strstr(text, "idlescope_wakeups_total{cause="));
+	free(text);
+}
+
+/* Size: a synthetic machine of n CPUs, each with the same nr_states states
+ * (POLL, C1, C1E, C6, then C7s, C8, ...), wakeups on, and either two
+ * packages or (cluster > 0) groups of that many CPUs. The values are those
+ * of a host up for about a day (7-digit counts, seconds to the nanosecond),
+ * so that the bytes per scrape are realistic; the series counts do not
+ * depend on them. */
+struct synth {
+	struct summary s;
+	struct group_summary *groups;
+};
+
+static uint64_t synth_rand(uint64_t *x)
+{
+	*x = *x * 6364136223846793005ULL + 1442695040888963407ULL;
+	return *x >> 33;
+}
+
+static void synth_build(struct synth *y, int n, int nr_states, int cluster)
+{
+	static const char *const names[IS_MAX_STATES] = { "POLL", "C1",  "C1E", "C6", "C7s",
+							  "C8",   "C9",  "C10", "C11", "C12" };
+	static const uint64_t target_ns[IS_MAX_STATES] = { 0,      2000,   4000,   170000, 300000,
+							   400000, 600000, 900000, 1000000, 2000000 };
+	struct summary *s = &y->s;
+	struct cpu_summary *t = &s->totals;
+	uint64_t x = 42;
+
+	memset(y, 0, sizeof(*y));
+	snprintf(s->sys.driver, sizeof(s->sys.driver), "intel_idle");
+	snprintf(s->sys.governor, sizeof(s->sys.governor), "menu");
+	s->duration_ns = 86400ULL * 1000000000ULL + synth_rand(&x);
+	s->nr_cpus = n;
+	s->cpus = calloc((size_t)n, sizeof(*s->cpus));
+	assert_non_null(s->cpus);
+	t->cpu = -1;
+	t->nr_states = nr_states;
+	for (int c = 0; c < n; c++) {
+		struct cpu_summary *cs = &s->cpus[c];
+
+		cs->cpu = c;
+		cs->nr_states = nr_states;
+		cs->busy_ns = 20000ULL * 1000000000ULL + synth_rand(&x) * 1000;
+		for (int i = 0; i < nr_states; i++) {
+			struct state_summary *st = &cs->states[i];
+			struct lat_summary *l = &cs->wake.lat[i];
+
+			snprintf(st->name, sizeof(st->name), "%s", names[i]);
+			st->index = i;
+			st->target_residency_ns = target_ns[i];
+			st->exit_latency_ns = target_ns[i] / 3;
+			/* periods from about 1 us to 67 ms */
+			for (uint64_t v = 1000; v < 67108864; v *= 2) {
+				uint64_t k = synth_rand(&x) % 300000;
+
+				st->hist[is_hist_bucket(v)] += k;
+				st->entries += k;
+				st->time_ns += k * v;
+				l->hist[is_hist_bucket(v / 64 + 2000)] += k / 8;
+				l->count += k / 8;
+				l->sum_ns += k / 8 * (v / 64 + 2000);
+			}
+			st->above = st->entries / 7;
+			st->below = st->entries / 11;
+			t->states[i].index = i;
+			snprintf(t->states[i].name, sizeof(t->states[i].name), "%s", names[i]);
+			t->states[i].entries += st->entries;
+			t->states[i].time_ns += st->time_ns;
+			t->wake.lat[i].sum_ns += l->sum_ns;
+			for (int b = 0; b < IS_HIST_BUCKETS; b++) {
+				t->states[i].hist[b] += st->hist[b];
+				t->wake.lat[i].hist[b] += l->hist[b];
+			}
+			cs->entries += st->entries;
+		}
+		/* most causes seen, as on a busy host */
+		for (int k = 0; k < WAKE_NR_KINDS; k++) {
+			cs->wake.count[k] = k == WAKE_IPI_OTHER ? 0 : cs->entries / (2 + (uint64_t)k * 3);
+			cs->wake.early[k] = cs->wake.count[k] / 9;
+			t->wake.count[k] += cs->wake.count[k];
+			t->wake.early[k] += cs->wake.early[k];
+		}
+	}
+	s->nr_groups = cluster ? n / cluster : 2;
+	snprintf(s->group_level, sizeof(s->group_level), cluster ? "cluster" : "package");
+	y->groups = calloc((size_t)s->nr_groups, sizeof(*y->groups));
+	assert_non_null(y->groups);
+	s->groups = y->groups;
+	for (int g = 0; g < s->nr_groups; g++) {
+		struct group_summary *gs = &y->groups[g];
+		int size = n / s->nr_groups;
+
+		snprintf(gs->name, sizeof(gs->name), "%s%d", s->group_level, g);
+		gs->cpus = malloc(32);
+		assert_non_null(gs->cpus);
+		snprintf(gs->cpus, 32, "%d-%d", g * size, g * size + size - 1);
+		for (uint64_t v = 1000; v < 67108864; v *= 4) {
+			uint64_t k = synth_rand(&x) % 100000;
+
+			gs->hist[is_hist_bucket(v)] += k;
+			gs->periods += k;
+			gs->time_ns += k * v;
+		}
+	}
+}
+
+static void synth_free(struct synth *y)
+{
+	for (int g = 0; g < y->s.nr_groups; g++)
+		free(y->groups[g].cpus);
+	free(y->groups);
+	free(y->s.cpus);
+}
+
+struct size {
+	long series, lines, bytes;
+};
+
+static struct size synth_size(int n, int nr_states, int cluster, bool cpu_hist, bool cpu_detail)
+{
+	struct synth y;
+	struct prom_scrape p = { .s = &y.s, .version = "0.9.0", .wake = true, .scrape_ns = 812345,
+				 .cpu_hist = cpu_hist, .cpu_detail = cpu_detail };
+	struct size z = { 0, 0, 0 };
+	char *text;
+
+	synth_build(&y, n, nr_states, cluster);
+	text = render(&p);
+	for (const char *l = text; *l; l = strchr(l, '\n') + 1) {
+		z.lines++;
+		z.series += *l != '#';
+	}
+	z.bytes = (long)strlen(text);
+	free(text);
+	synth_free(&y);
+	return z;
+}
+
+/* The budget of the default: at most 25 series per CPU, plus a fixed part
+ * that does not grow with the CPUs. With S states per CPU, wakeups on and
+ * G groups, counted family by family in prom.c:
+ *   per CPU: entries, residency, above, below (4 S) + busy (1)      = 4 S + 1
+ *   fixed:   build, cpuidle, counted, scrape (4)
+ *            + idle duration and timer lateness per state (2 x 16 S)
+ *            + wakeups and early wakeups per cause (2 x 10)
+ *            + per group: info, seconds, periods, histogram (19 G)
+ * --per-cpu-histograms moves the 32 S histogram series to each CPU,
+ * --per-cpu-detail the 20 wakeup series, and adds 3 S state parameters per
+ * CPU. The slope is measured as the brief of #13 states it:
+ * (series(128) - series(32)) / 96, with two packages (G = 2, fixed). */
+static void test_size_budget(void **state)
+{
+	static const int cpus[] = { 2, 32, 128 };
+
+	(void)state;
+	for (int nr_states = 4; nr_states <= 6; nr_states += 2) {
+		long S = nr_states, fixed = 4 + 32 * S + 20 + 19 * 2;
+		struct {
+			bool hist, detail;
+			long per_cpu, fixed;
+		} modes[] = {
+			{ false, false, 4 * S + 1, fixed },
+			{ true, false, 4 * S + 1 + 32 * S, fixed - 32 * S },
+			{ false, true, 4 * S + 1 + 3 * S + 20, fixed - 20 },
+			{ true, true, 4 * S + 1 + 32 * S + 3 * S + 20, fixed - 32 * S - 20 },
+		};
+
+		for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
+			long series[3];
+
+			for (int i = 0; i < 3; i++) {
+				series[i] = synth_size(cpus[i], nr_states, 0, modes[m].hist,
+						       modes[m].detail).series;
+				assert_int_equal(series[i], modes[m].per_cpu * cpus[i] + modes[m].fixed);
+			}
+			assert_int_equal((series[2] - series[1]) / 96, modes[m].per_cpu);
+			if (!modes[m].hist && !modes[m].detail)
+				assert_true((series[2] - series[1]) / 96 <= 25);
+		}
+	}
+}
+
+/* The synthetic machine is shaped like the guests of #13: 4 states and the
+ * default sysfs groups there, clusters of 2 CPUs. With both flags (every
+ * family per CPU, as before the flags) it gives the line counts measured in
+ * the guests' scrapes: 417, 6,012 and 23,916 lines at 2, 32 and 128 CPUs. */
+static void test_size_like_the_guests(void **state)
+{
+	(void)state;
+	assert_int_equal(synth_size(2, 4, 2, true, true).lines, 417);
+	assert_int_equal(synth_size(32, 4, 2, true, true).lines, 6012);
+	assert_int_equal(synth_size(128, 4, 2, true, true).lines, 23916);
+}
+
+/* IDLESCOPE_PROM_SIZES=1: the table of docs/performance.md ("Exporter
+ * size"), 4 states per CPU: series and bytes per scrape by groups and flags,
+ * and the series per CPU, (series(128) - series(32)) / 96. */
+static const char *thousands(char *buf, size_t len, long v)
+{
+	if (v >= 1000000)
+		snprintf(buf, len, "%ld,%03ld,%03ld", v / 1000000, v / 1000 % 1000, v % 1000);
+	else if (v >= 1000)
+		snprintf(buf, len, "%ld,%03ld", v / 1000, v % 1000);
+	else
+		snprintf(buf, len, "%ld", v);
+	return buf;
+}
+
+static void print_sizes(void)
+{
+	static const int cpus[] = { 2, 32, 128 };
+	char buf[2][32];
+	static const char *const flags[] = { "default", "`--per-cpu-histograms`",
+					     "`--per-cpu-detail`", "both" };
+
+	printf("| groups | flags | series per CPU | 2 CPUs: series / bytes | 32 CPUs | 128 CPUs |\n");
+	printf("|---|---|---|---|---|---|\n");
+	for (int cluster = 0; cluster <= 2; cluster += 2)
+		for (int m = 0; m < 4; m++) {
+			struct size z[3];
+
+			for (int i = 0; i < 3; i++)
+				z[i] = synth_size(cpus[i], 4, cluster, m & 1, m & 2);
+			printf("| %s | %s | %.1f |", cluster ? "clusters of 2 CPUs" : "2 packages",
+			       flags[m], (double)(z[2].series - z[1].series) / 96);
+			for (int i = 0; i < 3; i++)
+				printf(" %s / %s |", thousands(buf[0], sizeof(buf[0]), z[i].series),
+				       thousands(buf[1], sizeof(buf[1]), z[i].bytes));
+			printf("\n");
+		}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -303,7 +679,15 @@ int main(void)
 		cmocka_unit_test(test_bucket_edges),
 		cmocka_unit_test(test_wake_and_groups),
 		cmocka_unit_test(test_optional_families_absent),
+		cmocka_unit_test(test_default_families),
+		cmocka_unit_test(test_default_totals_two_cpus),
+		cmocka_unit_test(test_size_budget),
+		cmocka_unit_test(test_size_like_the_guests),
 	};
 
+	if (getenv("IDLESCOPE_PROM_SIZES")) {
+		print_sizes();
+		return 0;
+	}
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

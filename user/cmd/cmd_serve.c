@@ -27,6 +27,7 @@ struct serve {
 	const char *listen_arg;
 	struct listen_addr addr;
 	bool wake;
+	bool cpu_hist, cpu_detail; /* --per-cpu-histograms, --per-cpu-detail */
 	const char *topology; /* --topology, NULL = sysfs */
 	struct session_cli sc; /* session_argp's view of wake and topology */
 	struct topology topo;
@@ -49,15 +50,23 @@ static const char doc[] =
 	"http://HOST:PORT/metrics.\v"
 	"Counters are cumulative from the start. Without -i every scrape reads the BPF maps; "
 	"with -i SECONDS a snapshot is taken every SECONDS and scrapes get the last one. "
-	"Runs until SIGINT/SIGTERM (or -d SECONDS), then detaches and exits 0. The metric "
-	"families are listed in docs/metrics.md.";
+	"Runs until SIGINT/SIGTERM (or -d SECONDS), then detaches and exits 0. By default the "
+	"series per CPU are the state counters (entries, residency, above, below) and busy "
+	"seconds; the histograms and wakeups are per state and cause over the selected CPUs. "
+	"The metric families are listed in docs/metrics.md.";
 
-enum { OPT_LISTEN = 0x300 };
+enum { OPT_LISTEN = 0x300, OPT_CPU_HIST, OPT_CPU_DETAIL };
 
 static const struct argp_option serve_options[] = {
 	{ "listen", OPT_LISTEN, "HOST:PORT", 0,
 	  "Listen on HOST:PORT (default " LISTEN_DEFAULT "; [::1]:PORT for IPv6, port 0 picks a "
 	  "free one)", 0 },
+	{ "per-cpu-histograms", OPT_CPU_HIST, NULL, 0,
+	  "Idle duration and timer lateness histograms per CPU and state (16 series per CPU and "
+	  "state each), not per state over all CPUs", 0 },
+	{ "per-cpu-detail", OPT_CPU_DETAIL, NULL, 0,
+	  "Wakeup causes per CPU (20 series per CPU), not per cause over all CPUs, and each CPU's "
+	  "state parameters (3 per CPU and state)", 0 },
 	{ 0 }
 };
 
@@ -74,6 +83,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_LISTEN:
 		r->listen_arg = arg;
 		break;
+	case OPT_CPU_HIST:
+		r->cpu_hist = true;
+		break;
+	case OPT_CPU_DETAIL:
+		r->cpu_detail = true;
+		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "serve takes no COMMAND ('%s')", arg);
 		break;
@@ -89,8 +104,9 @@ static const struct argp serve_argp = { serve_options, parse_opt, NULL, doc, chi
 
 /* What the model holds for a report, adjusted for counters that must not go
  * back: a cause still pending at this instant is left out of unknown (it
- * gets its real cause later), and busy time is held at its last value when
- * the in-flight estimate of this instant reads lower. */
+ * gets its real cause later), in the CPU's counts and in the totals, and
+ * busy time is held at its last value when the in-flight estimate of this
+ * instant reads lower. */
 static void keep_monotonic(struct serve *r, struct summary *s, const struct idle_raw *raw)
 {
 	for (int i = 0; i < s->nr_cpus; i++) {
@@ -101,6 +117,9 @@ static void keep_monotonic(struct serve *r, struct summary *s, const struct idle
 			cs->wake.count[WAKE_UNKNOWN]--;
 			cs->wake.early[WAKE_UNKNOWN] -= slot->wake_early;
 			cs->wake.in_flight = 0;
+			s->totals.wake.count[WAKE_UNKNOWN]--;
+			s->totals.wake.early[WAKE_UNKNOWN] -= slot->wake_early;
+			s->totals.wake.in_flight--;
 		}
 		if (cs->busy_ns < r->busy_prev[cs->cpu])
 			cs->busy_ns = r->busy_prev[cs->cpu];
@@ -140,6 +159,7 @@ static int snapshot(struct serve *r, char **text, size_t *len)
 	*text = NULL;
 	if ((f = open_memstream(text, len))) {
 		struct prom_scrape p = { .s = &s, .version = IDLESCOPE_VERSION, .wake = r->live.sess.wake,
+					 .cpu_hist = r->cpu_hist, .cpu_detail = r->cpu_detail,
 					 .scrape_ns = idle_now_ns() - t0 };
 
 		err = prom_write(f, &p) ? -EIO : 0;

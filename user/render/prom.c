@@ -1,5 +1,6 @@
 /* Prometheus text exposition of the summary model: one family after the
- * other, labels bounded by CPUs, states, wakeup causes and groups. */
+ * other, labels bounded by CPUs, states, wakeup causes and groups; the
+ * histograms and the wakeups per CPU only when asked for. */
 #include "render/prom.h"
 
 #include <inttypes.h>
@@ -127,19 +128,88 @@ static void state_family(FILE *f, const struct summary *s, const char *name, con
 	}
 }
 
-static void wake_families(FILE *f, const struct summary *s)
+/* The histograms over all selected CPUs are per state name of s->totals,
+ * whose states the model matches by index and name: a name under two
+ * indexes (tables that differ between CPUs) is one label value here, so
+ * its slots are added up under the first. False for a slot an earlier one
+ * took. */
+static bool total_hist(const struct summary *s, int j, bool lat, uint64_t *hist, uint64_t *sum_ns)
+{
+	const struct cpu_summary *t = &s->totals;
+
+	for (int i = 0; i < j; i++)
+		if (!strcmp(t->states[i].name, t->states[j].name))
+			return false;
+	memset(hist, 0, IS_HIST_BUCKETS * sizeof(*hist));
+	*sum_ns = 0;
+	for (int i = j; i < t->nr_states; i++) {
+		const uint64_t *h = lat ? t->wake.lat[i].hist : t->states[i].hist;
+
+		if (strcmp(t->states[i].name, t->states[j].name))
+			continue;
+		for (int b = 0; b < IS_HIST_BUCKETS; b++)
+			hist[b] += h[b];
+		*sum_ns += lat ? t->wake.lat[i].sum_ns : t->states[i].time_ns;
+	}
+	return true;
+}
+
+/* A histogram family of the idle periods (lat false) or of the timer
+ * lateness (lat true): per CPU and state with --per-cpu-histograms,
+ * otherwise per state over the selected CPUs. */
+static void state_hist_family(FILE *f, const struct summary *s, const char *name, const char *help,
+			      bool lat, bool per_cpu)
+{
+	char labels[128], esc[2 * IS_NAME_LEN + 1];
+	uint64_t hist[IS_HIST_BUCKETS], sum_ns;
+
+	family(f, name, "histogram", help);
+	if (!per_cpu) {
+		for (int j = 0; j < s->totals.nr_states; j++) {
+			if (!total_hist(s, j, lat, hist, &sum_ns))
+				continue;
+			snprintf(labels, sizeof(labels), "state=\"%s\"",
+				 prom_label(esc, sizeof(esc), s->totals.states[j].name));
+			hist_samples(f, name, labels, hist, sum_ns);
+		}
+		return;
+	}
+	for (int c = 0; c < s->nr_cpus; c++) {
+		const struct cpu_summary *cs = &s->cpus[c];
+
+		for (int i = 0; i < cs->nr_states; i++) {
+			cpu_state(labels, sizeof(labels), cs->cpu, cs->states[i].name);
+			if (lat)
+				hist_samples(f, name, labels, cs->wake.lat[i].hist, cs->wake.lat[i].sum_ns);
+			else
+				hist_samples(f, name, labels, cs->states[i].hist, cs->states[i].time_ns);
+		}
+	}
+}
+
+static void wake_families(FILE *f, const struct summary *s, const struct prom_scrape *p)
 {
 	static const char *const names[2] = { "idlescope_wakeups_total",
 					      "idlescope_wakeups_early_total" };
-	static const char *const helps[2] = {
-		"Idle periods by what ended them (cause class), completed periods only.",
+	bool per_cpu = p->cpu_detail;
+	const char *const helps[2] = {
+		per_cpu ? "Idle periods by what ended them (cause class), completed periods only."
+			: "Idle periods of the selected CPUs by what ended them (cause class), "
+			  "completed periods only.",
 		"Of idlescope_wakeups_total, the periods shorter than the entered state's target "
 		"residency.",
 	};
-	char labels[128];
 
 	for (int e = 0; e < 2; e++) {
 		family(f, names[e], "counter", helps[e]);
+		if (!per_cpu) {
+			const struct wake_summary *w = &s->totals.wake;
+
+			for (int k = 0; k < WAKE_NR_KINDS; k++)
+				fprintf(f, "%s{cause=\"%s\"} %" PRIu64 "\n", names[e], wake_kind_name(k),
+					e ? w->early[k] : w->count[k]);
+			continue;
+		}
 		for (int c = 0; c < s->nr_cpus; c++) {
 			const struct wake_summary *w = &s->cpus[c].wake;
 
@@ -151,19 +221,14 @@ static void wake_families(FILE *f, const struct summary *s)
 			}
 		}
 	}
-	family(f, "idlescope_timer_lateness_seconds", "histogram",
-	       "Timer lateness (hrtimer expiry to handler) of the idle periods a timer ended, by "
-	       "idle state: the measured exit latency plus interrupt entry.");
-	for (int c = 0; c < s->nr_cpus; c++) {
-		const struct cpu_summary *cs = &s->cpus[c];
-
-		for (int i = 0; i < cs->nr_states; i++) {
-			const struct lat_summary *l = &cs->wake.lat[i];
-
-			cpu_state(labels, sizeof(labels), cs->cpu, cs->states[i].name);
-			hist_samples(f, "idlescope_timer_lateness_seconds", labels, l->hist, l->sum_ns);
-		}
-	}
+	state_hist_family(f, s, "idlescope_timer_lateness_seconds",
+			  p->cpu_hist ? "Timer lateness (hrtimer expiry to handler) of the idle periods "
+					"a timer ended, by idle state: the measured exit latency plus "
+					"interrupt entry."
+				      : "Timer lateness (hrtimer expiry to handler) of the idle periods "
+					"a timer ended on the selected CPUs, by idle state: the measured "
+					"exit latency plus interrupt entry.",
+			  true, p->cpu_hist);
 }
 
 static void group_families(FILE *f, const struct summary *s)
@@ -198,7 +263,7 @@ static void group_families(FILE *f, const struct summary *s)
 int prom_write(FILE *f, const struct prom_scrape *p)
 {
 	const struct summary *s = p->s;
-	char a[128], b[128], sec[32], labels[128];
+	char a[128], b[128], sec[32];
 
 	family(f, "idlescope_build_info", "gauge", "idlescope's version; always 1.");
 	fprintf(f, "idlescope_build_info{version=\"%s\"} 1\n",
@@ -227,12 +292,14 @@ int prom_write(FILE *f, const struct prom_scrape *p)
 	state_family(f, s, "idlescope_idle_state_below_total", "counter",
 		     "Too shallow: periods that would have met the first enabled deeper state's "
 		     "target residency (the kernel's rule).", SF_BELOW);
-	state_family(f, s, "idlescope_idle_state_target_residency_seconds", "gauge",
-		     "The state's target residency (sysfs residency).", SF_TARGET);
-	state_family(f, s, "idlescope_idle_state_exit_latency_seconds", "gauge",
-		     "The state's declared exit latency (sysfs latency).", SF_EXIT);
-	state_family(f, s, "idlescope_idle_state_disabled", "gauge",
-		     "1 when the state is disabled (sysfs disable).", SF_DISABLED);
+	if (p->cpu_detail) {
+		state_family(f, s, "idlescope_idle_state_target_residency_seconds", "gauge",
+			     "The state's target residency (sysfs residency).", SF_TARGET);
+		state_family(f, s, "idlescope_idle_state_exit_latency_seconds", "gauge",
+			     "The state's declared exit latency (sysfs latency).", SF_EXIT);
+		state_family(f, s, "idlescope_idle_state_disabled", "gauge",
+			     "1 when the state is disabled (sysfs disable).", SF_DISABLED);
+	}
 
 	family(f, "idlescope_cpu_busy_seconds_total", "counter",
 	       "Time not idle: counted time minus completed and in-flight idle time.");
@@ -240,19 +307,13 @@ int prom_write(FILE *f, const struct prom_scrape *p)
 		fprintf(f, "idlescope_cpu_busy_seconds_total{cpu=\"%d\"} %s\n", s->cpus[c].cpu,
 			prom_seconds(sec, sizeof(sec), s->cpus[c].busy_ns));
 
-	family(f, "idlescope_idle_duration_seconds", "histogram",
-	       "Length of the completed idle periods per CPU and idle state.");
-	for (int c = 0; c < s->nr_cpus; c++) {
-		const struct cpu_summary *cs = &s->cpus[c];
-
-		for (int i = 0; i < cs->nr_states; i++) {
-			cpu_state(labels, sizeof(labels), cs->cpu, cs->states[i].name);
-			hist_samples(f, "idlescope_idle_duration_seconds", labels, cs->states[i].hist,
-				     cs->states[i].time_ns);
-		}
-	}
+	state_hist_family(f, s, "idlescope_idle_duration_seconds",
+			  p->cpu_hist ? "Length of the completed idle periods per CPU and idle state."
+				      : "Length of the completed idle periods of the selected CPUs, by "
+					"idle state.",
+			  false, p->cpu_hist);
 	if (p->wake)
-		wake_families(f, s);
+		wake_families(f, s, p);
 	if (s->nr_groups)
 		group_families(f, s);
 	return ferror(f) ? -1 : 0;

@@ -1,6 +1,6 @@
 /* The Prometheus text exposition (format 0.0.4) of the summary model, for
  * `idlescope serve`: a pure function of its input, so it is unit-tested
- * against hand-written text. */
+ * against hand-written text and its size per CPU is held to a budget. */
 #ifndef IDLESCOPE_PROM_H
 #define IDLESCOPE_PROM_H
 
@@ -21,14 +21,24 @@ struct prom_scrape {
 	const struct summary *s; /* counters since the attach: start_ns .. now */
 	const char *version;
 	bool wake;           /* wakeup attribution loaded: the wakeup families */
+	/* --per-cpu-histograms: the idle duration and timer lateness histograms
+	 * per CPU and state; otherwise per state over the selected CPUs
+	 * (s->totals), the same family names without the cpu label */
+	bool cpu_hist;
+	/* --per-cpu-detail: the wakeup counters per CPU (otherwise per cause over
+	 * the selected CPUs) and the state parameters of each CPU */
+	bool cpu_detail;
 	uint64_t scrape_ns;  /* time taken to read the maps and build s */
 };
 
-/* Writes every family with # HELP and # TYPE. Counters come only from the
- * cumulative BPF counters (completed periods), so they never go backwards
- * between two snapshots of one session. The caller keeps busy_ns monotonic
- * and leaves a still-pending wakeup cause out of the unknown counts (the
- * model counts it as unknown until its real cause arrives).
+/* Writes every family with # HELP and # TYPE. By default the series per CPU
+ * are the state counters and busy time only (4 per state + 1, the budget in
+ * tests/unit/test_prom.c); both flags on give every family per CPU, as
+ * before they existed. Counters come only from the cumulative BPF counters
+ * (completed periods), so they never go backwards between two snapshots of
+ * one session. The caller keeps busy_ns monotonic and leaves a
+ * still-pending wakeup cause out of the unknown counts, the CPU's and the
+ * totals' (the model counts it as unknown until its real cause arrives).
  * Returns 0 or -1 on a write error. */
 int prom_write(FILE *f, const struct prom_scrape *p);
 
