@@ -98,6 +98,7 @@ static __always_inline void handle_idle(__u32 cpu, __u64 now_ns, __u32 state)
 		__sync_fetch_and_add(&cpu_out_of_range, 1);
 		return;
 	}
+	slot->known = 1; /* from here on its state is tracked (poke.bpf.h) */
 	if (stop_ns && now_ns > stop_ns) {
 		slot->last_counted = 0; /* frozen, except that misses stop counting */
 		return;

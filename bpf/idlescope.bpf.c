@@ -26,6 +26,7 @@ char LICENSE[] SEC("license") = "GPL";
 #include "idle.bpf.h"
 #include "idlepath.bpf.h"
 #include "replay.bpf.h"
+#include "poke.bpf.h"
 
 /* One handler call, two attach flavours. Arguments are declared u64 (or as
  * pointers read with CO-RE) so both flavours take the same body. */

@@ -39,7 +39,9 @@ struct idle_cpu_slot {
 	/* Line 0: written by this CPU at every idle entry and exit. */
 	__u64 enter_ns;  /* 0 = not in an idle period we saw begin */
 	__u32 state;     /* state requested at enter */
-	__u32 pack_group1; /* 1 + the CPU's group at the packing level, 0 = none */
+	__u16 pack_group1; /* 1 + the CPU's group at the packing level, 0 = none */
+	__u8 known;        /* state known: an idle event seen, or the poke found it busy */
+	__u8 pad_known;
 	/* wakeup attribution of the current / last counted period */
 	__u64 exit_ns;         /* exit of the last counted period */
 	__u64 wake_detail;     /* irq, softirq vector of the first cause */

@@ -47,6 +47,36 @@ setup() {
 		([.states[].periods] | add) == .periods' "$OUT"
 }
 
+# The poke (docs/architecture.md): right after attaching, each CPU that has
+# had no idle event yet gets a BPF program run on it (BPF_PROG_TEST_RUN on that
+# CPU), so the window opens with every CPU's state known. Oracle: the BPF
+# slot's known flag, counted over the online CPUs at the start
+# (start_state.unknown_cpus); a CPU kept busy by a pinned loop has no idle
+# event after the attach, so without the poke (IDLESCOPE_NO_POKE=1, for
+# tests) it is still unknown at the start, and with it found busy. A CPU
+# known at the start can have no unmatched exit in the window.
+@test "poke: every CPU's state is known when the window opens; IDLESCOPE_NO_POKE leaves a busy CPU unknown" {
+	[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
+	taskset -c 1 sh -c 'while :; do :; done' &
+	local spin=$!
+	sleep 0.2
+	run "$IDLESCOPE" record -d 0.5 --topology custom:0-1 --format json -o "$OUT"
+	local st=$status
+	run env IDLESCOPE_NO_POKE=1 "$IDLESCOPE" record -d 0.5 --topology custom:0-1 --format json \
+		-o "$BATS_TEST_TMPDIR/nopoke.json"
+	kill "$spin"
+	[ "$st" -eq 0 ] && [ "$status" -eq 0 ]
+	jq -c .start_state "$OUT" "$BATS_TEST_TMPDIR/nopoke.json"
+	jq -e '.start_state | .unknown_cpus == 0 and .poke_reason == "" and .poked_busy >= 1 and
+		.poked_cpus >= .poked_busy' "$OUT"
+	jq -e '[.cpus[].unmatched_exits] | add == 0' "$OUT"
+	jq -e '.start_state | .unknown_cpus >= 1 and .poked_cpus == 0 and
+		.poke_reason == "IDLESCOPE_NO_POKE set"' "$BATS_TEST_TMPDIR/nopoke.json"
+	jq -e '[.warnings[] | select(test("of unknown state at the start"))] | length == 1' \
+		"$BATS_TEST_TMPDIR/nopoke.json"
+	jq -e '[.warnings[] | select(test("of unknown state"))] | length == 0' "$OUT"
+}
+
 @test "--topology: bad specs are usage errors, none turns groups off" {
 	run "$IDLESCOPE" record -d 1 --topology bogus
 	[ "$status" -eq 2 ]

@@ -230,6 +230,26 @@ nstates() { # cpu
 	[ "$(grep -c '^CPU ' <<< "$output")" -eq 3 ]
 }
 
+# A group is busy when one of its CPUs is: in every interval its busy % lies
+# between its busiest CPU's and the sum of its CPUs' (each figure rounded to
+# 0.1). A CPU idle when the programs attached but with no entry seen would
+# count as busy in its group (the contradiction the poke removes: a group
+# 100% busy over two idle CPUs on a quiet machine).
+@test "top: a group's busy % lies between its busiest CPU's and the sum of its CPUs' in every interval" {
+	[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
+	run --separate-stderr "$IDLESCOPE" top -i 0.3 -d 1.6 --topology custom:0-1 </dev/null
+	[ "$status" -eq 0 ]
+	printf '%s\n' "${lines[@]}" | awk '
+		/^idlescope top: / { n++ }
+		$1 == "0" || $1 == "1" { b[$1] = $2 }
+		$1 == "custom0" {
+			g = $2; lo = (b[0] > b[1] ? b[0] : b[1]) - 0.2; hi = b[0] + b[1] + 0.2
+			printf "interval %d: cpu0 %s cpu1 %s group %s\n", n, b[0], b[1], g
+			if (g < lo || (hi < 100 && g > hi)) bad++
+		}
+		END { if (n < 4) { print "only " n " intervals"; exit 1 } exit bad > 0 }'
+}
+
 @test "top: timer wakeups/s of a 1 ms cyclictest on CPU 1 near 1000, hrtimer_wakeup and cyclictest on top" {
 	[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
 	cyclictest --laptop -q -t1 -a 1 -i 1000 -D 6 > "$BATS_TEST_TMPDIR/cyc.txt" 2>/dev/null &

@@ -530,7 +530,8 @@ static void synth_build(struct synth *y, int n, int nr_states, int cluster)
 		struct group_summary *gs = &y->groups[g];
 		int size = n / s->nr_groups;
 
-		snprintf(gs->name, sizeof(gs->name), "%s%d", s->group_level, g);
+		snprintf(gs->level, sizeof(gs->level), "%s", cluster ? "cluster" : "package");
+		snprintf(gs->name, sizeof(gs->name), "%s%d", gs->level, g);
 		gs->cpus = malloc(32);
 		assert_non_null(gs->cpus);
 		snprintf(gs->cpus, 32, "%d-%d", g * size, g * size + size - 1);

@@ -245,6 +245,8 @@ static void test_json_top_level(void **state)
 	o = json_object_get(root, "dropped_events");
 	assert_int_equal(get_int(o, "cpu_out_of_range"), 0);
 	assert_int_equal(get_int(o, "bad_state"), 0);
+	/* not a live record: no start state */
+	assert_true(json_is_null(json_object_get(root, "start_state")));
 	o = json_object_get(root, "warnings");
 	assert_true(json_is_array(o));
 	assert_int_equal(json_array_size(o), 1);
@@ -445,6 +447,19 @@ static void test_json_compact_and_nulls(void **state)
 			    1);
 	assert_int_equal(get_int(st, "miss_above"), 4);
 	assert_int_equal(get_int(st, "miss_below"), 0);
+	json_decref(root);
+	/* a live record: how each CPU's state was known at the start */
+	sum.start_state = (__typeof__(sum.start_state)){ .live = true, .unknown_cpus = 1, .poked = 3,
+						     .poked_busy = 2, .poke_ns = 4500,
+						     .poke_why = "IDLESCOPE_NO_POKE set" };
+	root = render_parse(true);
+	sum.start_state.live = false;
+	st = json_object_get(root, "start_state");
+	assert_int_equal(get_int(st, "unknown_cpus"), 1);
+	assert_int_equal(get_int(st, "poked_cpus"), 3);
+	assert_int_equal(get_int(st, "poked_busy"), 2);
+	assert_int_equal(get_int(st, "poke_ns"), 4500);
+	assert_string_equal(get_str(st, "poke_reason"), "IDLESCOPE_NO_POKE set");
 	/* *_ns are integers or, for unclassified states, null */
 	assert_true(check_ns_ints(root, true) > 40);
 	/* rows: cpu0 C1 and totals C1 only now */

@@ -1176,6 +1176,25 @@ static void test_model_warnings(void **state)
 	/* summed into the totals: 3 + 0 */
 	assert_int_equal(s.totals.states[1].miss_above, 3);
 	summary_free(&s);
+
+	/* a live record that could not poke: the CPUs of unknown state at the
+	 * start, and why; none unknown, no warning */
+	init_summary(&s, "intel_idle", "tp_btf");
+	s.start_state.live = true;
+	s.start_state.unknown_cpus = 2;
+	s.start_state.poke_why = "IDLESCOPE_NO_POKE set";
+	assert_int_equal(summary_build(&s, &fx.w, &fx.sel), 0);
+	assert_int_equal(s.nr_warnings, 6);
+	assert_string_equal(s.warnings[5], "2 CPUs of unknown state at the start (no idle event "
+					   "since the attach; not poked: IDLESCOPE_NO_POKE set): one idle "
+					   "then counts as busy in its group until its first idle entry");
+	summary_free(&s);
+	init_summary(&s, "intel_idle", "tp_btf");
+	s.start_state.live = true;
+	s.start_state.poke_why = "";
+	assert_int_equal(summary_build(&s, &fx.w, &fx.sel), 0);
+	assert_int_equal(s.nr_warnings, 5);
+	summary_free(&s);
 }
 
 static void test_model_no_driver(void **state)

@@ -353,7 +353,8 @@ int cmd_hist(int argc, char **argv)
 	so.path_from = h.from;
 	so.path_to = h.to;
 	/* exit-latency needs the state table to know timer-ended periods' states */
-	if ((ret = live_prepare(&h.live, &h.topo, &(struct live_opts){ .topology = "none", .so = so })) ||
+	if ((ret = live_prepare(&h.live, &h.topo, &(struct live_opts){ .topology = "none", .so = so,
+						     .verbose = h.o.verbose })) ||
 	    (ret = live_load(&h.live)) || (ret = live_attach(&h.live)))
 		goto cleanup;
 	ret = EXIT_RUNTIME;

@@ -216,7 +216,13 @@ static int emit_summary(struct record *r, uint64_t start, uint64_t stop)
 			     .miss_attach = r->live.sess.have_idle_miss ? r->live.sess.miss_attach : NULL,
 			     .wake_enabled = r->live.sess.wake, .missing_events = r->live.sess.missing,
 			     .idle_fexit_func = r->live.sess.idle_fexit_func,
-			     .idle_fexit_why = r->live.sess.idle_fexit_why };
+			     .idle_fexit_why = r->live.sess.idle_fexit_why,
+			     .start_state = { .live = true,
+					      .unknown_cpus = r->live.sess.unknown_at_start,
+					      .poked = r->live.sess.poked,
+					      .poked_busy = r->live.sess.poked_busy,
+					      .poke_ns = r->live.sess.poke_ns,
+					      .poke_why = r->live.sess.poke_why } };
 	struct idle_raw raw;
 	int err;
 
@@ -293,7 +299,8 @@ int cmd_record(int argc, char **argv)
 	if ((ret = live_prepare(&r.live, &r.topo,
 				&(struct live_opts){ .topology = r.topology, .wake = r.wake,
 						     .packing = r.packing, .freq = true,
-						     .track_hotplug = true })) ||
+						     .track_hotplug = true,
+						     .verbose = r.o.verbose })) ||
 	    (ret = live_load(&r.live)))
 		goto cleanup;
 	ret = EXIT_RUNTIME;

@@ -306,7 +306,8 @@ int cmd_serve(int argc, char **argv)
 		goto cleanup;
 	}
 	if ((ret = live_prepare(&r.live, &r.topo,
-				&(struct live_opts){ .topology = r.topology, .wake = r.wake })))
+				&(struct live_opts){ .topology = r.topology, .wake = r.wake,
+						     .verbose = r.o.verbose })))
 		goto cleanup;
 	ret = EXIT_RUNTIME;
 	/* bind first: a busy port fails before anything is loaded */

@@ -306,7 +306,8 @@ int cmd_top(int argc, char **argv)
 		goto cleanup;
 	}
 	if ((ret = live_prepare(&t.live, &t.topo,
-				&(struct live_opts){ .topology = t.topology, .wake = t.wake })) ||
+				&(struct live_opts){ .topology = t.topology, .wake = t.wake,
+						     .verbose = t.o.verbose })) ||
 	    (ret = live_load(&t.live)) || (ret = live_attach(&t.live)))
 		goto cleanup;
 	ret = EXIT_RUNTIME;

@@ -696,6 +696,13 @@ int summary_build(struct summary *s, const struct window_capture *w, const struc
 				"which the kernel's counters omit (its cross-check is a lower bound only)");
 	if (s->missing_events && s->missing_events[0])
 		summary_warn(s, "not on this kernel (skipped): %s", s->missing_events);
+	if (s->start_state.live && s->start_state.unknown_cpus > 0)
+		summary_warn(s, "%d CPU%s of unknown state at the start (no idle event since the "
+				"attach%s%s): one idle then counts as busy in its group until its first "
+				"idle entry",
+			     s->start_state.unknown_cpus, s->start_state.unknown_cpus == 1 ? "" : "s",
+			     s->start_state.poke_why && s->start_state.poke_why[0] ? "; not poked: " : "",
+			     s->start_state.poke_why ? s->start_state.poke_why : "");
 	for (int c = 0; s->wake_enabled && c < s->nr_cpus; c++) {
 		const struct cpu_summary *cs = &s->cpus[c];
 

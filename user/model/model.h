@@ -197,6 +197,16 @@ struct summary {
 	/* cpus: a CPU list of any length, freed by summary_free */
 	struct { char name[16]; char *cpus; int cpu; } freq_domains[64];
 	bool hotplug_seen; /* any CPU went offline or online in the window */
+	/* live record: how every CPU's state was known when the window opened
+	 * (the poke after attaching, session/idle_loader.h); not for replay */
+	struct {
+		bool live;
+		int unknown_cpus;  /* online CPUs of unknown state at the start, -1 unread */
+		int poked;         /* CPUs poked (of unknown state after the attach) */
+		int poked_busy;    /* of those, running a task */
+		uint64_t poke_ns;
+		const char *poke_why; /* "" when every such CPU was poked, else why not */
+	} start_state;
 	int nr_warnings;
 	char **warnings;
 };

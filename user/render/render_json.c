@@ -247,6 +247,14 @@ json_t *summary_json(const struct summary *s)
 				    ? json_pack("{s:s,s:s}", "source", "fexit", "function", s->idle_fexit_func)
 				    : json_pack("{s:s,s:s}", "source", "tracepoint", "fallback_reason",
 						s->idle_fexit_why ? s->idle_fexit_why : ""));
+	json_object_set_new(root, "start_state",
+			    s->start_state.live
+				    ? json_pack("{s:i,s:i,s:i,s:o,s:s}", "unknown_cpus",
+						s->start_state.unknown_cpus, "poked_cpus", s->start_state.poked,
+						"poked_busy", s->start_state.poked_busy, "poke_ns",
+						u64(s->start_state.poke_ns), "poke_reason",
+						s->start_state.poke_why ? s->start_state.poke_why : "")
+				    : json_null());
 	json_object_set_new(root, "topology", topology_json(s->topo));
 	for (int c = 0; c < s->nr_cpus; c++)
 		json_array_append_new(cpus, cpu_json(&s->cpus[c], s->duration_ns, s->wake_enabled));

@@ -19,6 +19,7 @@
 #include <bpf/libbpf.h>
 
 #include "sys/cpuidle_sysfs.h"
+#include "util/clock.h"
 #include "util/fdlimit.h"
 #include "session/kernel_features.h"
 #include "idlescope.skel.h"
@@ -359,6 +360,7 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 	int e;
 
 	memset(s, 0, sizeof(*s));
+	s->unknown_at_start = -1;
 	s->nr_cpus = nr_cpus;
 	s->replay = o->replay;
 	s->wake = o->wake || (o->replay && o->hist_metric == HM_NONE) ||
@@ -450,6 +452,7 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 		bpf_program__set_autoload(s->skel->progs.replay_idle, true);
 		bpf_program__set_autoload(s->skel->progs.replay_idle_batch, true);
 	} else {
+		bpf_program__set_autoload(s->skel->progs.poke, true);
 		f = features_get();
 		if (o->hist_metric == HM_PATH_LATENCY) {
 			if (choose_path_programs(s, o, f, err, errlen)) {
@@ -552,7 +555,8 @@ int idle_session_attach(struct idle_session *s, char *err, size_t errlen)
 		const char *name = bpf_program__name(p);
 		struct bpf_link *l;
 
-		if (!bpf_program__autoload(p) || p == s->skel->progs.replay_idle)
+		if (!bpf_program__autoload(p) || p == s->skel->progs.replay_idle ||
+		    p == s->skel->progs.poke)
 			continue;
 		l = bpf_program__attach(p);
 		if (!l && !strncmp(name, "path_", 5)) {
@@ -588,6 +592,72 @@ int idle_session_attach(struct idle_session *s, char *err, size_t errlen)
 	}
 	s->have_idle_miss = s->miss_attach != NULL;
 	return 0;
+}
+
+/* 1 when cpu's state is known, 0 when not, -1 when its slot is unreadable. */
+static int cpu_known(struct idle_session *s, uint32_t cpu)
+{
+	struct idle_cpu_slot slot;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.idle_slots), &cpu, &slot))
+		return -1;
+	return slot.known != 0;
+}
+
+int idle_session_unknown(struct idle_session *s, const struct cpulist *online)
+{
+	int n = 0, k;
+
+	for (int c = 0; c < s->nr_cpus; c++) {
+		if (!cpulist_has(online, c))
+			continue;
+		if ((k = cpu_known(s, (uint32_t)c)) < 0)
+			return -1;
+		n += !k;
+	}
+	return n;
+}
+
+/* An idle CPU's exit and entry follow its IPI within microseconds; a
+ * vCPU the host has not run yet may take longer. */
+#define POKE_WAIT_NS 100000000ULL
+
+void idle_session_poke(struct idle_session *s, const struct cpulist *online)
+{
+	int fd = bpf_program__fd(s->skel->progs.poke);
+	uint64_t t0 = idle_now_ns(), deadline;
+
+	s->poke_why[0] = '\0';
+	s->poked = s->poked_busy = 0;
+	s->unknown_at_start = -1;
+	if (env_set("IDLESCOPE_NO_POKE")) {
+		snprintf(s->poke_why, sizeof(s->poke_why), "IDLESCOPE_NO_POKE set");
+		return;
+	}
+	for (int c = 0; c < s->nr_cpus; c++) {
+		LIBBPF_OPTS(bpf_test_run_opts, opts, .flags = BPF_F_TEST_RUN_ON_CPU,
+			    .cpu = (uint32_t)c);
+
+		if (!cpulist_has(online, c) || cpu_known(s, (uint32_t)c))
+			continue; /* known (or unreadable, which the count says) */
+		if (bpf_prog_test_run_opts(fd, &opts)) {
+			if (errno == ENXIO)
+				continue; /* went offline since the mask was read */
+			/* before 5.10 raw_tp programs have no test run on a CPU */
+			snprintf(s->poke_why, sizeof(s->poke_why),
+				 "BPF_PROG_TEST_RUN on CPU %d: %s", c, strerror(errno));
+			break;
+		}
+		s->poked++;
+		s->poked_busy += opts.retval == 1;
+	}
+	deadline = idle_now_ns() + POKE_WAIT_NS;
+	while (s->poked && idle_session_unknown(s, online) > 0 && idle_now_ns() < deadline) {
+		struct timespec ts = { 0, 50000 };
+
+		nanosleep(&ts, NULL);
+	}
+	s->poke_ns = idle_now_ns() - t0;
 }
 
 void idle_session_start(struct idle_session *s, uint64_t start_ns)

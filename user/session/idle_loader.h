@@ -45,6 +45,12 @@ struct idle_session {
 	struct bpf_program *idle_fexit_prog;
 	char idle_fexit_why[160];
 	const char *path_from, *path_to; /* hist path-latency */
+	/* live: the poke after attaching (bpf/poke.bpf.h, idle_session_poke) */
+	char poke_why[160];      /* "" = every unknown CPU was poked; else why not */
+	int poked;               /* CPUs poked: online, their state still unknown */
+	int poked_busy;          /* of those, running a task when poked */
+	uint64_t poke_ns;        /* the pokes and the wait for their idle events */
+	int unknown_at_start;    /* online CPUs of unknown state at the start, -1 unread */
 	int nr_links;
 	struct bpf_link *links[IS_MAX_LINKS];
 	struct replay_event *batch; /* replay: the mmapped replay_batch map */
@@ -77,6 +83,16 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 		      char *err, size_t errlen);
 int idle_session_set_params(struct idle_session *s, int cpu, const struct idle_params *p);
 int idle_session_attach(struct idle_session *s, char *err, size_t errlen);
+/* After attaching, makes the state of every online CPU known: each CPU that
+ * has had no idle event since the attach gets the poke program run on it
+ * (BPF_PROG_TEST_RUN on that CPU): an idle CPU leaves idle and enters it
+ * again, seen; a busy one is marked busy. Then waits (briefly) for those
+ * events. IDLESCOPE_NO_POKE skips it; poke_why says why it did not run or
+ * what failed. */
+void idle_session_poke(struct idle_session *s, const struct cpulist *online);
+/* Online CPUs whose state is still unknown (no idle event since the
+ * attach, and not found busy by the poke), or -1 when unreadable. */
+int idle_session_unknown(struct idle_session *s, const struct cpulist *online);
 /* Exits before start_ns are not counted. */
 void idle_session_start(struct idle_session *s, uint64_t start_ns);
 /* Periods that end after stop_ns are not counted from now on. */

@@ -100,11 +100,24 @@ int live_attach(struct live *l)
 	}
 	if (window_check_interrupted())
 		return EXIT_RUNTIME;
+	/* every CPU's state known before the window opens */
+	if (hotplug_read_online(&l->online))
+		l->online = l->topo->online; /* as read at the start-up */
+	idle_session_poke(&l->sess, &l->online);
+	if (l->o.verbose)
+		fprintf(stderr, "idlescope: poke: %d CPUs of unknown state poked (%d busy) in %.3f ms%s%s\n",
+			l->sess.poked, l->sess.poked_busy, (double)l->sess.poke_ns / 1e6,
+			l->sess.poke_why[0] ? "; not all: " : "", l->sess.poke_why);
 	return EXIT_OK;
 }
 
 int live_start(struct live *l, uint64_t now)
 {
+	idle_session_start(&l->sess, now);
+	l->sess.unknown_at_start = idle_session_unknown(&l->sess, &l->online);
+	if (l->o.verbose)
+		fprintf(stderr, "idlescope: %d CPUs of unknown state at the start\n",
+			l->sess.unknown_at_start);
 	if (l->o.track_hotplug) {
 		struct cpulist online;
 
@@ -116,7 +129,6 @@ int live_start(struct live *l, uint64_t now)
 		}
 	}
 	l->next_state_refresh = now + LIVE_STATE_REFRESH_NS;
-	idle_session_start(&l->sess, now);
 	return EXIT_OK;
 }
 

@@ -20,6 +20,7 @@ struct live_opts {
 	bool packing;         /* record --packing: needs groups and atomic fetch ops */
 	bool freq;            /* frequency residency where cpufreq exists */
 	bool track_hotplug;   /* follow CPUs going offline and online (record) */
+	bool verbose;         /* -v: the poke and the CPUs of unknown state on stderr */
 	/* the command's own session fields (hist's metric, filters, path);
 	 * live fills wake, groups, packing, freq and state_slots */
 	struct session_opts so;
@@ -35,6 +36,7 @@ struct live {
 	bool freq;                     /* cpufreq present and asked for */
 	struct idle_session sess;
 	struct hotplug hotplug;        /* with track_hotplug */
+	struct cpulist online;         /* at attach: the CPUs poked */
 	uint64_t next_state_refresh;
 };
 
@@ -46,9 +48,12 @@ int live_prepare(struct live *l, const struct topology *t, const struct live_opt
 /* Opens and loads the BPF object, pushes the state tables and the current
  * frequencies. Returns 0 or an exit code after printing the error. */
 int live_load(struct live *l);
-/* Attaches the programs. Returns 0 or an exit code after printing the error. */
+/* Attaches the programs and pokes the online CPUs of unknown state
+ * (idle_session_poke), so that the window opens with every CPU's state
+ * known. Returns 0 or an exit code after printing the error. */
 int live_attach(struct live *l);
-/* Opens the window at now: hotplug tracking, exits before now not counted. */
+/* Opens the window at now: exits before now not counted, the CPUs of
+ * unknown state counted (sess.unknown_at_start), hotplug tracking. */
 int live_start(struct live *l, uint64_t now);
 /* The refresh tick: PM QoS limits into the maps every call, the per-CPU
  * disable flags and poll limits every LIVE_STATE_REFRESH_NS, hotplug polled. */
