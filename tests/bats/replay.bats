@@ -160,6 +160,47 @@ check_two_cluster() { # json
 	[[ "$output" == *"(CPUs $odd)"* ]]
 }
 
+# Two levels from the profile: clusters 0-1, 2-3 in package 0-3; times in us
+# from 10 s: CPU0 WFI 100-1000, CPU1 CPU_PD 200-900, CPU2 CLS_PD 300-800,
+# CPU3 CLS_PD 400-2000. cluster0 all idle 200-900 (WFI), cluster1 400-800
+# (CLS_PD), package0 400-800 in the shallowest of its clusters' states (WFI).
+# Node updates: 8 CPU events on the clusters; 4 cluster transitions on the
+# package (cluster0 in at 200, cluster1 in at 400, out at 800, cluster0 out).
+@test "replay: profile levels give a tree, every level in one run, node updates per level" {
+	local d=$BATS_TEST_TMPDIR
+	jq -n '{cpus: 4, states: [
+		{name: "WFI", exit_latency_us: 1, target_residency_us: 1},
+		{name: "CPU_PD", exit_latency_us: 100, target_residency_us: 1000},
+		{name: "CLS_PD", exit_latency_us: 1000, target_residency_us: 10000}],
+		levels: [{name: "package", groups: ["0-3"]}, {name: "cluster", groups: ["0-1", "2-3"]}]}' >"$d/p.json"
+	cat >"$d/t.ftrace" <<-'TRACE'
+	# tracer: nop
+	          <idle>-0       [000] d..2.    10.000100: cpu_idle: state=0 cpu_id=0
+	          <idle>-0       [001] d..2.    10.000200: cpu_idle: state=1 cpu_id=1
+	          <idle>-0       [002] d..2.    10.000300: cpu_idle: state=2 cpu_id=2
+	          <idle>-0       [003] d..2.    10.000400: cpu_idle: state=2 cpu_id=3
+	          <idle>-0       [002] d..2.    10.000800: cpu_idle: state=4294967295 cpu_id=2
+	          <idle>-0       [001] d..2.    10.000900: cpu_idle: state=4294967295 cpu_id=1
+	          <idle>-0       [000] d..2.    10.001000: cpu_idle: state=4294967295 cpu_id=0
+	          <idle>-0       [003] d..2.    10.002000: cpu_idle: state=4294967295 cpu_id=3
+	TRACE
+	run "$IDLESCOPE" replay --profile "$d/p.json" "$d/t.ftrace" --format json -o "$d/r.json"
+	[ "$status" -eq 0 ]
+	diff <(groups_of "$d/r.json") - <<-'EOF'
+	["cluster0",1,700000,["WFI",1,700000],["CPU_PD",0,0],["CLS_PD",0,0]]
+	["cluster1",1,400000,["WFI",0,0],["CPU_PD",0,0],["CLS_PD",1,400000]]
+	["package0",1,400000,["WFI",1,400000],["CPU_PD",0,0],["CLS_PD",0,0]]
+	EOF
+	jq -e '.groups.level == "cluster,package"' "$d/r.json"
+	jq -e '[.groups.groups[] | [.level, .parent]] == [["cluster", "package0"], ["cluster", "package0"], ["package", ""]]' "$d/r.json"
+	jq -e '.groups.levels == [{name: "cluster", groups: 2, node_updates: 8}, {name: "package", groups: 1, node_updates: 4}]' "$d/r.json"
+	# levels that do not nest are refused, naming the split group
+	jq '.levels[0].groups = ["0-2", "3"]' "$d/p.json" >"$d/bad.json"
+	run "$IDLESCOPE" replay --profile "$d/bad.json" "$d/t.ftrace"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"topology levels do not nest"* ]]
+}
+
 @test "replay errors: no file, not a trace, binary trace.dat, bad profile" {
 	# Without a table the replay used to stop here (status 2), losing the
 	# user's data: it now reports states by index ("replay without a state

@@ -367,10 +367,12 @@ static void groups(FILE *f, int fi, const json_t *d)
 		val[i * (size_t)s.n + (size_t)s.n - 2] = jnum(g, "edge_idle_ns");
 		val[i * (size_t)s.n + (size_t)s.n - 1] = rest > 0 ? rest : 0;
 	}
-	fprintf(f, "<h3 id=\"f%d-groups\">All-idle time per ", fi);
+	fprintf(f, "<h3 id=\"f%d-groups\">All-idle time per topology group (", fi);
 	html_escape(f, jstr(json_object_get(d, "groups"), "level"));
-	fputs(" group</h3>\n<p class=\"note\">Time all CPUs of the group were idle at once, by group "
-	      "state (the shallowest member state); the rest of the window at least one was busy.</p>\n", f);
+	fputs(")</h3>\n<p class=\"note\">Time all CPUs of the group were idle at once, by group "
+	      "state (the shallowest member state); the rest of the window at least one was busy. "
+	      "Levels smallest first; a group's parent is the group of the next level that holds "
+	      "it.</p>\n", f);
 	snprintf(id, sizeof(id), "f%d-residency-group", fi);
 	svg_stacked_bars(f, &(struct stacked_bars){ id, ng, s.n, cats, s.v, colors, val, den, "ns" });
 	fputs("<div class=\"wide\"><table class=\"data\">\n", f);
