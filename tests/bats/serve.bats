@@ -166,6 +166,10 @@ entries_by_state() {
 	[ "$output" -eq 0 ]
 	grep -q '^idlescope_wakeups_total{cause="timer"} ' "$m"
 	grep -q '^idlescope_timer_lateness_seconds_count{state="' "$m"
+	# groups: info, seconds, periods; their histograms only on demand
+	grep -q '^idlescope_group_all_idle_seconds_total{group="' "$m"
+	run grep -c '^idlescope_group_all_idle_duration_seconds' "$m"
+	[ "$output" -eq 0 ]
 	# the histogram over all CPUs counts the periods of every CPU (one snapshot)
 	diff <(hist_counts "$m") <(entries_by_state "$m")
 	run promtool check metrics <"$m"
@@ -173,7 +177,7 @@ entries_by_state() {
 	[ "$status" -eq 0 ] && [ -z "$output" ]
 }
 
-@test "--per-cpu-histograms and --per-cpu-detail: every family per CPU, promtool-clean" {
+@test "--per-cpu-histograms, --per-cpu-detail, --group-histograms: each adds its series, promtool-clean" {
 	[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
 	local m=$BATS_TEST_TMPDIR/m.txt s n
 	start_serve --listen 127.0.0.1:0 --per-cpu-histograms --per-cpu-detail
@@ -203,6 +207,16 @@ entries_by_state() {
 	start_serve --listen 127.0.0.1:0 --per-cpu-detail --no-wakeups
 	curl -sS -o "$m" "$URL"
 	[ "$(grep -c 'cpu="1"' "$m")" -eq $((4 * s + 1 + 3 * s)) ]
+	kill "$SERVE_PID"
+	wait "$SERVE_PID" || true
+	# --group-histograms: 16 series per group, nothing per CPU
+	start_serve --listen 127.0.0.1:0 --group-histograms
+	curl -sS -o "$m" "$URL"
+	[ "$(grep -c 'cpu="1"' "$m")" -eq $((4 * s + 1)) ]
+	[ "$(grep -c '^idlescope_group_all_idle_duration_seconds_' "$m")" -eq \
+		$((16 * $(grep -c '^idlescope_group_info{' "$m"))) ]
+	run promtool check metrics <"$m"
+	[ "$status" -eq 0 ] && [ -z "$output" ]
 }
 
 # bats test_tags=oracle

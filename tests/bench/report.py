@@ -169,18 +169,19 @@ if len(sys.argv) > 3:
                "states each (POLL, C1, C1E, C6), wakeups on, and values of a host up for about a "
                "day (7-digit counts, seconds to the nanosecond); no timing, so the numbers are the "
                "same on every machine. Series per CPU is (series at 128 CPUs - series at 32) / 96. "
-               "Groups are per group (19 series each, 16 of them the all-idle histogram): with two "
-               "packages they are part of the fixed series; with groups of 2 CPUs (clusters here; "
-               "the guests' line counts in issue #13 fit one group per 2 CPUs) they add 9.5 "
-               "series per CPU.\n")
+               "Groups have 3 series each (info, all-idle seconds and periods), 19 with "
+               "`--group-histograms`: with two packages they are part of the fixed series; with "
+               "a group per 2 CPUs (an SMT core in the default tree, or clusters of 2) they add "
+               "1.5 series per CPU (9.5 with `--group-histograms`).\n")
     out.append(open(sys.argv[3]).read().rstrip("\n") + "\n")
-    out.append("By default (`serve` with neither flag) the series per CPU are the state counters "
-               "(entries, residency, above, below) and busy seconds: 4 per state + 1; the "
-               "histograms and wakeup counters are per state and cause over all CPUs. "
-               "`tests/unit/test_prom.c` holds that to at most 25 series per CPU (it checks 4 and "
-               "6 states) and counts every flag's series exactly. With both flags every family is "
-               "per CPU, as `serve` wrote before the flags existed; the synthetic machine with "
-               "clusters of 2 CPUs then has the line counts of the guests' scrapes in issue #13 "
-               "(417, 6,012 and 23,916 lines, the unit test checks them) and about their bytes "
-               "(30 KB, 437 KB and 1.75 MB reported there).\n")
+    out.append("By default (`serve` with no flag) the series per CPU are the state counters "
+               "(entries, residency, above, below) and busy seconds: 4 per state + 1, plus 3 per "
+               "group; the histograms and wakeup counters are per state and cause over all CPUs. "
+               "`tests/unit/test_prom.c` holds that to at most 25 series per CPU (exactly, for 4 "
+               "to 6 states; with a group per SMT core up to 5 states) and counts every flag's "
+               "series exactly. With all three flags every family is per CPU and per group, as "
+               "`serve` wrote before the flags existed; the synthetic machine with clusters of 2 "
+               "CPUs then has the line counts of the guests' scrapes in issue #13 (417, 6,012 and "
+               "23,916 lines, the unit test checks them) and about their bytes (30 KB, 437 KB and "
+               "1.75 MB reported there).\n")
 print("\n".join(out))

@@ -244,7 +244,7 @@ static void test_wake_and_groups(void **state)
 	struct cpu_summary cs;
 	struct group_summary g;
 	struct prom_scrape p = { .s = &s, .version = "x", .wake = true, .cpu_hist = true,
-				 .cpu_detail = true };
+				 .cpu_detail = true, .group_hist = true };
 	char *text;
 
 	(void)state;
@@ -521,20 +521,25 @@ static void synth_build(struct synth *y, int n, int nr_states, int cluster)
 			t->wake.early[k] += cs->wake.early[k];
 		}
 	}
-	s->nr_groups = cluster ? n / cluster : 2;
-	snprintf(s->group_level, sizeof(s->group_level), cluster ? "cluster" : "package");
+	/* cluster < 0: the default tree of an SMT server, cores of 2 CPUs in
+	 * 2 packages */
+	s->nr_groups = cluster > 0 ? n / cluster : cluster < 0 ? n / 2 + 2 : 2;
+	snprintf(s->group_level, sizeof(s->group_level), "%s",
+		 cluster > 0 ? "cluster" : cluster < 0 ? "core,package" : "package");
 	y->groups = calloc((size_t)s->nr_groups, sizeof(*y->groups));
 	assert_non_null(y->groups);
 	s->groups = y->groups;
 	for (int g = 0; g < s->nr_groups; g++) {
 		struct group_summary *gs = &y->groups[g];
-		int size = n / s->nr_groups;
+		bool core = cluster < 0 && g < n / 2;
+		int size = cluster > 0 ? cluster : core ? 2 : n / 2, i = core || cluster >= 0 ? g : g - n / 2;
 
-		snprintf(gs->level, sizeof(gs->level), "%s", cluster ? "cluster" : "package");
-		snprintf(gs->name, sizeof(gs->name), "%s%d", gs->level, g);
+		snprintf(gs->level, sizeof(gs->level), "%s",
+			 cluster > 0 ? "cluster" : core ? "core" : "package");
+		snprintf(gs->name, sizeof(gs->name), "%s%d", gs->level, i);
 		gs->cpus = malloc(32);
 		assert_non_null(gs->cpus);
-		snprintf(gs->cpus, 32, "%d-%d", g * size, g * size + size - 1);
+		snprintf(gs->cpus, 32, "%d-%d", i * size, i * size + size - 1);
 		for (uint64_t v = 1000; v < 67108864; v *= 4) {
 			uint64_t k = synth_rand(&x) % 100000;
 
@@ -557,11 +562,13 @@ struct size {
 	long series, lines, bytes;
 };
 
-static struct size synth_size(int n, int nr_states, int cluster, bool cpu_hist, bool cpu_detail)
+static struct size synth_size(int n, int nr_states, int cluster, bool cpu_hist, bool cpu_detail,
+			      bool group_hist)
 {
 	struct synth y;
 	struct prom_scrape p = { .s = &y.s, .version = "0.9.0", .wake = true, .scrape_ns = 812345,
-				 .cpu_hist = cpu_hist, .cpu_detail = cpu_detail };
+				 .cpu_hist = cpu_hist, .cpu_detail = cpu_detail,
+				 .group_hist = group_hist };
 	struct size z = { 0, 0, 0 };
 	char *text;
 
@@ -584,26 +591,29 @@ static struct size synth_size(int n, int nr_states, int cluster, bool cpu_hist, 
  *   fixed:   build, cpuidle, counted, scrape (4)
  *            + idle duration and timer lateness per state (2 x 16 S)
  *            + wakeups and early wakeups per cause (2 x 10)
- *            + per group: info, seconds, periods, histogram (19 G)
+ *            + per group: info, seconds, periods (3 G)
  * --per-cpu-histograms moves the 32 S histogram series to each CPU,
  * --per-cpu-detail the 20 wakeup series, and adds 3 S state parameters per
- * CPU. The slope is measured as the brief of #13 states it:
- * (series(128) - series(32)) / 96, with two packages (G = 2, fixed). */
+ * CPU; --group-histograms adds 16 per group. The slope is measured as the
+ * brief of #13 states it: (series(128) - series(32)) / 96, with two
+ * packages (G = 2, fixed), and with the default tree of an SMT server
+ * (cores of 2 CPUs in 2 packages: 1.5 series per CPU more). */
 static void test_size_budget(void **state)
 {
 	static const int cpus[] = { 2, 32, 128 };
 
 	(void)state;
-	for (int nr_states = 4; nr_states <= 6; nr_states += 2) {
-		long S = nr_states, fixed = 4 + 32 * S + 20 + 19 * 2;
+	for (int nr_states = 4; nr_states <= 6; nr_states++) {
+		long S = nr_states, fixed = 4 + 32 * S + 20 + 3 * 2;
 		struct {
-			bool hist, detail;
+			bool hist, detail, ghist;
 			long per_cpu, fixed;
 		} modes[] = {
-			{ false, false, 4 * S + 1, fixed },
-			{ true, false, 4 * S + 1 + 32 * S, fixed - 32 * S },
-			{ false, true, 4 * S + 1 + 3 * S + 20, fixed - 20 },
-			{ true, true, 4 * S + 1 + 32 * S + 3 * S + 20, fixed - 32 * S - 20 },
+			{ false, false, false, 4 * S + 1, fixed },
+			{ true, false, false, 4 * S + 1 + 32 * S, fixed - 32 * S },
+			{ false, true, false, 4 * S + 1 + 3 * S + 20, fixed - 20 },
+			{ true, true, false, 4 * S + 1 + 32 * S + 3 * S + 20, fixed - 32 * S - 20 },
+			{ false, false, true, 4 * S + 1, fixed + 16 * 2 },
 		};
 
 		for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
@@ -611,13 +621,23 @@ static void test_size_budget(void **state)
 
 			for (int i = 0; i < 3; i++) {
 				series[i] = synth_size(cpus[i], nr_states, 0, modes[m].hist,
-						       modes[m].detail).series;
+						       modes[m].detail, modes[m].ghist).series;
 				assert_int_equal(series[i], modes[m].per_cpu * cpus[i] + modes[m].fixed);
 			}
 			assert_int_equal((series[2] - series[1]) / 96, modes[m].per_cpu);
 			if (!modes[m].hist && !modes[m].detail)
 				assert_true((series[2] - series[1]) / 96 <= 25);
 		}
+		/* the tree: 3 series per core group of 2 CPUs */
+		for (int i = 0; i < 3; i++) {
+			long t = synth_size(cpus[i], nr_states, -1, false, false, false).series;
+
+			assert_int_equal(t * 2, (2 * (4 * S + 1) + 3) * cpus[i] + 2 * fixed);
+		}
+		/* 18.5 per CPU at 4 states; the budget holds up to 5 states
+		 * (22.5), and without SMT groups up to 6 (25) */
+		if (S <= 5)
+			assert_true(2 * (4 * S + 1) + 3 <= 2 * 25);
 	}
 }
 
@@ -628,9 +648,9 @@ static void test_size_budget(void **state)
 static void test_size_like_the_guests(void **state)
 {
 	(void)state;
-	assert_int_equal(synth_size(2, 4, 2, true, true).lines, 417);
-	assert_int_equal(synth_size(32, 4, 2, true, true).lines, 6012);
-	assert_int_equal(synth_size(128, 4, 2, true, true).lines, 23916);
+	assert_int_equal(synth_size(2, 4, 2, true, true, true).lines, 417);
+	assert_int_equal(synth_size(32, 4, 2, true, true, true).lines, 6012);
+	assert_int_equal(synth_size(128, 4, 2, true, true, true).lines, 23916);
 }
 
 /* IDLESCOPE_PROM_SIZES=1: the table of docs/performance.md ("Exporter
@@ -652,17 +672,19 @@ static void print_sizes(void)
 	static const int cpus[] = { 2, 32, 128 };
 	char buf[2][32];
 	static const char *const flags[] = { "default", "`--per-cpu-histograms`",
-					     "`--per-cpu-detail`", "both" };
+					     "`--per-cpu-detail`", "all three flags" };
 
 	printf("| groups | flags | series per CPU | 2 CPUs: series / bytes | 32 CPUs | 128 CPUs |\n");
 	printf("|---|---|---|---|---|---|\n");
-	for (int cluster = 0; cluster <= 2; cluster += 2)
-		for (int m = 0; m < 4; m++) {
+	for (int cluster = -1; cluster <= 2; cluster++)
+		for (int m = 0; m < 4 && cluster != 1; m++) {
 			struct size z[3];
 
 			for (int i = 0; i < 3; i++)
-				z[i] = synth_size(cpus[i], 4, cluster, m & 1, m & 2);
-			printf("| %s | %s | %.1f |", cluster ? "clusters of 2 CPUs" : "2 packages",
+				z[i] = synth_size(cpus[i], 4, cluster, m & 1, m & 2, m == 3);
+			printf("| %s | %s | %.1f |",
+			       cluster > 0 ? "clusters of 2 CPUs" : cluster < 0 ? "cores of 2 CPUs + 2 packages"
+										: "2 packages",
 			       flags[m], (double)(z[2].series - z[1].series) / 96);
 			for (int i = 0; i < 3; i++)
 				printf(" %s / %s |", thousands(buf[0], sizeof(buf[0]), z[i].series),

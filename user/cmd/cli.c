@@ -113,9 +113,9 @@ static const struct argp_option session_options[] = {
 	{ "no-wakeups", OPT_NO_WAKEUPS, NULL, 0,
 	  "Skip wakeup attribution (no interrupt-path programs, no wakeup metrics)", 0 },
 	{ "topology", OPT_TOPOLOGY, "SPEC", 0,
-	  "Group rows, a tree of levels: sysfs (default: every level sysfs has), or "
-	  "LEVEL[,LEVEL...] of core, cluster, die, package, freq-domain, custom:0-3,4-7 "
-	  "(last); or none", 0 },
+	  "Group rows, every topology level in one tree: sysfs (default, every level sysfs has), "
+	  "core, cluster, die, package, freq-domain, custom:0-3,4-7, or none; several levels "
+	  "joined by ',' (custom last)", 0 },
 	{ 0 }
 };
 

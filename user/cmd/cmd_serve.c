@@ -28,6 +28,7 @@ struct serve {
 	struct listen_addr addr;
 	bool wake;
 	bool cpu_hist, cpu_detail; /* --per-cpu-histograms, --per-cpu-detail */
+	bool group_hist;           /* --group-histograms */
 	const char *topology; /* --topology, NULL = sysfs */
 	struct session_cli sc; /* session_argp's view of wake and topology */
 	struct topology topo;
@@ -55,7 +56,7 @@ static const char doc[] =
 	"seconds; the histograms and wakeups are per state and cause over the selected CPUs. "
 	"The metric families are listed in docs/metrics.md.";
 
-enum { OPT_LISTEN = 0x300, OPT_CPU_HIST, OPT_CPU_DETAIL };
+enum { OPT_LISTEN = 0x300, OPT_CPU_HIST, OPT_CPU_DETAIL, OPT_GROUP_HIST };
 
 static const struct argp_option serve_options[] = {
 	{ "listen", OPT_LISTEN, "HOST:PORT", 0,
@@ -67,6 +68,8 @@ static const struct argp_option serve_options[] = {
 	{ "per-cpu-detail", OPT_CPU_DETAIL, NULL, 0,
 	  "Wakeup causes per CPU (20 series per CPU), not per cause over all CPUs, and each CPU's "
 	  "state parameters (3 per CPU and state)", 0 },
+	{ "group-histograms", OPT_GROUP_HIST, NULL, 0,
+	  "Each topology group's all-idle duration histogram (16 series per group)", 0 },
 	{ 0 }
 };
 
@@ -88,6 +91,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_CPU_DETAIL:
 		r->cpu_detail = true;
+		break;
+	case OPT_GROUP_HIST:
+		r->group_hist = true;
 		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "serve takes no COMMAND ('%s')", arg);
@@ -160,6 +166,7 @@ static int snapshot(struct serve *r, char **text, size_t *len)
 	if ((f = open_memstream(text, len))) {
 		struct prom_scrape p = { .s = &s, .version = IDLESCOPE_VERSION, .wake = r->live.sess.wake,
 					 .cpu_hist = r->cpu_hist, .cpu_detail = r->cpu_detail,
+					 .group_hist = r->group_hist,
 					 .scrape_ns = idle_now_ns() - t0 };
 
 		err = prom_write(f, &p) ? -EIO : 0;

@@ -231,7 +231,7 @@ static void wake_families(FILE *f, const struct summary *s, const struct prom_sc
 			  true, p->cpu_hist);
 }
 
-static void group_families(FILE *f, const struct summary *s)
+static void group_families(FILE *f, const struct summary *s, bool hist)
 {
 	char labels[128], sec[32];
 
@@ -251,6 +251,8 @@ static void group_families(FILE *f, const struct summary *s)
 	for (int g = 0; g < s->nr_groups; g++)
 		fprintf(f, "idlescope_group_all_idle_periods_total{group=\"%s\"} %" PRIu64 "\n",
 			s->groups[g].name, s->groups[g].periods);
+	if (!hist)
+		return;
 	family(f, "idlescope_group_all_idle_duration_seconds", "histogram",
 	       "Length of the group's all-idle intervals.");
 	for (int g = 0; g < s->nr_groups; g++) {
@@ -315,6 +317,6 @@ int prom_write(FILE *f, const struct prom_scrape *p)
 	if (p->wake)
 		wake_families(f, s, p);
 	if (s->nr_groups)
-		group_families(f, s);
+		group_families(f, s, p->group_hist);
 	return ferror(f) ? -1 : 0;
 }

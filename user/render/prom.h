@@ -28,6 +28,10 @@ struct prom_scrape {
 	/* --per-cpu-detail: the wakeup counters per CPU (otherwise per cause over
 	 * the selected CPUs) and the state parameters of each CPU */
 	bool cpu_detail;
+	/* --group-histograms: each group's all-idle duration histogram (16
+	 * series per group); with every topology level on by default there is
+	 * a group per SMT core, so they are opt-in */
+	bool group_hist;
 	uint64_t scrape_ns;  /* time taken to read the maps and build s */
 };
 
