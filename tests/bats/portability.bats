@@ -59,6 +59,10 @@ feature() { # key -> true/false
 	last=$(sed 's/.*[-,]//' /sys/devices/system/cpu/possible)
 	[ "$(jq -r .topology.possible_cpus "$INFO")" = $((last + 1)) ]
 	[ "$(jq -r .topology.online "$INFO")" = "$(cat /sys/devices/system/cpu/online)" ]
+	# the levels it announces are the ones record measures by default
+	"$IDLESCOPE" record -d 0.2 --no-wakeups --format json -o "$BATS_TEST_TMPDIR/r.json"
+	[ "$(jq -r .topology.levels "$INFO")" = \
+		"$(jq -r '[.groups.levels[] | "\(.name) \(.groups)"] | join(", ")' "$BATS_TEST_TMPDIR/r.json")" ]
 }
 
 @test "info: --features is info; table; bad options are usage errors" {

@@ -14,6 +14,7 @@
 #include "sys/cpuidle_sysfs.h"
 #include "session/kernel_features.h"
 #include "sys/sysfs.h"
+#include "sys/groups.h"
 #include "sys/topology.h"
 
 struct info_cmd {
@@ -167,6 +168,8 @@ int cmd_info(int argc, char **argv)
 	struct cpuidle_system sys;
 	struct cpuidle_cpu_info ci = { 0 };
 	struct topology topo = { 0 };
+	struct groups tree = { 0 };
+	char levels[160] = "", terr[256];
 	const struct kernel_features *f;
 	struct utsname u;
 	char online[CPULIST_STR_MAX] = "", cpufreq[64], states[512];
@@ -192,6 +195,17 @@ int cmd_info(int argc, char **argv)
 		/* clusters that group CPUs (sysfs gives every CPU one on some x86) */
 		for (int i = 0; i < topo.nr_clusters; i++)
 			clusters += cpulist_count(&topo.clusters[i]) > 1;
+		/* the levels record shows by default: "core 16, package 2" */
+		if (!groups_build(&topo, NULL, &tree, terr, sizeof(terr)))
+			for (int l = 0; l < tree.nr_levels; l++) {
+				int n = 0;
+
+				for (int g = 0; g < tree.nr_groups; g++)
+					n += tree.node[g].level == l;
+				snprintf(levels + strlen(levels), sizeof(levels) - strlen(levels), "%s%s %d",
+					 l ? ", " : "", tree.levels[l], n);
+			}
+		groups_free(&tree);
 	}
 	if (sysfs_read_str(cpufreq, sizeof(cpufreq), "devices/system/cpu/cpufreq/policy0/scaling_driver") &&
 	    sysfs_read_str(cpufreq, sizeof(cpufreq), "devices/system/cpu/cpu0/cpufreq/scaling_driver"))
@@ -220,9 +234,10 @@ int cmd_info(int argc, char **argv)
 		json_object_set_new(root, "cpufreq", json_pack("{s:b,s:s?}", "present", cpufreq[0] != 0,
 							      "driver", cpufreq[0] ? cpufreq : NULL));
 		json_object_set_new(root, "topology",
-				    json_pack("{s:i,s:s,s:i,s:i,s:i}", "possible_cpus",
+				    json_pack("{s:i,s:s,s:i,s:i,s:i,s:s}", "possible_cpus",
 					      have_topo ? topo.nr_possible : 0, "online", online,
-					      "packages", packages, "dies", dies, "clusters", clusters));
+					      "packages", packages, "dies", dies, "clusters", clusters,
+					      "levels", levels));
 		if (json_dumpf(root, out, JSON_INDENT(2)) || fputc('\n', out) == EOF)
 			ret = EXIT_RUNTIME;
 		json_decref(root);
@@ -244,6 +259,9 @@ int cmd_info(int argc, char **argv)
 				     "%d cluster%s of several CPUs\n",
 				topo.nr_possible, online, packages, packages == 1 ? "" : "s", dies,
 				dies == 1 ? "" : "s", clusters, clusters == 1 ? "" : "s");
+		if (have_topo)
+			fprintf(out, "topology groups (record's default): %s\n",
+				levels[0] ? levels : "none");
 	}
 	if (out != stdout && fclose(out))
 		ret = EXIT_RUNTIME;
