@@ -85,20 +85,13 @@ static __always_inline int account(__u32 cpu, __u64 s, __u64 r)
 	return r < p->target_residency_ns[s];
 }
 
-/* One idle event: state != IS_PWR_EVENT_EXIT starts a period on cpu, EXIT
- * ends it. now_ns is read as early as the caller can on exit. */
-static __always_inline void handle_idle(__u32 cpu, __u64 now_ns, __u32 state)
+/* One idle event on the CPU's slot (handle_idle, below). */
+static __always_inline void idle_event(__u32 cpu, struct idle_cpu_slot *slot, __u64 now_ns,
+				       __u32 state)
 {
-	struct idle_cpu_slot *slot;
 	__u64 enter;
 	int early;
 
-	slot = bpf_map_lookup_elem(&idle_slots, &cpu);
-	if (!slot) {
-		__sync_fetch_and_add(&cpu_out_of_range, 1);
-		return;
-	}
-	slot->known = 1; /* from here on its state is tracked (poke.bpf.h) */
 	if (stop_ns && now_ns > stop_ns) {
 		slot->last_counted = 0; /* frozen, except that misses stop counting */
 		return;
@@ -141,6 +134,35 @@ static __always_inline void handle_idle(__u32 cpu, __u64 now_ns, __u32 state)
 	early = account(cpu, slot->state, now_ns - enter);
 	if (wake_enabled)
 		wake_on_exit(cpu, slot, now_ns, slot->state, early);
+}
+
+/* The slot's sequence count goes odd before an event changes the slot, the
+ * CPU's statistics or its group, and even after: a reader that finds the
+ * same even count before and after reading them has read them between two
+ * events (session/snapshot.c). The CPU's own handler is the only writer;
+ * the compiler keeps the stores in order, and so does x86. */
+static __always_inline void slot_seq_bump(struct idle_cpu_slot *slot)
+{
+	asm volatile("" ::: "memory");
+	*(volatile __u16 *)&slot->seq = slot->seq + 1;
+	asm volatile("" ::: "memory");
+}
+
+/* One idle event: state != IS_PWR_EVENT_EXIT starts a period on cpu, EXIT
+ * ends it. now_ns is read as early as the caller can on exit. */
+static __always_inline void handle_idle(__u32 cpu, __u64 now_ns, __u32 state)
+{
+	struct idle_cpu_slot *slot;
+
+	slot = bpf_map_lookup_elem(&idle_slots, &cpu);
+	if (!slot) {
+		__sync_fetch_and_add(&cpu_out_of_range, 1);
+		return;
+	}
+	slot->known = 1; /* from here on its state is tracked (poke.bpf.h) */
+	slot_seq_bump(slot);
+	idle_event(cpu, slot, now_ns, state);
+	slot_seq_bump(slot);
 }
 
 /* power:cpu_idle_miss (v6.0+): the kernel's own above/below decision. It

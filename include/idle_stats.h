@@ -40,7 +40,7 @@ struct idle_cpu_slot {
 	__u32 state;     /* state requested at enter */
 	__u8 last_counted; /* the last exit was counted: its miss event counts too */
 	__u8 known;        /* state known: an idle event seen, or the poke found it busy */
-	__u16 pad_known;
+	__u16 seq;         /* odd while an idle event updates this slot and the CPU's stats */
 	/* wakeup attribution of the current / last counted period */
 	__u64 exit_ns;         /* exit of the last counted period */
 	__u64 wake_detail;     /* irq, softirq vector of the first cause */

@@ -241,6 +241,13 @@ static void test_edges_and_bounds(void **state)
 	assert_int_equal(st(f, 4, 2)->miss_above, 0);
 	assert_int_equal(f->raw.slots[4].enter_ns, 99 * MS); /* frozen at stop */
 	assert_int_equal(f->raw.slots[4].state, 2);
+	/* every idle event moves the slot's sequence count by 2 (odd only while
+	 * it runs), those after stop too: CPU 4 had 9; a slot that saw an
+	 * event is known; no read was torn; the read was stamped */
+	assert_int_equal(f->raw.slots[4].seq, 18);
+	assert_int_equal(f->raw.slots[4].known, 1);
+	assert_int_equal(f->raw.torn_reads, 0);
+	assert_true(f->raw.read_ns > 0);
 }
 
 int main(void)

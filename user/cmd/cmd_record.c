@@ -128,15 +128,19 @@ static uint64_t read_counters(struct record *r, struct cpuidle_counters *k, enum
 	return idle_now_ns() - t0;
 }
 
-static void print_interval(struct record *r, uint64_t now, uint64_t start)
+/* The interval ends when its counters had been read, so that it holds the
+ * periods the read saw end. */
+static void print_interval(struct record *r, uint64_t start)
 {
 	struct interval_sample iv = { 0 };
 	struct idle_raw cur;
+	uint64_t now;
 
 	if (idle_session_read_stats(&r->live.sess, &cur)) {
 		diag_error("cannot read the BPF maps for interval %d", r->seq + 1);
 		return;
 	}
+	now = idle_now_ns();
 	iv.seq = ++r->seq;
 	iv.offset_ns = now - start;
 	iv.duration_ns = now - r->prev_ns;
@@ -172,7 +176,8 @@ static void on_interval(void *ctx, uint64_t now)
 {
 	struct record *r = ctx;
 
-	print_interval(r, now, r->start);
+	(void)now; /* the tick's time: the interval ends at its read */
+	print_interval(r, r->start);
 }
 
 /* disable flags and PM QoS into the maps, hotplug polled (live_refresh) */
