@@ -67,6 +67,11 @@ struct idle_cpu_slot {
 	__u64 unmatched_exits; /* exits whose enter preceded the window */
 	__u64 first_exit_ns;   /* timestamp of the first unmatched exit */
 	__u64 bad_state;       /* enter with a state index beyond the state slots */
+	/* exits outside the window while the sysfs snapshots were read
+	 * (edge_from_ns to start, after stop) whose state was unknown */
+	__u32 edge_unknown;
+	__u8 edge_state;       /* after stop: 0 the frozen period's, 1 + state entered, 0xff none */
+	__u8 pad_edge[3];
 	/* Line 2: idle entry/exit overhead (hist idle-entry / idle-exit) */
 	__u64 to_idle_ns;   /* switch to the idle task, not yet in cpu_idle */
 	__u64 last_exit_ns; /* last idle exit, no switch away yet */
@@ -98,6 +103,10 @@ struct idle_state_stats {
 	__u64 fx_entered;      /* entries that ended in this state (its return value) */
 	__u64 fx_rejected;     /* entries of this requested state that returned < 0 */
 	__u64 fx_demoted;      /* entries of this requested state that entered another */
+	/* exits not counted, outside the window while the sysfs snapshots were
+	 * read (from edge_from_ns to start, after stop): the kernel's counters
+	 * may hold them (model/kernel_check.c) */
+	__u64 edge_exits;
 	__u64 ideal[IS_MAX_STATES]; /* periods whose ideal state was i */
 	__u64 hist[IS_HIST_BUCKETS];
 } __attribute__((aligned(64)));

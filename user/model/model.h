@@ -49,6 +49,10 @@ struct state_summary {
 	uint64_t ideal[IS_MAX_STATES];
 	uint64_t hist[IS_HIST_BUCKETS];
 	struct kernel_delta kernel;
+	/* periods BPF saw end outside the window while the sysfs snapshots were
+	 * read (this state's, plus the CPU's of unknown state): the kernel's
+	 * deltas may hold them (kernel_check.h) */
+	uint64_t edge_exits;
 };
 
 /* Timer lateness of the periods a timer ended, for one idle state. */

@@ -160,6 +160,7 @@ static json_t *check_row_json(const struct summary *s, int cpu, const struct sta
 						     : json_null());
 	json_object_set_new(o, "entries_diff", json_integer(r.entries_diff));
 	json_object_set_new(o, "entries_allowed", u64(r.entries_allowed));
+	json_object_set_new(o, "edge_exits", u64(st->edge_exits));
 	json_object_set_new(o, "lower_bound_only", json_boolean(r.lower_bound_only));
 	json_object_set_new(o, "time_diff_ns", json_integer(r.time_diff_ns));
 	json_object_set_new(o, "bias_ns_per_period", json_real(r.bias_ns));

@@ -646,6 +646,11 @@ void idle_session_poke(struct idle_session *s, const struct cpulist *online)
 	s->poke_ns = idle_now_ns() - t0;
 }
 
+void idle_session_edge_from(struct idle_session *s, uint64_t edge_from_ns)
+{
+	s->skel->bss->edge_from_ns = edge_from_ns;
+}
+
 void idle_session_start(struct idle_session *s, uint64_t start_ns)
 {
 	s->skel->bss->start_ns = start_ns;

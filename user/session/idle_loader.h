@@ -94,6 +94,10 @@ void idle_session_poke(struct idle_session *s, const struct cpulist *online);
 /* Online CPUs whose state is still unknown (no idle event since the
  * attach, and not found busy by the poke), or -1 when unreadable. */
 int idle_session_unknown(struct idle_session *s, const struct cpulist *online);
+/* record: exits from edge_from_ns until the start are counted as edge
+ * exits (the start snapshot of the sysfs counters is read meanwhile), as
+ * are those after the stop. */
+void idle_session_edge_from(struct idle_session *s, uint64_t edge_from_ns);
 /* Exits before start_ns are not counted. */
 void idle_session_start(struct idle_session *s, uint64_t start_ns);
 /* Periods that end after stop_ns are not counted from now on. */

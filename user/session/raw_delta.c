@@ -30,6 +30,7 @@ static void sub_state(struct idle_state_stats *d, const struct idle_state_stats 
 	d->poll_limit = sub(d->poll_limit, a->poll_limit);
 	d->miss_above = sub(d->miss_above, a->miss_above);
 	d->miss_below = sub(d->miss_below, a->miss_below);
+	d->edge_exits = sub(d->edge_exits, a->edge_exits);
 	for (int i = 0; i < IS_MAX_STATES; i++)
 		d->ideal[i] = sub(d->ideal[i], a->ideal[i]);
 	for (int b = 0; b < IS_HIST_BUCKETS; b++)
