@@ -351,20 +351,21 @@ int idle_session_read(struct idle_session *s, struct idle_raw *out)
 		idle_raw_free(out);
 		return -ENOMEM;
 	}
-	/* first what the window's idle time comes from, in a few batch reads,
-	 * and the instant they were read: the rest can take long (at 64 CPUs
-	 * in a TCG guest a whole read took 0.85 s) */
-	if ((err = read_cpus(s, out)) || (s->nr_groups && (err = read_group_core(s, out)))) {
+	/* first what the window's idle time comes from, and the causes of
+	 * those periods, in a few batch reads, and the instant they were read:
+	 * the rest can take long (at 64 CPUs in a TCG guest a whole read took
+	 * 0.85 s) */
+	if ((err = read_cpus(s, out)) || (s->nr_groups && (err = read_group_core(s, out))) ||
+	    (s->wake && (err = read_array(bpf_map__fd(s->skel->maps.wake_stats), n, out->wake,
+					  sizeof(*out->wake)))) ||
+	    (s->wake && (err = read_state_array(s, bpf_map__fd(s->skel->maps.wake_lat), out->lat,
+						sizeof(*out->lat))))) {
 		idle_raw_free(out);
 		return err;
 	}
 	out->read_ns = idle_now_ns();
 	out->start_ns = s->skel->bss->start_ns;
-	if ((s->wake && (err = read_array(bpf_map__fd(s->skel->maps.wake_stats), n, out->wake,
-					  sizeof(*out->wake)))) ||
-	    (s->wake && (err = read_state_array(s, bpf_map__fd(s->skel->maps.wake_lat), out->lat,
-						sizeof(*out->lat)))) ||
-	    (s->wake && (err = read_details(s, out))) || (err = read_groups(s, out)) ||
+	if ((s->wake && (err = read_details(s, out))) || (err = read_groups(s, out)) ||
 	    (s->freq && (err = read_freq(s, out)))) {
 		idle_raw_free(out);
 		return err;
