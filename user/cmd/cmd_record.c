@@ -217,6 +217,7 @@ static int emit_summary(struct record *r, uint64_t start, uint64_t stop)
 					      .unknown_cpus = r->live.sess.unknown_at_start,
 					      .poked = r->live.sess.poked,
 					      .poked_busy = r->live.sess.poked_busy,
+					      .poked_woken = r->live.sess.poked_woken,
 					      .poke_ns = r->live.sess.poke_ns,
 					      .poke_why = r->live.sess.poke_why } };
 	struct idle_raw raw;

@@ -194,6 +194,7 @@ struct summary {
 		int unknown_cpus;  /* online CPUs of unknown state at the start, -1 unread */
 		int poked;         /* CPUs poked (of unknown state after the attach) */
 		int poked_busy;    /* of those, running a task */
+		int poked_woken;   /* of the others (idle), left idle and entered it again */
 		uint64_t poke_ns;
 		const char *poke_why; /* "" when every such CPU was poked, else why not */
 	} start_state;

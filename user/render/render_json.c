@@ -243,9 +243,10 @@ json_t *summary_json(const struct summary *s)
 						s->idle_fexit_why ? s->idle_fexit_why : ""));
 	json_object_set_new(root, "start_state",
 			    s->start_state.live
-				    ? json_pack("{s:i,s:i,s:i,s:o,s:s}", "unknown_cpus",
+				    ? json_pack("{s:i,s:i,s:i,s:i,s:o,s:s}", "unknown_cpus",
 						s->start_state.unknown_cpus, "poked_cpus", s->start_state.poked,
-						"poked_busy", s->start_state.poked_busy, "poke_ns",
+						"poked_busy", s->start_state.poked_busy, "poked_woken",
+						s->start_state.poked_woken, "poke_ns",
 						u64(s->start_state.poke_ns), "poke_reason",
 						s->start_state.poke_why ? s->start_state.poke_why : "")
 				    : json_null());

@@ -116,9 +116,11 @@ int live_attach(struct live *l)
 		l->online = l->topo->online; /* as read at the start-up */
 	idle_session_poke(&l->sess, &l->online);
 	if (l->o.verbose)
-		fprintf(stderr, "idlescope: poke: %d CPUs of unknown state poked (%d busy) in %.3f ms%s%s\n",
-			l->sess.poked, l->sess.poked_busy, (double)l->sess.poke_ns / 1e6,
-			l->sess.poke_why[0] ? "; not all: " : "", l->sess.poke_why);
+		fprintf(stderr, "idlescope: poke: %d CPUs poked (%d busy, %d idle that left idle and "
+				"entered it again) in %.3f ms%s%s\n",
+			l->sess.poked, l->sess.poked_busy, l->sess.poked_woken,
+			(double)l->sess.poke_ns / 1e6, l->sess.poke_why[0] ? "; not all: " : "",
+			l->sess.poke_why);
 	l->attached = true;
 	if (l->started)
 		count_unknown(l, "after the poke");
