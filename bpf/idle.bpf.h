@@ -85,22 +85,51 @@ static __always_inline int account(__u32 cpu, __u64 s, __u64 r)
 	return r < p->target_residency_ns[s];
 }
 
-/* One idle event: state != IS_PWR_EVENT_EXIT starts a period on cpu, EXIT
- * ends it. now_ns is read as early as the caller can on exit. */
-static __always_inline void handle_idle(__u32 cpu, __u64 now_ns, __u32 state)
+/* An exit outside the window: of state s, or of an unknown state (s >=
+ * state_slots). */
+static __always_inline void edge_exit(__u32 cpu, struct idle_cpu_slot *slot, __u32 s)
 {
-	struct idle_cpu_slot *slot;
+	struct idle_state_stats *st = NULL;
+	__u32 key;
+
+	if (s < state_slots) {
+		key = cpu * state_slots + s;
+		st = bpf_map_lookup_elem(&idle_stats, &key);
+	}
+	if (st)
+		st->edge_exits++;
+	else
+		slot->edge_unknown++;
+}
+
+/* After stop the slot is frozen (the period in flight at stop stays in it);
+ * the states of later periods are followed in edge_state alone. */
+static __always_inline void after_stop(__u32 cpu, struct idle_cpu_slot *slot, __u32 state)
+{
+	__u32 s = IS_MAX_STATES;
+
+	if (state != IS_PWR_EVENT_EXIT) {
+		slot->edge_state = state < IS_MAX_STATES ? state + 1 : 0xff;
+		return;
+	}
+	if (!slot->edge_state && slot->enter_ns)
+		s = slot->state;
+	else if (slot->edge_state && slot->edge_state != 0xff)
+		s = slot->edge_state - 1;
+	slot->edge_state = 0xff;
+	edge_exit(cpu, slot, s);
+}
+
+/* One idle event on the CPU's slot (handle_idle, below). */
+static __always_inline void idle_event(__u32 cpu, struct idle_cpu_slot *slot, __u64 now_ns,
+				       __u32 state)
+{
 	__u64 enter;
 	int early;
 
-	slot = bpf_map_lookup_elem(&idle_slots, &cpu);
-	if (!slot) {
-		__sync_fetch_and_add(&cpu_out_of_range, 1);
-		return;
-	}
-	slot->known = 1; /* from here on its state is tracked (poke.bpf.h) */
 	if (stop_ns && now_ns > stop_ns) {
 		slot->last_counted = 0; /* frozen, except that misses stop counting */
+		after_stop(cpu, slot, state);
 		return;
 	}
 	if (state != IS_PWR_EVENT_EXIT) {
@@ -125,8 +154,11 @@ static __always_inline void handle_idle(__u32 cpu, __u64 now_ns, __u32 state)
 	slot->last_counted = 0;
 	if (groups_enabled && enter)
 		group_on_exit(cpu, slot, now_ns, enter);
-	if (now_ns < start_ns)
+	if (now_ns < start_ns) {
+		if (edge_from_ns && now_ns >= edge_from_ns)
+			edge_exit(cpu, slot, enter ? slot->state : IS_MAX_STATES);
 		return;
+	}
 	if (hist_metric == HM_IDLE_EXIT)
 		sched_on_idle(cpu, slot, now_ns, slot->state, true);
 	if (!enter) {
@@ -141,6 +173,35 @@ static __always_inline void handle_idle(__u32 cpu, __u64 now_ns, __u32 state)
 	early = account(cpu, slot->state, now_ns - enter);
 	if (wake_enabled)
 		wake_on_exit(cpu, slot, now_ns, slot->state, early);
+}
+
+/* The slot's sequence count goes odd before an event changes the slot, the
+ * CPU's statistics or its group, and even after: a reader that finds the
+ * same even count before and after reading them has read them between two
+ * events (session/snapshot.c). The CPU's own handler is the only writer;
+ * the compiler keeps the stores in order, and so does x86. */
+static __always_inline void slot_seq_bump(struct idle_cpu_slot *slot)
+{
+	asm volatile("" ::: "memory");
+	*(volatile __u16 *)&slot->seq = slot->seq + 1;
+	asm volatile("" ::: "memory");
+}
+
+/* One idle event: state != IS_PWR_EVENT_EXIT starts a period on cpu, EXIT
+ * ends it. now_ns is read as early as the caller can on exit. */
+static __always_inline void handle_idle(__u32 cpu, __u64 now_ns, __u32 state)
+{
+	struct idle_cpu_slot *slot;
+
+	slot = bpf_map_lookup_elem(&idle_slots, &cpu);
+	if (!slot) {
+		__sync_fetch_and_add(&cpu_out_of_range, 1);
+		return;
+	}
+	slot->known = 1; /* from here on its state is tracked (poke.bpf.h) */
+	slot_seq_bump(slot);
+	idle_event(cpu, slot, now_ns, state);
+	slot_seq_bump(slot);
 }
 
 /* power:cpu_idle_miss (v6.0+): the kernel's own above/below decision. It

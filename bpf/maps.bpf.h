@@ -156,6 +156,10 @@ struct {
  * the period each CPU had in flight. 0 = unset. */
 __u64 start_ns;
 __u64 stop_ns;
+/* record: from here to start_ns (the start snapshot of the sysfs counters)
+ * and after stop_ns the exits are counted as edge exits; 0 = not before
+ * start. */
+__u64 edge_from_ns;
 /* Set with stop_ns: lets the interrupt-path handlers stop without a clock
  * read. */
 __u32 stopped;

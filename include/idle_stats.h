@@ -53,8 +53,10 @@ struct idle_cpu_slot {
 	__u8 wake_softirq_seen;
 	__u8 wake_lat_done;    /* its timer lateness was recorded */
 	__u8 last_counted;     /* the last exit was counted: its miss event counts too */
-	__u32 group_id1;    /* 1 + this CPU's smallest topology group, 0 = none (loader-written) */
-	__u32 ended_group;  /* 1 + the largest group whose all-idle time this CPU's exit ended */
+	__u16 group_id1;    /* 1 + this CPU's smallest topology group, 0 = none (loader-written) */
+	__u16 ended_group;  /* 1 + the largest group whose all-idle time this CPU's exit ended */
+	__u16 seq;          /* odd while an idle event updates this slot and the CPU's stats */
+	__u16 pad_seq;
 	/* the hrtimer that ended the period */
 	__u64 timer_fn;
 	__u64 timer_lat_ns;
@@ -68,6 +70,11 @@ struct idle_cpu_slot {
 	__u64 unmatched_exits; /* exits whose enter preceded the window */
 	__u64 first_exit_ns;   /* timestamp of the first unmatched exit */
 	__u64 bad_state;       /* enter with a state index beyond the state slots */
+	/* exits outside the window while the sysfs snapshots were read
+	 * (edge_from_ns to start, after stop) whose state was unknown */
+	__u32 edge_unknown;
+	__u8 edge_state;       /* after stop: 0 the frozen period's, 1 + state entered, 0xff none */
+	__u8 pad_edge[3];
 	/* Line 2: idle entry/exit overhead (hist idle-entry / idle-exit) */
 	__u64 to_idle_ns;   /* switch to the idle task, not yet in cpu_idle */
 	__u64 last_exit_ns; /* last idle exit, no switch away yet */
@@ -102,6 +109,10 @@ struct idle_state_stats {
 	__u64 fx_entered;      /* entries that ended in this state (its return value) */
 	__u64 fx_rejected;     /* entries of this requested state that returned < 0 */
 	__u64 fx_demoted;      /* entries of this requested state that entered another */
+	/* exits not counted, outside the window while the sysfs snapshots were
+	 * read (from edge_from_ns to start, after stop): the kernel's counters
+	 * may hold them (model/kernel_check.c) */
+	__u64 edge_exits;
 	__u64 ideal[IS_MAX_STATES]; /* periods whose ideal state was i */
 	__u64 hist[IS_HIST_BUCKETS];
 } __attribute__((aligned(64)));

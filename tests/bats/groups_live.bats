@@ -77,6 +77,26 @@ setup() {
 	jq -e '[.warnings[] | select(test("of unknown state"))] | length == 0' "$OUT"
 }
 
+# The poke's other half: a CPU poked on its idle task leaves idle (an exit)
+# and enters it again (an entry), seen by the handlers: its slot's sequence
+# count moves by 4 (start_state.poked_woken). Where attaching already gave
+# every CPU an idle event nothing is poked, so IDLESCOPE_POKE_ALL pokes every
+# online CPU to test that path.
+@test "poke: every CPU poked on its idle task leaves idle and enters it again (IDLESCOPE_POKE_ALL)" {
+	local i n=0 idle=0
+	for i in 1 2 3; do
+		run env IDLESCOPE_POKE_ALL=1 "$IDLESCOPE" record -d 0.2 --format json -o "$OUT"
+		[ "$status" -eq 0 ]
+		jq -c .start_state "$OUT"
+		jq -e --argjson cpus "$(getconf _NPROCESSORS_ONLN)" '.start_state |
+			.poked_cpus == $cpus and .unknown_cpus == 0 and .poke_reason == "" and
+			.poked_woken == .poked_cpus - .poked_busy' "$OUT"
+		idle=$((idle + $(jq '.start_state | .poked_cpus - .poked_busy' "$OUT")))
+		n=$((n + 1))
+	done
+	[ "$idle" -gt 0 ] || skip "no CPU was idle when poked in $n runs (machine busy with other work)"
+}
+
 @test "--topology: bad specs are usage errors, none turns groups off" {
 	run "$IDLESCOPE" record -d 1 --topology bogus
 	[ "$status" -eq 2 ]

@@ -259,6 +259,38 @@ entries_by_state() {
 	[ "$n" -ge 20 ] || skip "only $n idle periods in 2.5 s (CPUs busy with other work)"
 }
 
+# Each scrape's counted window ends when its CPU and group counters had been
+# read (the read is stamped after them), and begins before the attach: no
+# period it counts lies outside it. So in every scrape, from the first one
+# on, no CPU's idle time (completed periods, any state) and no group's
+# all-idle time exceeds idlescope_counted_seconds_total (at 64 CPUs the
+# stamp taken before a 0.85 s read once let a group's 1.871 s exceed 1.579 s).
+@test "no CPU's idle time and no group's all-idle time exceeds the counted window, in any scrape" {
+	start_serve --listen 127.0.0.1:0 --topology custom:0-1
+	local d=$BATS_TEST_TMPDIR i
+	cyclictest --laptop -q -t "$(nproc)" -a -i 2000 -D 3 >/dev/null 2>&1 3>&- &
+	LOAD_PID=$!
+	for i in $(seq 0 9); do
+		curl -sS "$URL" >"$d/m$i"
+		sleep 0.2
+	done
+	for i in $(seq 0 9); do
+		awk '$1 == "idlescope_counted_seconds_total" { w = $2 }
+		     $1 ~ /^idlescope_idle_state_residency_seconds_total\{/ {
+			c = $1; sub(/.*cpu="/, "", c); sub(/".*/, "", c); idle[c] += $2 }
+		     $1 ~ /^idlescope_group_all_idle_seconds_total\{/ { g[$1] = $2 }
+		     END {
+			if (w == "") { print "no counted seconds"; exit 1 }
+			for (c in idle) if (idle[c] > w) print "cpu " c " idle " idle[c] " > window " w
+			for (k in g) if (g[k] > w) print k " " g[k] " > window " w
+			n = 0; for (k in g) n++
+			if (n != 1) print n " group series"
+		     }' "$d/m$i" >"$d/bad$i"
+		cat "$d/bad$i"
+		[ ! -s "$d/bad$i" ]
+	done
+}
+
 @test "a Prometheus server scrapes it: rate() over idlescope counters returns data" {
 	command -v prometheus >/dev/null || skip "prometheus not installed (make deps)"
 	start_serve --listen 127.0.0.1:0

@@ -241,6 +241,54 @@ static void test_edges_and_bounds(void **state)
 	assert_int_equal(st(f, 4, 2)->miss_above, 0);
 	assert_int_equal(f->raw.slots[4].enter_ns, 99 * MS); /* frozen at stop */
 	assert_int_equal(f->raw.slots[4].state, 2);
+	/* every idle event moves the slot's sequence count by 2 (odd only while
+	 * it runs), those after stop too: CPU 4 had 9; a slot that saw an
+	 * event is known; no read was torn; the read was stamped */
+	assert_int_equal(f->raw.slots[4].seq, 18);
+	assert_int_equal(f->raw.slots[4].known, 1);
+	assert_int_equal(f->raw.torn_reads, 0);
+	assert_true(f->raw.read_ns > 0);
+}
+
+/* Edge exits (kernel_check's allowance): exits outside the window while the
+ * sysfs snapshots are read, from edge_from to start and after stop, counted
+ * per state, or of unknown state per CPU; never before edge_from. One CPU,
+ * ARM table; edge_from 5 ms, start 10 ms, stop 20 ms. */
+static void test_edge_exits(void **state)
+{
+	struct idle_params a = replay_arm_table(0);
+	struct replay_fixture f;
+	char err[256];
+
+	(void)state;
+	memset(&f, 0, sizeof(f));
+	assert_int_equal(idle_session_open(&f.s, 1, &(struct session_opts){ .replay = true,
+									.state_slots = 3 },
+					   err, sizeof(err)),
+			 0);
+	idle_session_set_params(&f.s, 0, &a);
+	idle_session_edge_from(&f.s, 5 * MS);
+	idle_session_start(&f.s, 10 * MS);
+	period(&f.s, 0, 1 * MS, 2 * MS, 1);          /* before edge_from: nothing */
+	period(&f.s, 0, 6 * MS, 7 * MS, 1);          /* edge exit, state 1 */
+	ev(&f.s, 0, 8 * MS, EXIT);                   /* edge exit, state unknown */
+	period(&f.s, 0, 8500 * US, 12 * MS, 0);      /* counted whole: 3.5 ms */
+	idle_session_stop(&f.s, 20 * MS);
+	period(&f.s, 0, 19 * MS, 21 * MS, 1);        /* in flight at stop: edge exit, state 1 */
+	period(&f.s, 0, 22 * MS, 23 * MS, 0);        /* edge exit, state 0 */
+	ev(&f.s, 0, 24 * MS, EXIT);                  /* no enter since: unknown */
+	assert_int_equal(idle_session_read(&f.s, &f.raw), 0);
+	assert_int_equal(f.raw.stats[1].edge_exits, 2);
+	assert_int_equal(f.raw.stats[0].edge_exits, 1);
+	assert_int_equal(f.raw.slots[0].edge_unknown, 2);
+	assert_int_equal(f.raw.stats[0].entries, 1);
+	assert_int_equal(f.raw.stats[0].time_ns, 3500 * US);
+	assert_int_equal(f.raw.stats[1].entries, 0);
+	/* the slot stays frozen at stop */
+	assert_int_equal(f.raw.slots[0].enter_ns, 19 * MS);
+	assert_int_equal(f.raw.slots[0].state, 1);
+	idle_raw_free(&f.raw);
+	idle_session_close(&f.s);
 }
 
 int main(void)
@@ -252,6 +300,7 @@ int main(void)
 		cmocka_unit_test(test_poll_and_qos),
 		cmocka_unit_test(test_exact_thresholds),
 		cmocka_unit_test(test_edges_and_bounds),
+		cmocka_unit_test(test_edge_exits),
 	};
 
 	return cmocka_run_group_tests_name("replay", tests, setup, replay_fixture_teardown);

@@ -450,7 +450,7 @@ static void test_json_compact_and_nulls(void **state)
 	json_decref(root);
 	/* a live record: how each CPU's state was known at the start */
 	sum.start_state = (__typeof__(sum.start_state)){ .live = true, .unknown_cpus = 1, .poked = 3,
-						     .poked_busy = 2, .poke_ns = 4500,
+						     .poked_busy = 2, .poked_woken = 1, .poke_ns = 4500,
 						     .poke_why = "IDLESCOPE_NO_POKE set" };
 	root = render_parse(true);
 	sum.start_state.live = false;
@@ -458,6 +458,7 @@ static void test_json_compact_and_nulls(void **state)
 	assert_int_equal(get_int(st, "unknown_cpus"), 1);
 	assert_int_equal(get_int(st, "poked_cpus"), 3);
 	assert_int_equal(get_int(st, "poked_busy"), 2);
+	assert_int_equal(get_int(st, "poked_woken"), 1);
 	assert_int_equal(get_int(st, "poke_ns"), 4500);
 	assert_string_equal(get_str(st, "poke_reason"), "IDLESCOPE_NO_POKE set");
 	/* *_ns are integers or, for unclassified states, null */

@@ -1013,6 +1013,19 @@ static void test_model_edges_and_status(void **state)
 	assert_false(c->online);
 	assert_string_equal(c->status, "offline");
 	summary_free(&s);
+
+	/* edge exits: a state's own, plus the CPU's of unknown state in every
+	 * state; the totals sum them */
+	raw_st(1, 1)->edge_exits = 3;
+	fx.slots[1].edge_unknown = 2;
+	init_summary(&s, "intel_idle", NULL);
+	assert_int_equal(summary_build(&s, &fx.w, &fx.sel), 0);
+	assert_int_equal(s.cpus[1].states[1].edge_exits, 5);
+	assert_int_equal(s.cpus[1].states[0].edge_exits, 2);
+	assert_int_equal(s.totals.states[1].edge_exits, 5);
+	summary_free(&s);
+	raw_st(1, 1)->edge_exits = 0;
+	fx.slots[1].edge_unknown = 0;
 }
 
 /* A period entered at stop itself (a replayed trace ending with that enter)
@@ -1336,6 +1349,53 @@ static void test_check_entries_snapshot_allowance(void **state)
 	assert_true(r.entries_ok);
 }
 
+/* The rows of the 128-CPU TCG guest, synthetic: a CPU's state with 22
+ * periods in a 10 s window, sysfs 32. Its snapshots took 2.6 s (edge to
+ * edge, both): 22 * 0.26 = 5.72, rounded up to 6, allowed 2 + 6 = 8; the
+ * kernel's 10 more are a mismatch at that rate. BPF saw 10 periods of that
+ * CPU and state end during the reads (outside the window): allowed 2 + 10,
+ * ok; a shorter read (0.5 s) does not narrow that. Per CPU: the totals of
+ * 128 such CPUs allow 2 per CPU plus the sum of their edge exits. */
+static void test_check_edge_exits(void **state)
+{
+	struct summary s = check_summary(0);
+	struct state_summary st;
+	struct check_row r;
+
+	(void)state;
+	s.duration_ns = 10000 * MS;
+	s.snapshot_ns = 2600 * MS;
+	st = check_st(22, 1 * MS, 32);
+	check_state(&s, &st, 1, &r);
+	assert_int_equal(r.entries_diff, -10);
+	assert_int_equal(r.entries_allowed, 8);
+	assert_false(r.entries_ok);
+	st.edge_exits = 10;
+	check_state(&s, &st, 1, &r);
+	assert_int_equal(r.entries_allowed, 12);
+	assert_true(r.entries_ok);
+	s.snapshot_ns = 500 * MS;
+	check_state(&s, &st, 1, &r);
+	assert_int_equal(r.entries_allowed, 12);
+	assert_true(r.entries_ok);
+	/* where the rate over the read time is the larger: 22 * 0.26 -> 6 > 4 */
+	s.snapshot_ns = 2600 * MS;
+	st.edge_exits = 4;
+	check_state(&s, &st, 1, &r);
+	assert_int_equal(r.entries_allowed, 8);
+	/* the totals of 128 CPUs: 2816 periods, 3 edge exits each */
+	st = check_st(128 * 22, 1 * MS, 128 * 22 + 300);
+	st.edge_exits = 128 * 3;
+	s.snapshot_ns = 0;
+	check_state(&s, &st, 128, &r);
+	assert_int_equal(r.entries_allowed, 256 + 384);
+	assert_true(r.entries_ok);
+	/* a 2.6 s read in a 10 s window widens the rate term to 733 */
+	s.snapshot_ns = 2600 * MS;
+	check_state(&s, &st, 128, &r);
+	assert_int_equal(r.entries_allowed, 256 + 733);
+}
+
 static void test_check_time(void **state)
 {
 	struct summary s = check_summary(0);
@@ -1557,6 +1617,7 @@ int main(void)
 		cmocka_unit_test_setup(test_model_no_driver, build_model),
 		cmocka_unit_test(test_check_entries),
 		cmocka_unit_test(test_check_entries_snapshot_allowance),
+		cmocka_unit_test(test_check_edge_exits),
 		cmocka_unit_test(test_check_time),
 		cmocka_unit_test(test_check_time_edge_periods),
 		cmocka_unit_test(test_check_time_kernel_counted_more),

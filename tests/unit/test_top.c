@@ -137,6 +137,75 @@ static void test_delta_long_period(void **state)
 	idle_raw_free(&cur);
 }
 
+/* A group all idle since 400, before the session's start at 500: BPF never
+ * counts that interval (bpf/group.bpf.h), so when it ends nothing of it is
+ * taken off the group's other all-idle time. Interval [1000, 2000]: one
+ * counted interval 1200..1500 (300 ns) in state 1. */
+static void test_delta_group_before_start(void **state)
+{
+	struct idle_raw prev, cur, d;
+
+	(void)state;
+	raw_alloc(&prev, 1, 1);
+	raw_alloc(&cur, 1, 1);
+	prev.start_ns = cur.start_ns = 500;
+	prev.group_slots[0] = (struct group_slot){ .word = 2, .nr_children = 2, .state = 1,
+						   .idle_since = 400 };
+	cur.group_slots[0] = (struct group_slot){ .word = 1, .nr_children = 2 };
+	cur.groups[0].periods = 1;
+	cur.groups[0].time_ns = 300;
+	cur.groups[0].state_time_ns[1] = 300;
+	assert_int_equal(idle_raw_delta(&prev, &cur, 1000, 2000, &d), 0);
+	assert_int_equal(d.groups[0].time_ns, 300);
+	assert_int_equal(d.groups[0].state_time_ns[1], 300);
+	idle_raw_free(&d);
+	/* one that began inside the session (900) and ended at 1200 as well:
+	 * its 100 ns before 1000 come off, 600 - 100 */
+	prev.group_slots[0].idle_since = 900;
+	cur.groups[0].periods = 2;
+	cur.groups[0].time_ns = 600;
+	cur.groups[0].state_time_ns[1] = 600;
+	assert_int_equal(idle_raw_delta(&prev, &cur, 1000, 2000, &d), 0);
+	assert_int_equal(d.groups[0].time_ns, 500); /* 600 - (1000 - 900) */
+	idle_raw_free(&d);
+	idle_raw_free(&prev);
+	idle_raw_free(&cur);
+}
+
+/* The reads are spread: a period that ended between a CPU's read (in the
+ * previous snapshot) and that snapshot's stamp counts in the next interval.
+ * Interval [1000, 2000]: state 1 counted 700 ns in periods ending after 1000
+ * plus 400 ns of one that ended at 990, after the CPU's read but before the
+ * stamp, and state 2 in flight from 1300: 700 ns. 1800 > 1000: the excess
+ * 800 comes off the largest state, and so for the group's all-idle time. */
+static void test_delta_trim(void **state)
+{
+	struct idle_raw prev, cur, d;
+
+	(void)state;
+	raw_alloc(&prev, 1, 1);
+	raw_alloc(&cur, 1, 1);
+	cur.stats[1].entries = 3;
+	cur.stats[1].time_ns = 1100;
+	cur.slots[0].enter_ns = 1300;
+	cur.slots[0].state = 2;
+	cur.groups[0].periods = 2;
+	cur.groups[0].time_ns = 1300;
+	cur.groups[0].state_time_ns[1] = 900;
+	cur.groups[0].state_time_ns[2] = 400;
+	assert_int_equal(idle_raw_delta(&prev, &cur, 1000, 2000, &d), 0);
+	assert_int_equal(d.stats[1].time_ns + d.stats[2].time_ns, 1000);
+	assert_int_equal(d.stats[1].time_ns, 300);
+	assert_int_equal(d.stats[2].time_ns, 700);
+	assert_int_equal(d.stats[1].entries, 3);
+	assert_int_equal(d.groups[0].time_ns, 1000);
+	assert_int_equal(d.groups[0].state_time_ns[1], 600);
+	assert_int_equal(d.groups[0].state_time_ns[2], 400);
+	idle_raw_free(&d);
+	idle_raw_free(&prev);
+	idle_raw_free(&cur);
+}
+
 static const char *const long_names[IS_MAX_STATES] = {
 	"POLL", "C1", "C1E", "C3-deep-package", "C6", "C7s", "C8", "C9", "C10", "cluster-sleep-0",
 };
@@ -283,6 +352,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_delta_cuts_periods),
 		cmocka_unit_test(test_delta_long_period),
+		cmocka_unit_test(test_delta_group_before_start),
+		cmocka_unit_test(test_delta_trim),
 		cmocka_unit_test(test_fits_80x24),
 		cmocka_unit_test(test_plain_rows),
 	};

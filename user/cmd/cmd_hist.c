@@ -260,13 +260,18 @@ static int build_views(struct hist_cmd *h, struct hist_view **out)
 	return n;
 }
 
-static void print(struct hist_cmd *h, uint64_t now)
+/* A report up to now: the stop of a stopped session (its maps frozen), else
+ * the read (and, with -i, the reset) of the histograms, which ends the
+ * interval. */
+static void print(struct hist_cmd *h, uint64_t now, bool stopped)
 {
 	struct hist_report r = { .metric = h->m->name, .unit = h->unit, .unit_ns = h->unit_ns,
-				 .linear_ns = h->linear_ns, .seq = h->o.interval_ns ? ++h->seq : 0,
-				 .duration_ns = now - h->last_ns };
+				 .linear_ns = h->linear_ns, .seq = h->o.interval_ns ? ++h->seq : 0 };
 	int err = idle_session_read_hist(&h->live.sess, h->slots, h->o.interval_ns != 0);
 
+	if (!stopped)
+		now = idle_now_ns();
+	r.duration_ns = now - h->last_ns;
 	h->last_ns = now;
 	if (err) {
 		diag_error("cannot read the histogram map: %s", strerror(-err));
@@ -305,7 +310,7 @@ static void on_interval(void *ctx, uint64_t now)
 {
 	struct hist_cmd *h = ctx;
 
-	print(h, now);
+	print(h, now, false);
 	if (h->count && h->seq >= h->count)
 		h->win.done = true;
 }
@@ -327,7 +332,7 @@ int cmd_hist(int argc, char **argv)
 				   doc, children, NULL, NULL };
 	struct window_ticks ticks = { on_interval, on_refresh, &h };
 	struct session_opts so = { 0 };
-	uint64_t start;
+	uint64_t start, stop;
 	int ret = EXIT_RUNTIME, sig;
 
 	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &h);
@@ -376,10 +381,11 @@ int cmd_hist(int argc, char **argv)
 		fprintf(stderr, "Tracing %s... Hit Ctrl-C to end.\n", h.m->what);
 
 	sig = window_wait(&h.win, start, &ticks);
-	idle_session_stop(&h.live.sess, idle_now_ns());
+	stop = idle_now_ns();
+	idle_session_stop(&h.live.sess, stop);
 	/* the rest of the last interval, or the whole run */
-	if (!h.o.interval_ns || (!h.win.done && idle_now_ns() - h.last_ns > 1000000))
-		print(&h, idle_now_ns());
+	if (!h.o.interval_ns || (!h.win.done && stop - h.last_ns > 1000000))
+		print(&h, stop, true);
 	ret = window_finish(&h.win, sig);
 	if (h.assert_ret)
 		ret = h.assert_ret;

@@ -36,7 +36,7 @@ struct record {
 	struct live live; /* tables, groups, BPF session, hotplug (session/live.h) */
 	struct cpuidle_counters *k_start, *k_end;
 	struct cpuidle_counter_files kfiles;
-	uint64_t snapshot_ns; /* time spent reading the two snapshots */
+	uint64_t snapshot_ns; /* first read to start, stop to last read */
 	struct cpulist sel;
 	struct window win;
 	uint64_t *dev_id;       /* cpuidle_device_id() at the start */
@@ -118,25 +118,20 @@ static void drop_reset_counters(struct record *r)
 				r->k_end[c * IS_MAX_STATES + i].valid = false;
 }
 
-/* Returns how long the snapshot took: periods ending meanwhile are on one
- * side of the window only. */
-static uint64_t read_counters(struct record *r, struct cpuidle_counters *k, enum counters_edge edge)
-{
-	uint64_t t0 = idle_now_ns();
 
-	cpuidle_counters_snapshot(&r->kfiles, k, edge);
-	return idle_now_ns() - t0;
-}
-
-static void print_interval(struct record *r, uint64_t now, uint64_t start)
+/* The interval ends when its counters had been read, so that it holds the
+ * periods the read saw end. */
+static void print_interval(struct record *r, uint64_t start)
 {
 	struct interval_sample iv = { 0 };
 	struct idle_raw cur;
+	uint64_t now;
 
 	if (idle_session_read_stats(&r->live.sess, &cur)) {
 		diag_error("cannot read the BPF maps for interval %d", r->seq + 1);
 		return;
 	}
+	now = idle_now_ns();
 	iv.seq = ++r->seq;
 	iv.offset_ns = now - start;
 	iv.duration_ns = now - r->prev_ns;
@@ -172,7 +167,8 @@ static void on_interval(void *ctx, uint64_t now)
 {
 	struct record *r = ctx;
 
-	print_interval(r, now, r->start);
+	(void)now; /* the tick's time: the interval ends at its read */
+	print_interval(r, r->start);
 }
 
 /* disable flags and PM QoS into the maps, hotplug polled (live_refresh) */
@@ -221,6 +217,7 @@ static int emit_summary(struct record *r, uint64_t start, uint64_t stop)
 					      .unknown_cpus = r->live.sess.unknown_at_start,
 					      .poked = r->live.sess.poked,
 					      .poked_busy = r->live.sess.poked_busy,
+					      .poked_woken = r->live.sess.poked_woken,
 					      .poke_ns = r->live.sess.poke_ns,
 					      .poke_why = r->live.sess.poke_why } };
 	struct idle_raw raw;
@@ -282,7 +279,7 @@ int cmd_record(int argc, char **argv)
 {
 	struct record r = { .o = { .format = FMT_TABLE }, .out = stdout, .wake = true };
 	struct window_ticks ticks = { on_interval, on_refresh, &r };
-	uint64_t start, stop;
+	uint64_t edge_from, start, stop;
 	int ret = EXIT_RUNTIME, sig = 0;
 
 	argp_parse(&record_argp, argc, argv, ARGP_IN_ORDER, NULL, &r);
@@ -320,8 +317,15 @@ int cmd_record(int argc, char **argv)
 		goto cleanup;
 	ret = EXIT_RUNTIME;
 
-	r.snapshot_ns = read_counters(&r, r.k_start, COUNTERS_BEFORE_START);
+	/* Periods ending between a CPU's sysfs reads and the window's edges are
+	 * on one side only: the time from the first read to start, and from
+	 * stop to the last read, is measured edge to edge (snapshot_ns), and
+	 * BPF counts the exits meanwhile (edge exits), for the cross-check. */
+	edge_from = idle_now_ns();
+	idle_session_edge_from(&r.live.sess, edge_from);
+	cpuidle_counters_snapshot(&r.kfiles, r.k_start, COUNTERS_BEFORE_START);
 	start = idle_now_ns();
+	r.snapshot_ns = start - edge_from;
 	r.start = start;
 	if ((ret = live_start(&r.live, start)))
 		goto cleanup;
@@ -342,7 +346,8 @@ int cmd_record(int argc, char **argv)
 	reopen_hotplugged(&r);
 	stop = idle_now_ns();
 	idle_session_stop(&r.live.sess, stop);
-	r.snapshot_ns += read_counters(&r, r.k_end, COUNTERS_AFTER_STOP);
+	cpuidle_counters_snapshot(&r.kfiles, r.k_end, COUNTERS_AFTER_STOP);
+	r.snapshot_ns += idle_now_ns() - stop;
 	drop_reset_counters(&r);
 	if (emit_summary(&r, start, stop))
 		goto cleanup;

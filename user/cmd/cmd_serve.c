@@ -133,10 +133,12 @@ static void keep_monotonic(struct serve *r, struct summary *s, const struct idle
 	}
 }
 
-/* One snapshot as exposition text (malloc'ed) in *text. Call with the lock. */
+/* One snapshot as exposition text (malloc'ed) in *text. Call with the lock.
+ * The counted window ends when the CPUs' and groups' counters had been read
+ * (raw.read_ns): every period it counts ended before that. */
 static int snapshot(struct serve *r, char **text, size_t *len)
 {
-	uint64_t t0 = idle_now_ns(), stop;
+	uint64_t t0 = idle_now_ns();
 	struct idle_raw raw;
 	struct summary s = { .topo = &r->topo, .idle_attach = r->live.sess.idle_attach,
 			     .miss_attach = r->live.sess.have_idle_miss ? r->live.sess.miss_attach : NULL,
@@ -150,10 +152,9 @@ static int snapshot(struct serve *r, char **text, size_t *len)
 
 	cpuidle_read_system(&r->live.sys); /* the governor may change while we serve */
 	s.sys = r->live.sys;
-	stop = idle_now_ns();
 	if ((err = idle_session_read(&r->live.sess, &raw)))
 		return err;
-	w.stop_ns = stop;
+	w.stop_ns = raw.read_ns;
 	w.raw = &raw;
 	if (summary_build(&s, &w, &r->sel)) {
 		summary_free(&s);
@@ -322,7 +323,13 @@ int cmd_serve(int argc, char **argv)
 		diag_error("%s", err);
 		goto cleanup;
 	}
-	if ((ret = live_load(&r.live)) || (ret = live_attach(&r.live)))
+	if ((ret = live_load(&r.live)))
+		goto cleanup;
+	/* the counters run from before the attach: every period they count
+	 * began after their start (a CPU idle since before the attach counts as
+	 * idle from the start, up to its first exit) */
+	r.start = idle_now_ns();
+	if ((ret = live_start(&r.live, r.start)) || (ret = live_attach(&r.live)))
 		goto cleanup;
 	r.win.duration_ns = r.o.duration_ns;
 	r.win.interval_ns = r.o.interval_ns;
@@ -330,10 +337,6 @@ int cmd_serve(int argc, char **argv)
 	/* SIGINT/SIGTERM blocked before the HTTP thread starts, so it inherits
 	 * the mask and the signals reach window_wait */
 	if ((ret = window_prepare(&r.win, NULL)))
-		goto cleanup;
-	ret = EXIT_RUNTIME;
-	r.start = idle_now_ns();
-	if ((ret = live_start(&r.live, r.start)))
 		goto cleanup;
 	ret = EXIT_RUNTIME;
 	if (r.o.interval_ns)

@@ -131,18 +131,21 @@ static void show(struct top *t)
 	top_text_free(&txt);
 }
 
-/* Reads the maps and turns [prev_ns, now] into the summary on screen. */
+/* Reads the maps and turns [prev_ns, now] into the summary on screen; now is
+ * when the CPUs' and groups' counters had been read (cur.read_ns), so that
+ * the interval holds exactly what the read saw. */
 static int interval(struct top *t)
 {
 	struct window_capture w = { .info = t->live.info, .k_start = t->k_none, .k_end = t->k_none,
 				    .groups = t->live.groups.nr_groups ? &t->live.groups : NULL };
 	struct idle_raw cur, delta;
-	uint64_t now = idle_now_ns();
+	uint64_t now;
 	time_t wall = time(NULL);
 	int err;
 
 	if ((err = idle_session_read(&t->live.sess, &cur)))
 		return err;
+	now = cur.read_ns;
 	if ((err = idle_raw_delta(&t->prev, &cur, t->prev_ns, now, &delta))) {
 		idle_raw_free(&cur);
 		return err;

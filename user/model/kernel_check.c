@@ -20,11 +20,19 @@ void check_state(const struct summary *s, const struct state_summary *st, int nc
 	r->available = k->valid;
 	if (!r->available)
 		return;
-	/* One period in flight at each edge of each CPU's window. */
-	r->entries_allowed = 2 * (uint64_t)ncpus;
+	/* One period in flight at each edge of each CPU's window, plus the
+	 * periods that ended between a CPU's sysfs reads and the window's
+	 * edges: at least those BPF saw end then (it counts every exit from
+	 * the start snapshot's first read to start, and after stop until the
+	 * maps are read), and at least this state's rate over the measured
+	 * time of the snapshots, edge to edge. */
+	r->entries_allowed = 0;
 	if (s->duration_ns)
-		r->entries_allowed += (uint64_t)ceil((double)st->entries * (double)s->snapshot_ns /
-						     (double)s->duration_ns);
+		r->entries_allowed = (uint64_t)ceil((double)st->entries * (double)s->snapshot_ns /
+						    (double)s->duration_ns);
+	if (st->edge_exits > r->entries_allowed)
+		r->entries_allowed = st->edge_exits;
+	r->entries_allowed += 2 * (uint64_t)ncpus;
 	r->entries_diff = sdiff(st->entries, k->usage + k->rejected);
 	r->entries_ok = (uint64_t)llabs(r->entries_diff) <= r->entries_allowed;
 	/* Bringing a CPU online (acpi_idle) or taking it down (haltpoll)

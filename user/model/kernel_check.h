@@ -39,8 +39,11 @@ struct check_row {
 
 /* ncpus: CPUs summed into st (1, or the CPU count for totals). The edge
  * allowance is one period in flight per CPU at each end, plus the periods
- * expected to end while the sysfs snapshots were read (s->snapshot_ns at
- * this state's rate). */
+ * that ended while the sysfs snapshots were read: the more of those BPF saw
+ * end then (st->edge_exits, per CPU and state) and those expected at this
+ * state's rate over the snapshots' measured time (s->snapshot_ns, from the
+ * start snapshot's first read to start and from stop to the end
+ * snapshot's last read). */
 void check_state(const struct summary *s, const struct state_summary *st, int ncpus,
 		 struct check_row *r);
 /* Overall: "ok", "mismatch" or "unavailable" (no sysfs counters). */

@@ -86,6 +86,7 @@ static void fill_state(struct state_summary *st, int index, const struct idle_st
 	st->fx_entered = raw->fx_entered;
 	st->fx_rejected = raw->fx_rejected;
 	st->fx_demoted = raw->fx_demoted;
+	st->edge_exits = raw->edge_exits;
 	memcpy(st->ideal, raw->ideal, sizeof(st->ideal));
 	memcpy(st->hist, raw->hist, sizeof(st->hist));
 	finish_state(st);
@@ -285,6 +286,8 @@ static void build_cpu(struct cpu_summary *cs, int cpu, const struct window_captu
 	for (int i = 0; i < cs->nr_states; i++) {
 		cs->entries += cs->states[i].entries;
 		cs->idle_ns += cs->states[i].time_ns;
+		/* an edge exit of unknown state may have been any of them */
+		cs->states[i].edge_exits += slot->edge_unknown;
 	}
 	if (w->raw->wake)
 		build_wake(cs, cpu, w);
@@ -546,6 +549,7 @@ static void add_state(struct state_summary *t, const struct state_summary *s)
 	t->fx_entered += s->fx_entered;
 	t->fx_rejected += s->fx_rejected;
 	t->fx_demoted += s->fx_demoted;
+	t->edge_exits += s->edge_exits;
 	for (int i = 0; i < IS_MAX_STATES; i++)
 		t->ideal[i] += s->ideal[i];
 	for (int b = 0; b < IS_HIST_BUCKETS; b++)

@@ -49,6 +49,10 @@ struct state_summary {
 	uint64_t ideal[IS_MAX_STATES];
 	uint64_t hist[IS_HIST_BUCKETS];
 	struct kernel_delta kernel;
+	/* periods BPF saw end outside the window while the sysfs snapshots were
+	 * read (this state's, plus the CPU's of unknown state): the kernel's
+	 * deltas may hold them (kernel_check.h) */
+	uint64_t edge_exits;
 };
 
 /* Timer lateness of the periods a timer ended, for one idle state. */
@@ -204,6 +208,7 @@ struct summary {
 		int unknown_cpus;  /* online CPUs of unknown state at the start, -1 unread */
 		int poked;         /* CPUs poked (of unknown state after the attach) */
 		int poked_busy;    /* of those, running a task */
+		int poked_woken;   /* of the others (idle), left idle and entered it again */
 		uint64_t poke_ns;
 		const char *poke_why; /* "" when every such CPU was poked, else why not */
 	} start_state;

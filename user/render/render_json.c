@@ -160,6 +160,7 @@ static json_t *check_row_json(const struct summary *s, int cpu, const struct sta
 						     : json_null());
 	json_object_set_new(o, "entries_diff", json_integer(r.entries_diff));
 	json_object_set_new(o, "entries_allowed", u64(r.entries_allowed));
+	json_object_set_new(o, "edge_exits", u64(st->edge_exits));
 	json_object_set_new(o, "lower_bound_only", json_boolean(r.lower_bound_only));
 	json_object_set_new(o, "time_diff_ns", json_integer(r.time_diff_ns));
 	json_object_set_new(o, "bias_ns_per_period", json_real(r.bias_ns));
@@ -249,9 +250,10 @@ json_t *summary_json(const struct summary *s)
 						s->idle_fexit_why ? s->idle_fexit_why : ""));
 	json_object_set_new(root, "start_state",
 			    s->start_state.live
-				    ? json_pack("{s:i,s:i,s:i,s:o,s:s}", "unknown_cpus",
+				    ? json_pack("{s:i,s:i,s:i,s:i,s:o,s:s}", "unknown_cpus",
 						s->start_state.unknown_cpus, "poked_cpus", s->start_state.poked,
-						"poked_busy", s->start_state.poked_busy, "poke_ns",
+						"poked_busy", s->start_state.poked_busy, "poked_woken",
+						s->start_state.poked_woken, "poke_ns",
 						u64(s->start_state.poke_ns), "poke_reason",
 						s->start_state.poke_why ? s->start_state.poke_why : "")
 				    : json_null());

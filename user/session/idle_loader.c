@@ -594,13 +594,16 @@ int idle_session_attach(struct idle_session *s, char *err, size_t errlen)
 	return 0;
 }
 
-/* 1 when cpu's state is known, 0 when not, -1 when its slot is unreadable. */
-static int cpu_known(struct idle_session *s, uint32_t cpu)
+/* 1 when cpu's state is known, 0 when not, -1 when its slot is unreadable;
+ * its slot's sequence count in *seq. */
+static int cpu_known(struct idle_session *s, uint32_t cpu, uint16_t *seq)
 {
 	struct idle_cpu_slot slot;
 
 	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.idle_slots), &cpu, &slot))
 		return -1;
+	if (seq)
+		*seq = slot.seq;
 	return slot.known != 0;
 }
 
@@ -611,7 +614,7 @@ int idle_session_unknown(struct idle_session *s, const struct cpulist *online)
 	for (int c = 0; c < s->nr_cpus; c++) {
 		if (!cpulist_has(online, c))
 			continue;
-		if ((k = cpu_known(s, (uint32_t)c)) < 0)
+		if ((k = cpu_known(s, (uint32_t)c, NULL)) < 0)
 			return -1;
 		n += !k;
 	}
@@ -622,23 +625,44 @@ int idle_session_unknown(struct idle_session *s, const struct cpulist *online)
  * vCPU the host has not run yet may take longer. */
 #define POKE_WAIT_NS 100000000ULL
 
+/* The CPUs poked on their idle task whose slot has seen an exit and an
+ * entry since (its sequence count moved by 4 from seq[cpu]), marked done. */
+static int count_woken(struct idle_session *s, const uint16_t *seq, bool *idle, bool *done)
+{
+	int n = 0;
+
+	for (int c = 0; c < s->nr_cpus; c++) {
+		uint16_t now;
+
+		if (idle[c] && !done[c] && cpu_known(s, (uint32_t)c, &now) >= 0)
+			done[c] = (uint16_t)(now - seq[c]) >= 4;
+		n += idle[c] && done[c];
+	}
+	return n;
+}
+
 void idle_session_poke(struct idle_session *s, const struct cpulist *online)
 {
-	int fd = bpf_program__fd(s->skel->progs.poke);
+	int fd = bpf_program__fd(s->skel->progs.poke), idle_poked = 0;
 	uint64_t t0 = idle_now_ns(), deadline;
+	bool all = env_set("IDLESCOPE_POKE_ALL");
+	uint16_t *seq = calloc((size_t)s->nr_cpus, sizeof(*seq));
+	bool *idle = calloc((size_t)s->nr_cpus, 2 * sizeof(*idle)), *done = idle + s->nr_cpus;
 
 	s->poke_why[0] = '\0';
-	s->poked = s->poked_busy = 0;
+	s->poked = s->poked_busy = s->poked_woken = 0;
 	s->unknown_at_start = -1;
-	if (env_set("IDLESCOPE_NO_POKE")) {
+	if (env_set("IDLESCOPE_NO_POKE"))
 		snprintf(s->poke_why, sizeof(s->poke_why), "IDLESCOPE_NO_POKE set");
-		return;
-	}
-	for (int c = 0; c < s->nr_cpus; c++) {
+	else if (!seq || !idle)
+		snprintf(s->poke_why, sizeof(s->poke_why), "out of memory");
+	for (int c = 0; !s->poke_why[0] && c < s->nr_cpus; c++) {
 		LIBBPF_OPTS(bpf_test_run_opts, opts, .flags = BPF_F_TEST_RUN_ON_CPU,
 			    .cpu = (uint32_t)c);
+		int k;
 
-		if (!cpulist_has(online, c) || cpu_known(s, (uint32_t)c))
+		if (!cpulist_has(online, c) || (k = cpu_known(s, (uint32_t)c, &seq[c])) < 0 ||
+		    (k && !all))
 			continue; /* known (or unreadable, which the count says) */
 		if (bpf_prog_test_run_opts(fd, &opts)) {
 			if (errno == ENXIO)
@@ -650,14 +674,27 @@ void idle_session_poke(struct idle_session *s, const struct cpulist *online)
 		}
 		s->poked++;
 		s->poked_busy += opts.retval == 1;
+		idle[c] = opts.retval != 1;
+		idle_poked += idle[c];
 	}
+	/* until every CPU's state is known and every CPU poked on its idle
+	 * task has left idle and entered it again */
 	deadline = idle_now_ns() + POKE_WAIT_NS;
-	while (s->poked && idle_session_unknown(s, online) > 0 && idle_now_ns() < deadline) {
+	while (s->poked && idle_now_ns() < deadline &&
+	       ((s->poked_woken = count_woken(s, seq, idle, done)) < idle_poked ||
+		idle_session_unknown(s, online) > 0)) {
 		struct timespec ts = { 0, 50000 };
 
 		nanosleep(&ts, NULL);
 	}
 	s->poke_ns = idle_now_ns() - t0;
+	free(seq);
+	free(idle);
+}
+
+void idle_session_edge_from(struct idle_session *s, uint64_t edge_from_ns)
+{
+	s->skel->bss->edge_from_ns = edge_from_ns;
 }
 
 void idle_session_start(struct idle_session *s, uint64_t start_ns)

@@ -49,6 +49,7 @@ struct idle_session {
 	char poke_why[160];      /* "" = every unknown CPU was poked; else why not */
 	int poked;               /* CPUs poked: online, their state still unknown */
 	int poked_busy;          /* of those, running a task when poked */
+	int poked_woken;         /* of the others (idle), left idle and entered it again */
 	uint64_t poke_ns;        /* the pokes and the wait for their idle events */
 	int unknown_at_start;    /* online CPUs of unknown state at the start, -1 unread */
 	int nr_links;
@@ -87,12 +88,16 @@ int idle_session_attach(struct idle_session *s, char *err, size_t errlen);
  * has had no idle event since the attach gets the poke program run on it
  * (BPF_PROG_TEST_RUN on that CPU): an idle CPU leaves idle and enters it
  * again, seen; a busy one is marked busy. Then waits (briefly) for those
- * events. IDLESCOPE_NO_POKE skips it; poke_why says why it did not run or
- * what failed. */
+ * events. IDLESCOPE_NO_POKE skips it, IDLESCOPE_POKE_ALL (tests) pokes every
+ * online CPU; poke_why says why it did not run or what failed. */
 void idle_session_poke(struct idle_session *s, const struct cpulist *online);
 /* Online CPUs whose state is still unknown (no idle event since the
  * attach, and not found busy by the poke), or -1 when unreadable. */
 int idle_session_unknown(struct idle_session *s, const struct cpulist *online);
+/* record: exits from edge_from_ns until the start are counted as edge
+ * exits (the start snapshot of the sysfs counters is read meanwhile), as
+ * are those after the stop. */
+void idle_session_edge_from(struct idle_session *s, uint64_t edge_from_ns);
 /* Exits before start_ns are not counted. */
 void idle_session_start(struct idle_session *s, uint64_t start_ns);
 /* Periods that end after stop_ns are not counted from now on. */

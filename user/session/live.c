@@ -90,6 +90,15 @@ int live_load(struct live *l)
 	return EXIT_OK;
 }
 
+/* The CPUs still of unknown state (sess.unknown_at_start), once attached. */
+static void count_unknown(struct live *l, const char *when)
+{
+	l->sess.unknown_at_start = idle_session_unknown(&l->sess, &l->online);
+	if (l->o.verbose)
+		fprintf(stderr, "idlescope: %d CPUs of unknown state %s\n", l->sess.unknown_at_start,
+			when);
+}
+
 int live_attach(struct live *l)
 {
 	char err[256] = "";
@@ -105,19 +114,23 @@ int live_attach(struct live *l)
 		l->online = l->topo->online; /* as read at the start-up */
 	idle_session_poke(&l->sess, &l->online);
 	if (l->o.verbose)
-		fprintf(stderr, "idlescope: poke: %d CPUs of unknown state poked (%d busy) in %.3f ms%s%s\n",
-			l->sess.poked, l->sess.poked_busy, (double)l->sess.poke_ns / 1e6,
-			l->sess.poke_why[0] ? "; not all: " : "", l->sess.poke_why);
+		fprintf(stderr, "idlescope: poke: %d CPUs poked (%d busy, %d idle that left idle and "
+				"entered it again) in %.3f ms%s%s\n",
+			l->sess.poked, l->sess.poked_busy, l->sess.poked_woken,
+			(double)l->sess.poke_ns / 1e6, l->sess.poke_why[0] ? "; not all: " : "",
+			l->sess.poke_why);
+	l->attached = true;
+	if (l->started)
+		count_unknown(l, "after the poke");
 	return EXIT_OK;
 }
 
 int live_start(struct live *l, uint64_t now)
 {
 	idle_session_start(&l->sess, now);
-	l->sess.unknown_at_start = idle_session_unknown(&l->sess, &l->online);
-	if (l->o.verbose)
-		fprintf(stderr, "idlescope: %d CPUs of unknown state at the start\n",
-			l->sess.unknown_at_start);
+	l->started = true;
+	if (l->attached)
+		count_unknown(l, "at the start");
 	if (l->o.track_hotplug) {
 		struct cpulist online;
 

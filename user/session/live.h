@@ -37,6 +37,7 @@ struct live {
 	struct idle_session sess;
 	struct hotplug hotplug;        /* with track_hotplug */
 	struct cpulist online;         /* at attach: the CPUs poked */
+	bool attached, started;
 	uint64_t next_state_refresh;
 };
 
@@ -53,7 +54,9 @@ int live_load(struct live *l);
  * known. Returns 0 or an exit code after printing the error. */
 int live_attach(struct live *l);
 /* Opens the window at now: exits before now not counted, the CPUs of
- * unknown state counted (sess.unknown_at_start), hotplug tracking. */
+ * unknown state counted (sess.unknown_at_start), hotplug tracking. Called
+ * before live_attach (serve), the window holds the attach and the poke, and
+ * the CPUs of unknown state are counted after the poke. */
 int live_start(struct live *l, uint64_t now);
 /* The refresh tick: PM QoS limits into the maps every call, the per-CPU
  * disable flags and poll limits every LIVE_STATE_REFRESH_NS, hotplug polled. */

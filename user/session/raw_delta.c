@@ -30,10 +30,35 @@ static void sub_state(struct idle_state_stats *d, const struct idle_state_stats 
 	d->poll_limit = sub(d->poll_limit, a->poll_limit);
 	d->miss_above = sub(d->miss_above, a->miss_above);
 	d->miss_below = sub(d->miss_below, a->miss_below);
+	d->edge_exits = sub(d->edge_exits, a->edge_exits);
 	for (int i = 0; i < IS_MAX_STATES; i++)
 		d->ideal[i] = sub(d->ideal[i], a->ideal[i]);
 	for (int b = 0; b < IS_HIST_BUCKETS; b++)
 		d->hist[b] = sub(d->hist[b], a->hist[b]);
+}
+
+/* The CPUs' and groups' counters of one read are not read at one instant
+ * (snapshot.c: a few batch reads, then the stamp), so a period that ended
+ * between a CPU's read and the stamp counts in the next interval, which it
+ * precedes. No interval holds more idle time than it lasts: such an excess
+ * (at most the spread of the reads) comes off the largest of the n times. */
+static void trim(__u64 *const t[], int n, uint64_t window)
+{
+	uint64_t sum = 0;
+
+	for (int i = 0; i < n; i++)
+		sum += *t[i];
+	while (sum > window) {
+		__u64 *big = t[0];
+		uint64_t cut;
+
+		for (int i = 1; i < n; i++)
+			if (*t[i] > *big)
+				big = t[i];
+		cut = sum - window < *big ? sum - window : *big;
+		*big -= cut;
+		sum -= cut;
+	}
 }
 
 /* The CPU's idle periods cut at the interval's edges. */
@@ -54,6 +79,13 @@ static void cut_cpu(struct idle_raw *d, const struct idle_raw *prev, int c, uint
 		d->stats[c * IS_MAX_STATES + b->state].time_ns +=
 			now_ns - (b->enter_ns > prev_ns ? b->enter_ns : prev_ns);
 	b->enter_ns = 0;
+	{
+		__u64 *t[IS_MAX_STATES];
+
+		for (int i = 0; i < IS_MAX_STATES; i++)
+			t[i] = &d->stats[c * IS_MAX_STATES + i].time_ns;
+		trim(t, IS_MAX_STATES, now_ns - prev_ns);
+	}
 	b->unmatched_exits = sub(b->unmatched_exits, a->unmatched_exits);
 	b->bad_state = sub(b->bad_state, a->bad_state);
 	b->wake_pending = 0;
@@ -125,7 +157,7 @@ static int sub_details(struct idle_raw *d, const struct idle_raw *prev, const st
 }
 
 static void cut_group(struct idle_raw *d, const struct idle_raw *prev, int g, uint64_t prev_ns,
-		      uint64_t now_ns)
+		      uint64_t now_ns, uint64_t start_ns)
 {
 	const struct group_slot *a = &prev->group_slots[g];
 	struct group_slot *b = &d->group_slots[g];
@@ -143,9 +175,11 @@ static void cut_group(struct idle_raw *d, const struct idle_raw *prev, int g, ui
 	}
 	for (int i = 0; i < IS_HIST_BUCKETS; i++)
 		st->hist[i] = sub(st->hist[i], was->hist[i]);
-	/* all idle at prev_ns, ended since: drop its part before prev_ns */
+	/* all idle at prev_ns, ended since: drop its part before prev_ns (an
+	 * interval that began before the session's start is not counted in
+	 * BPF at all: bpf/group.bpf.h) */
 	if (a->idle_since && group_slot_all_idle(a) && a->idle_since < prev_ns &&
-	    b->idle_since != a->idle_since) {
+	    a->idle_since >= start_ns && b->idle_since != a->idle_since) {
 		uint64_t before = prev_ns - a->idle_since;
 
 		st->time_ns = sub(st->time_ns, before);
@@ -160,6 +194,14 @@ static void cut_group(struct idle_raw *d, const struct idle_raw *prev, int g, ui
 			st->state_time_ns[b->state] += part;
 	}
 	b->idle_since = 0;
+	if (st->time_ns > now_ns - prev_ns) {
+		__u64 *t[IS_MAX_STATES];
+
+		for (int i = 0; i < IS_MAX_STATES; i++)
+			t[i] = &st->state_time_ns[i];
+		trim(t, IS_MAX_STATES, now_ns - prev_ns);
+		st->time_ns = now_ns - prev_ns;
+	}
 }
 
 int idle_raw_delta(const struct idle_raw *prev, const struct idle_raw *cur, uint64_t prev_ns,
@@ -194,9 +236,12 @@ int idle_raw_delta(const struct idle_raw *prev, const struct idle_raw *cur, uint
 			goto nomem;
 		out->nr_groups = cur->nr_groups;
 		for (size_t g = 0; g < ng; g++)
-			cut_group(out, prev, (int)g, prev_ns, now_ns);
+			cut_group(out, prev, (int)g, prev_ns, now_ns, cur->start_ns);
 	}
 	out->cpu_out_of_range = sub(cur->cpu_out_of_range, prev->cpu_out_of_range);
+	out->read_ns = cur->read_ns;
+	out->start_ns = cur->start_ns;
+	out->torn_reads = sub(cur->torn_reads, prev->torn_reads);
 	return 0;
 nomem:
 	idle_raw_free(out);

@@ -12,10 +12,30 @@
 
 #include "session/idle_loader.h"
 #include "util/alloc.h"
+#include "util/clock.h"
 #include "idlescope.skel.h"
 
+/* Set when the kernel has no batch lookups (before 5.6): one by one then. */
+static bool no_batch;
+
+/* Entries 0..n-1 of an array map: in one batch lookup where the kernel has
+ * them, so that the values are copied within microseconds of each other,
+ * else one by one. */
 static int read_array(int fd, uint32_t n, void *out, size_t value_size)
 {
+	if (!no_batch && n > 1) {
+		uint32_t *keys = malloc(n * sizeof(*keys)), count = n, next;
+		LIBBPF_OPTS(bpf_map_batch_opts, opts);
+		int err;
+
+		if (!keys)
+			return -ENOMEM;
+		err = bpf_map_lookup_batch(fd, NULL, &next, keys, out, &count, &opts) ? -errno : 0;
+		free(keys);
+		if (!err && count == n)
+			return 0;
+		no_batch = true; /* EINVAL, or ENOTSUPP (524) from the kernel: one by one */
+	}
 	for (uint32_t k = 0; k < n; k++)
 		if (bpf_map_lookup_elem(fd, &k, (char *)out + k * value_size))
 			return -errno;
@@ -26,15 +46,78 @@ static int read_array(int fd, uint32_t n, void *out, size_t value_size)
  * layout the rest of the program uses; deeper states stay zero. */
 static int read_state_array(const struct idle_session *s, int fd, void *out, size_t value_size)
 {
-	for (uint32_t c = 0; c < (uint32_t)s->nr_cpus; c++)
-		for (uint32_t i = 0; i < s->state_slots; i++) {
-			uint32_t k = c * s->state_slots + i;
+	uint32_t n = (uint32_t)s->nr_cpus * s->state_slots;
+	char *tmp = idle_calloc(n, value_size);
+	int err;
 
-			if (bpf_map_lookup_elem(fd, &k,
-						(char *)out + (c * IS_MAX_STATES + i) * value_size))
-				return -errno;
-		}
+	if (!tmp)
+		return -ENOMEM;
+	if (!(err = read_array(fd, n, tmp, value_size)))
+		for (uint32_t c = 0; c < (uint32_t)s->nr_cpus; c++)
+			memcpy((char *)out + c * IS_MAX_STATES * value_size,
+			       tmp + c * s->state_slots * value_size, s->state_slots * value_size);
+	free(tmp);
+	return err;
+}
+
+/* One CPU's states from a per-state map, as read_state_array lays them out. */
+static int read_cpu_states(const struct idle_session *s, int fd, uint32_t c, void *out,
+			   size_t value_size)
+{
+	for (uint32_t i = 0; i < s->state_slots; i++) {
+		uint32_t k = c * s->state_slots + i;
+
+		if (bpf_map_lookup_elem(fd, &k, (char *)out + (c * IS_MAX_STATES + i) * value_size))
+			return -errno;
+	}
 	return 0;
+}
+
+/* An idle event on the CPU may have changed its slot and statistics between
+ * two reads of its slot (bpf/idle.bpf.h, slot_seq_bump). */
+static bool torn(const struct idle_cpu_slot *a, const struct idle_cpu_slot *b)
+{
+	return a->seq != b->seq || (a->seq & 1);
+}
+
+#define READ_ATTEMPTS 16
+
+/* The slots and per-state statistics of every CPU, each CPU's pair read
+ * between two events of that CPU: a period counted in the statistics is
+ * never also in flight in the slot, nor missing from both. A CPU whose
+ * sequence count moved during the batch reads is read again on its own. */
+static int read_cpus(struct idle_session *s, struct idle_raw *out)
+{
+	int slots_fd = bpf_map__fd(s->skel->maps.idle_slots);
+	int stats_fd = bpf_map__fd(s->skel->maps.idle_stats);
+	uint32_t n = (uint32_t)s->nr_cpus;
+	struct idle_cpu_slot *after = idle_calloc(n, sizeof(*after)), a;
+	int err;
+
+	if (!after)
+		return -ENOMEM;
+	if ((err = read_array(slots_fd, n, out->slots, sizeof(*out->slots))) ||
+	    (err = read_state_array(s, stats_fd, out->stats, sizeof(*out->stats))) ||
+	    (err = read_array(slots_fd, n, after, sizeof(*after))))
+		goto out;
+	for (uint32_t c = 0; c < n; c++) {
+		int i;
+
+		for (i = 0; i < READ_ATTEMPTS && torn(&out->slots[c], &after[c]); i++) {
+			if (bpf_map_lookup_elem(slots_fd, &c, &a) ||
+			    (err = read_cpu_states(s, stats_fd, c, out->stats, sizeof(*out->stats))) ||
+			    bpf_map_lookup_elem(slots_fd, &c, &after[c])) {
+				err = err ? err : -errno;
+				goto out;
+			}
+			out->slots[c] = a;
+		}
+		out->torn_reads += i == READ_ATTEMPTS;
+		out->slots[c] = after[c];
+	}
+out:
+	free(after);
+	return err;
 }
 
 static struct wake_detail *detail_append(struct idle_raw *out, int *cap)
@@ -138,19 +221,86 @@ out:
 	return err;
 }
 
+/* Whether group g's statistics and slot, read between the two reads of its
+ * statistics (s1, s2) and before the member slots, agree. Equal statistics
+ * mean no all-idle interval was counted meanwhile; then only an exit that
+ * had ended the interval in the slot but not yet counted it could make the
+ * slot say "not all idle" while the statistics lack it, and during it that
+ * member's sequence count is odd. */
+static bool group_consistent(const struct group_stats *s1, const struct group_stats *s2,
+			     const struct group_slot *slots, uint32_t nr_groups,
+			     const struct idle_cpu_slot *cpus, uint32_t nr_cpus, uint32_t g)
+{
+	const struct group_slot *gs = &slots[g];
+
+	if (memcmp(s1, s2, sizeof(*s1)))
+		return false;
+	if (gs->idle_since && group_slot_all_idle(gs))
+		return true;
+	/* members: the CPUs whose smallest group is g or a group below it */
+	for (uint32_t c = 0; c < nr_cpus; c++) {
+		uint32_t n1 = cpus[c].group_id1;
+
+		if (!(cpus[c].seq & 1))
+			continue;
+		for (int l = 0; l < IS_MAX_LEVELS && n1 && n1 <= nr_groups; l++) {
+			if (n1 == g + 1)
+				return false;
+			n1 = slots[n1 - 1].parent1;
+		}
+	}
+	return true;
+}
+
+/* Every group's statistics and slot, consistent (group_consistent): the
+ * statistics, the slots, every CPU's slot, the statistics again; a group
+ * that did not agree is read again on its own. */
+static int read_group_core(struct idle_session *s, struct idle_raw *out)
+{
+	int stats_fd = bpf_map__fd(s->skel->maps.group_stats);
+	int slots_fd = bpf_map__fd(s->skel->maps.group_slots);
+	int cpus_fd = bpf_map__fd(s->skel->maps.idle_slots);
+	uint32_t n = (uint32_t)s->nr_groups, nc = (uint32_t)s->nr_cpus;
+	struct group_stats *again = idle_calloc(n, sizeof(*again));
+	struct idle_cpu_slot *cpus = idle_calloc(nc, sizeof(*cpus));
+	int err;
+
+	if (!again || !cpus) {
+		err = -ENOMEM;
+		goto out;
+	}
+	if ((err = read_array(stats_fd, n, out->groups, sizeof(*out->groups))) ||
+	    (err = read_array(slots_fd, n, out->group_slots, sizeof(*out->group_slots))) ||
+	    (err = read_array(cpus_fd, nc, cpus, sizeof(*cpus))) ||
+	    (err = read_array(stats_fd, n, again, sizeof(*again))))
+		goto out;
+	for (uint32_t g = 0; g < n; g++) {
+		int i;
+
+		for (i = 0; i < READ_ATTEMPTS && !group_consistent(&out->groups[g], &again[g],
+								     out->group_slots, n, cpus, nc, g);
+		     i++) {
+			if (bpf_map_lookup_elem(stats_fd, &g, &out->groups[g]) ||
+			    bpf_map_lookup_elem(slots_fd, &g, &out->group_slots[g]) ||
+			    (err = read_array(cpus_fd, nc, cpus, sizeof(*cpus))) ||
+			    bpf_map_lookup_elem(stats_fd, &g, &again[g])) {
+				err = err ? err : -errno;
+				goto out;
+			}
+		}
+		out->torn_reads += i == READ_ATTEMPTS;
+	}
+out:
+	free(again);
+	free(cpus);
+	return err;
+}
+
+/* The packing tables (after the window's core, read_group_core). */
 static int read_groups(struct idle_session *s, struct idle_raw *out)
 {
-	uint32_t n = (uint32_t)s->nr_groups;
-
-	if (!n)
+	if (!s->nr_groups)
 		return 0;
-	out->groups = idle_calloc(n, sizeof(*out->groups));
-	out->group_slots = idle_calloc(n, sizeof(*out->group_slots));
-	if (!out->groups || !out->group_slots)
-		return -ENOMEM;
-	out->nr_groups = s->nr_groups;
-	if (read_array(bpf_map__fd(s->skel->maps.group_stats), n, out->groups, sizeof(*out->groups)))
-		return -errno;
 	if (s->packing) {
 		int fd = bpf_map__fd(s->skel->maps.pack_tasks);
 		struct pack_task_key key, next, *prev = NULL;
@@ -179,8 +329,7 @@ static int read_groups(struct idle_session *s, struct idle_raw *out)
 			prev = &key;
 		}
 	}
-	return read_array(bpf_map__fd(s->skel->maps.group_slots), n, out->group_slots,
-			  sizeof(*out->group_slots));
+	return 0;
 }
 
 static int read_freq(struct idle_session *s, struct idle_raw *out)
@@ -203,19 +352,31 @@ int idle_session_read(struct idle_session *s, struct idle_raw *out)
 	out->stats = idle_calloc((size_t)n * IS_MAX_STATES, sizeof(*out->stats));
 	out->wake = idle_calloc(n, sizeof(*out->wake));
 	out->lat = idle_calloc((size_t)n * IS_MAX_STATES, sizeof(*out->lat));
-	if (!out->slots || !out->stats || !out->wake || !out->lat) {
+	if (s->nr_groups) {
+		out->nr_groups = s->nr_groups;
+		out->groups = idle_calloc((size_t)s->nr_groups, sizeof(*out->groups));
+		out->group_slots = idle_calloc((size_t)s->nr_groups, sizeof(*out->group_slots));
+	}
+	if (!out->slots || !out->stats || !out->wake || !out->lat ||
+	    (s->nr_groups && (!out->groups || !out->group_slots))) {
 		idle_raw_free(out);
 		return -ENOMEM;
 	}
-	if ((err = read_array(bpf_map__fd(s->skel->maps.idle_slots), n, out->slots,
-			      sizeof(*out->slots))) ||
-	    (err = read_state_array(s, bpf_map__fd(s->skel->maps.idle_stats), out->stats,
-				    sizeof(*out->stats))) ||
+	/* first what the window's idle time comes from, and the causes of
+	 * those periods, in a few batch reads, and the instant they were read:
+	 * the rest can take long (at 64 CPUs in a TCG guest a whole read took
+	 * 0.85 s) */
+	if ((err = read_cpus(s, out)) || (s->nr_groups && (err = read_group_core(s, out))) ||
 	    (s->wake && (err = read_array(bpf_map__fd(s->skel->maps.wake_stats), n, out->wake,
 					  sizeof(*out->wake)))) ||
 	    (s->wake && (err = read_state_array(s, bpf_map__fd(s->skel->maps.wake_lat), out->lat,
-						sizeof(*out->lat)))) ||
-	    (s->wake && (err = read_details(s, out))) || (err = read_groups(s, out)) ||
+						sizeof(*out->lat))))) {
+		idle_raw_free(out);
+		return err;
+	}
+	out->read_ns = idle_now_ns();
+	out->start_ns = s->skel->bss->start_ns;
+	if ((s->wake && (err = read_details(s, out))) || (err = read_groups(s, out)) ||
 	    (s->freq && (err = read_freq(s, out)))) {
 		idle_raw_free(out);
 		return err;

@@ -35,8 +35,17 @@ struct idle_raw {
 	struct pack_task_key *pack_keys;
 	struct pack_task_val *pack_vals;
 	uint64_t cpu_out_of_range;
+	/* idle_session_read: when the slots and statistics of the CPUs and
+	 * groups had been read (before the wakeup, packing and frequency
+	 * tables), and the window's start in BPF then */
+	uint64_t read_ns;
+	uint64_t start_ns;
+	uint64_t torn_reads; /* CPUs or groups never read between two events */
 };
 
+/* Every table. The CPUs' slots and statistics come first, each CPU's pair
+ * read between two of its idle events, then the groups' likewise; read_ns
+ * is stamped right after them: a live window or interval ends there. */
 int idle_session_read(struct idle_session *s, struct idle_raw *out);
 /* Only out->stats (the per-state counters): what an interval line needs.
  * Its cost and memory do not grow with the detail and task tables. */
