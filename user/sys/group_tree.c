@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "group_stats.h" /* IS_MAX_GROUPS */
 #include "sys/groups.h"
 
 static int level_cpus(const struct group_level *l)
@@ -179,6 +180,11 @@ int groups_assemble(struct group_level *lv, int nr, bool drop, int nr_cpus, stru
 			total += lv[order[k]].nr;
 	if (!total) {
 		snprintf(err, errlen, "no topology groups");
+		goto out;
+	}
+	if (total > IS_MAX_GROUPS) {
+		snprintf(err, errlen, "%d topology groups (at most %d): give fewer levels", total,
+			 IS_MAX_GROUPS);
 		goto out;
 	}
 	g->cpus = calloc((size_t)total, sizeof(*g->cpus));
