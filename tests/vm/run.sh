@@ -277,7 +277,7 @@ kernel_path() { # series, package or path; arch -> $vmlinuz (no subshell: apt_up
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-build_initrd() { # arch -> $work/initrd-ARCH.img
+build_initrd() { # arch -> $work/initrd-ARCH.img (x86_64: without the ACPI tables, initrd_x86_64)
 	local arch=$1 r=$work/root-$1 a bb=$busybox
 	[ "$arch" = arm64 ] && bb=$busybox_arm64
 	mkdir -p "$r"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,run,mnt}
@@ -304,19 +304,58 @@ echo "VMTEST-RESULT: $?"
 poweroff -f
 EOF
 	chmod 0755 "$r/init" "$r/test.sh"
-
-	: >"$work/initrd-$arch.img"
-	[ "$arch" != x86_64 ] || initrd_ssdt_x86_64 >>"$work/initrd-$arch.img"
-	(cd "$r" && find . | cpio -o -H newc --quiet | gzip -1) >>"$work/initrd-$arch.img"
+	(cd "$r" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initrd-$arch.img"
 }
 
 # x86_64 idle states: the kernel (ACPI_TABLE_UPGRADE) reads tables only from an
 # uncompressed cpio at the start of the initrd; the rest may be compressed.
-initrd_ssdt_x86_64() { # -> cpio on stdout
-	mkdir -p "$work/acpi/kernel/firmware/acpi"
-	iasl -p "$work/acpi/kernel/firmware/acpi/ssdt" "$here/ssdt-cst.asl" >"$work/iasl.log" 2>&1 ||
-		{ cat "$work/iasl.log" >&2; die "iasl failed"; }
-	(cd "$work/acpi" && echo kernel/firmware/acpi/ssdt.aml | cpio -o -H newc --quiet)
+# ssdt-cst.asl holds the states; a second table, written here, gives each of
+# the guest's processor objects (QEMU's \_SB.CPUS.C000, C001, ...: C%03X) a
+# _CST returning them.
+initrd_ssdt_x86_64() { # ncpus -> cpio on stdout
+	local n=$1 d=$work/acpi-$1 i
+	mkdir -p "$d/kernel/firmware/acpi"
+	{
+		printf 'DefinitionBlock ("", "SSDT", 2, "VMTEST", "CSTCPUS", 1) {\n'
+		printf '  External (\\_SB.VCST, PkgObj)\n'
+		for ((i = 0; i < n; i++)); do
+			printf '  External (\\_SB.CPUS.C%03X, DeviceObj)\n' "$i"
+			printf '  Scope (\\_SB.CPUS.C%03X) { Method (_CST) { Return (\\_SB.VCST) } }\n' "$i"
+		done
+		printf '}\n'
+	} >"$d/cpus.asl"
+	{ iasl -p "$d/kernel/firmware/acpi/cst" "$here/ssdt-cst.asl" &&
+		iasl -p "$d/kernel/firmware/acpi/cpus" "$d/cpus.asl"; } >"$d/iasl.log" 2>&1 ||
+		{ cat "$d/iasl.log" >&2; die "iasl failed"; }
+	(cd "$d" && printf '%s\n' kernel/firmware/acpi/cst.aml kernel/firmware/acpi/cpus.aml |
+		cpio -o -H newc --quiet)
+}
+
+# The number of processor objects QEMU makes for a -smp spec: maxcpus, else
+# the count (first field or cpus=), else sockets x dies x cores x threads.
+smp_cpus() { # smp
+	local f n='' max='' prod=1 IFS=,
+	for f in $1; do
+		case $f in
+		[0-9]*) n=$f ;;
+		cpus=*) n=${f#*=} ;;
+		maxcpus=*) max=${f#*=} ;;
+		sockets=* | dies=* | clusters=* | cores=* | threads=*) prod=$((prod * ${f#*=})) ;;
+		*) die "-smp '$1': unknown field '$f'" ;;
+		esac
+	done
+	echo "${max:-${n:-$prod}}"
+}
+
+# The x86_64 initrd for a -smp spec: the ACPI tables for its CPUs, then the
+# body that build_initrd packed; one per CPU count -> $initrd.
+initrd_x86_64() { # smp
+	local n
+	n=$(smp_cpus "$1")
+	initrd=$work/initrd-x86_64-$n.img
+	[ -s "$initrd" ] && return
+	initrd_ssdt_x86_64 "$n" >"$initrd"
+	cat "$work/initrd-x86_64.img" >>"$initrd"
 }
 
 # arm64 idle states and clusters: QEMU's own device tree for this machine with
@@ -369,7 +408,7 @@ boot_x86_64() { # vmlinuz log
 	local accel
 	accel=$(accel_of x86_64)
 	timeout "$vm_timeout" qemu-system-x86_64 -accel "$accel" -cpu max -smp "${VMTEST_SMP:-4}" -m 1G \
-		-nographic -no-reboot -kernel "$1" -initrd "$work/initrd-x86_64.img" \
+		-nographic -no-reboot -kernel "$1" -initrd "$work/initrd-x86_64-$(smp_cpus "${VMTEST_SMP:-4}").img" \
 		-append "console=ttyS0 panic=-1 quiet vmtest_accel=${accel%%,*} $bias_arg ${VMTEST_APPEND:-}" </dev/null >"$2" 2>&1
 }
 boot_arm64() { # vmlinuz log
@@ -403,6 +442,7 @@ kernel_arch() {
 t_all=$(now)
 if has_arch x86_64; then
 	build_initrd x86_64
+	initrd_x86_64 "${VMTEST_SMP:-4}"
 	say "x86_64 initrd $(du -k "$work/initrd-x86_64.img" | cut -f1) KiB, accel $(accel_of x86_64)"
 fi
 if has_arch arm64; then
