@@ -10,8 +10,11 @@
 #   IDLESCOPE_VM_CACHE  kernel cache (default $XDG_CACHE_HOME/idlescope/vm)
 #   VMTEST_KERNELS      what to boot, space-separated: 5.10 (Debian 11, x86_64
 #                       only, through a private apt state), 6.1, 6.12, a package
-#                       name linux-image-..., or a vmlinuz path
-#                       (default "5.10 6.1 6.12")
+#                       name linux-image-..., or a vmlinuz path; any of them
+#                       followed by @SMP is a many-CPU guest (x86_64): booted
+#                       with -smp SMP and vmtest_many=SMP (guest-test.sh's
+#                       many-CPU section), log tag -smpN, run in a lane of its
+#                       own beside the others (default "5.10 6.1 6.12")
 #   VMTEST_ACCEL        QEMU accelerator (default for x86_64 tcg,thread=single:
 #                       MTTCG can oops x86 guests during BPF text patching; for
 #                       arm64 tcg, multi-threaded; the CI host's /dev/kvm is PVM
@@ -404,12 +407,15 @@ verdict() { # log rc
 }
 
 # One boot per architecture: kernel, serial log; returns qemu's (timeout's) status.
-boot_x86_64() { # vmlinuz log
-	local accel
+# A many-CPU guest (SERIES@SMP) boots with its own -smp and vmtest_many=SMP.
+boot_x86_64() { # vmlinuz log [smp]
+	local accel smp=${3:-${VMTEST_SMP:-4}} initrd
 	accel=$(accel_of x86_64)
-	timeout "$vm_timeout" qemu-system-x86_64 -accel "$accel" -cpu max -smp "${VMTEST_SMP:-4}" -m 1G \
-		-nographic -no-reboot -kernel "$1" -initrd "$work/initrd-x86_64-$(smp_cpus "${VMTEST_SMP:-4}").img" \
-		-append "console=ttyS0 panic=-1 quiet vmtest_accel=${accel%%,*} $bias_arg ${VMTEST_APPEND:-}" </dev/null >"$2" 2>&1
+	initrd=$work/initrd-x86_64-$(smp_cpus "$smp").img
+	timeout "$vm_timeout" qemu-system-x86_64 -accel "$accel" -cpu max -smp "$smp" -m 1G \
+		-nographic -no-reboot -kernel "$1" -initrd "$initrd" \
+		-append "console=ttyS0 panic=-1 quiet vmtest_accel=${accel%%,*} ${3:+vmtest_many=$3} $bias_arg ${VMTEST_APPEND:-}" \
+		</dev/null >"$2" 2>&1
 }
 boot_arm64() { # vmlinuz log
 	local accel
@@ -421,10 +427,11 @@ boot_arm64() { # vmlinuz log
 }
 
 # Which guest architecture a VMTEST_KERNELS word is for: a series is for every
-# one, a package by its name, a vmlinuz file by its image header (arm64 Image
-# magic "ARM\x64" at offset 56); "" when unknown.
+# one, SERIES@SMP for x86_64, a package by its name, a vmlinuz file by its
+# image header (arm64 Image magic "ARM\x64" at offset 56); "" when unknown.
 kernel_arch() {
 	case $1 in
+	*@*) echo x86_64 ;; # a many-CPU guest
 	6.1 | 6.12) echo any ;;
 	5.10) echo x86_64 ;; # bullseye's amd64 kernel (bullseye_kernel_path)
 	linux-image-*arm64*) echo arm64 ;;
@@ -442,7 +449,6 @@ kernel_arch() {
 t_all=$(now)
 if has_arch x86_64; then
 	build_initrd x86_64
-	initrd_x86_64 "${VMTEST_SMP:-4}"
 	say "x86_64 initrd $(du -k "$work/initrd-x86_64.img" | cut -f1) KiB, accel $(accel_of x86_64)"
 fi
 if has_arch arm64; then
@@ -452,50 +458,87 @@ if has_arch arm64; then
 	say "arm64 initrd $(du -k "$work/initrd-arm64.img" | cut -f1) KiB, accel $(accel_of arm64), ${arm64_machine[*]}"
 fi
 mkdir -p "$logdir"
-summary=()
 failed=0
 tag=${VMTEST_LOG_TAG:-}
 [ -n "$tag" ] || rm -rf "$logdir/compat" # the guests' idlescope info, this run's only
-for a in $archs; do
-for k in $kernels; do
-	ka=$(kernel_arch "$k")
-	[ "$ka" = any ] || [ "$ka" = "$a" ] || continue
-	t0=$(now)
-	if ! kernel_path "$k" "$a"; then
-		summary+=("FAIL  $a $k: no kernel (apt-cache/apt-get download failed and nothing cached)")
-		failed=1
-		continue
+
+# The guests, in the order of VMTEST_ARCH and VMTEST_KERNELS: architecture,
+# VMTEST_KERNELS word, vmlinuz, and how long finding the kernel took.
+g_arch=() g_word=() g_vmlinuz=() g_find=()
+
+# Boots guest I and writes its summary line to $work/summary.I.
+run_guest() { # index
+	local i=$1 a=${g_arch[$1]} k=${g_word[$1]} vmlinuz=${g_vmlinuz[$1]} smp='' gtag=$tag name log tb rc=0 v line
+	if [[ $k == *@* ]]; then
+		smp=${k#*@}
+		gtag="$tag-smp$(smp_cpus "$smp")"
 	fi
 	name=$(basename "$vmlinuz")
 	name=${name#vmlinuz-}
-	log=$logdir/$name$tag.log
-	say "$name: booting ($(basename "$(dirname "$vmlinuz")"))"
+	log=$logdir/$name$gtag.log
+	say "$name$gtag: booting ($(basename "$(dirname "$vmlinuz")")${smp:+, -smp $smp})"
 	tb=$(now)
-	rc=0
 	case $a in
-	x86_64) boot_x86_64 "$vmlinuz" "$log" || rc=$? ;;
+	x86_64) boot_x86_64 "$vmlinuz" "$log" "$smp" || rc=$? ;;
 	arm64) boot_arm64 "$vmlinuz" "$log" || rc=$? ;;
 	esac
 	v=$(verdict "$log" "$rc")
-	line=$(printf '%-4s  %-6s %-22s boot+test %5ss, total %5ss  %s' "${v%%:*}" "$a" "$name$tag" \
-		"$(since "$tb")" "$(since "$t0")" "$(tr -d '\r' <"$log" |
+	line=$(printf '%-4s  %-6s %-22s boot+test %5ss, total %5ss  %s' "${v%%:*}" "$a" "$name$gtag" \
+		"$(since "$tb")" "$(since "$tb" | awk -v f="${g_find[$i]}" '{ printf "%.1f", $1 + f }')" "$(tr -d '\r' <"$log" |
 			sed -n 's/^INFO \(idle states [^(]*\) (.*/\1;/p; s/^INFO \(missing_events .*\)/\1/p' | paste -sd' ' -)")
 	if [ "$v" != PASS ]; then
-		failed=1
 		line="$line
       ${v#FAIL: } (log: $log)"
-		say "$name: $v; last lines of $log:"
+		say "$name$gtag: $v; last lines of $log:"
 		tail -n 30 "$log" | tr -d '\r' | sed 's/^/    /' >&2
 	fi
-	summary+=("$line")
-	[ -z "$tag" ] || continue
+	echo "$line" >"$work/summary.$i"
+	[ -z "$gtag" ] || return 0
 	# idlescope info of this guest, for docs/compat.md (make compat)
 	mkdir -p "$logdir/compat"
 	tr -d '\r' <"$log" | sed -n 's/^VMTEST-INFO: //p' | tail -1 >"$logdir/compat/$name.json"
 	[ -s "$logdir/compat/$name.json" ] || rm -f "$logdir/compat/$name.json"
+}
+
+# Kernels and initrds first, one guest at a time (apt runs in this shell only).
+i=0
+for a in $archs; do
+	for k in $kernels; do
+		ka=$(kernel_arch "$k")
+		[ "$ka" = any ] || [ "$ka" = "$a" ] || continue
+		i=$((i + 1))
+		t0=$(now)
+		if ! kernel_path "${k%%@*}" "$a"; then
+			echo "FAIL  $a $k: no kernel (apt-cache/apt-get download failed and nothing cached)" >"$work/summary.$i"
+			continue
+		fi
+		g_arch[i]=$a g_word[i]=$k g_vmlinuz[i]=$vmlinuz g_find[i]=$(since "$t0")
+		if [ "$a" = x86_64 ]; then
+			s=${VMTEST_SMP:-4}
+			[[ $k != *@* ]] || s=${k#*@}
+			initrd_x86_64 "$s"
+		fi
+	done
 done
+# Then two lanes: the many-CPU guests (SERIES@SMP) one after another in the
+# background, the others one after another meanwhile. Under thread=single TCG
+# a guest keeps one host CPU busy, so the many-CPU guest adds little wall
+# time on a 2-CPU host. The summary keeps the list's order.
+(
+	for j in "${!g_word[@]}"; do
+		[[ ${g_word[j]} != *@* ]] || run_guest "$j"
+	done
+) &
+lane=$!
+for j in "${!g_word[@]}"; do
+	[[ ${g_word[j]} == *@* ]] || run_guest "$j"
 done
+wait "$lane" || true
 
 echo "vmtest summary ($(since "$t_all")s, logs in $logdir):"
-printf '%s\n' "${summary[@]}"
+for ((j = 1; j <= i; j++)); do
+	[ -f "$work/summary.$j" ] || continue
+	cat "$work/summary.$j"
+	[[ $(head -c4 "$work/summary.$j") != FAIL ]] || failed=1
+done
 exit "$failed"
