@@ -14,7 +14,8 @@
 #                       followed by @SMP is a many-CPU guest (x86_64): booted
 #                       with -smp SMP and vmtest_many=SMP (guest-test.sh's
 #                       many-CPU section), log tag -smpN, run in a lane of its
-#                       own beside the others (default "5.10 6.1 6.12")
+#                       own beside the others (default "5.10 6.1 6.12
+#                       6.12@32,sockets=2,cores=8,threads=2")
 #   VMTEST_ACCEL        QEMU accelerator (default for x86_64 tcg,thread=single:
 #                       MTTCG can oops x86 guests during BPF text patching; for
 #                       arm64 tcg, multi-threaded; the CI host's /dev/kvm is PVM
@@ -37,7 +38,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 bin=${IDLESCOPE:-$root/build/idlescope}
 cache=${IDLESCOPE_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/idlescope/vm}
-kernels=${VMTEST_KERNELS:-5.10 6.1 6.12}
+kernels=${VMTEST_KERNELS:-5.10 6.1 6.12 6.12@32,sockets=2,cores=8,threads=2}
 vm_timeout=${VMTEST_TIMEOUT:-360}
 logdir=${VMTEST_LOGDIR:-$root/build/vmtest}
 archs=${VMTEST_ARCH:-x86_64 arm64}
@@ -483,7 +484,7 @@ run_guest() { # index
 	arm64) boot_arm64 "$vmlinuz" "$log" || rc=$? ;;
 	esac
 	v=$(verdict "$log" "$rc")
-	line=$(printf '%-4s  %-6s %-22s boot+test %5ss, total %5ss  %s' "${v%%:*}" "$a" "$name$gtag" \
+	line=$(printf '%-4s  %-6s %-26s boot+test %5ss, total %5ss  %s' "${v%%:*}" "$a" "$name$gtag" \
 		"$(since "$tb")" "$(since "$tb" | awk -v f="${g_find[$i]}" '{ printf "%.1f", $1 + f }')" "$(tr -d '\r' <"$log" |
 			sed -n 's/^INFO \(idle states [^(]*\) (.*/\1;/p; s/^INFO \(missing_events .*\)/\1/p' | paste -sd' ' -)")
 	if [ "$v" != PASS ]; then
