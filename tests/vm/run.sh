@@ -10,8 +10,12 @@
 #   IDLESCOPE_VM_CACHE  kernel cache (default $XDG_CACHE_HOME/idlescope/vm)
 #   VMTEST_KERNELS      what to boot, space-separated: 5.10 (Debian 11, x86_64
 #                       only, through a private apt state), 6.1, 6.12, a package
-#                       name linux-image-..., or a vmlinuz path
-#                       (default "5.10 6.1 6.12")
+#                       name linux-image-..., or a vmlinuz path; any of them
+#                       followed by @SMP is a many-CPU guest (x86_64): booted
+#                       with -smp SMP and vmtest_many=SMP (guest-test.sh's
+#                       many-CPU section), log tag -smpN, run in a lane of its
+#                       own beside the others (default "5.10 6.1 6.12
+#                       6.12@32,sockets=2,cores=8,threads=2")
 #   VMTEST_ACCEL        QEMU accelerator (default for x86_64 tcg,thread=single:
 #                       MTTCG can oops x86 guests during BPF text patching; for
 #                       arm64 tcg, multi-threaded; the CI host's /dev/kvm is PVM
@@ -34,7 +38,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 bin=${IDLESCOPE:-$root/build/idlescope}
 cache=${IDLESCOPE_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/idlescope/vm}
-kernels=${VMTEST_KERNELS:-5.10 6.1 6.12}
+kernels=${VMTEST_KERNELS:-5.10 6.1 6.12 6.12@32,sockets=2,cores=8,threads=2}
 vm_timeout=${VMTEST_TIMEOUT:-360}
 logdir=${VMTEST_LOGDIR:-$root/build/vmtest}
 archs=${VMTEST_ARCH:-x86_64 arm64}
@@ -277,7 +281,7 @@ kernel_path() { # series, package or path; arch -> $vmlinuz (no subshell: apt_up
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-build_initrd() { # arch -> $work/initrd-ARCH.img
+build_initrd() { # arch -> $work/initrd-ARCH.img (x86_64: without the ACPI tables, initrd_x86_64)
 	local arch=$1 r=$work/root-$1 a bb=$busybox
 	[ "$arch" = arm64 ] && bb=$busybox_arm64
 	mkdir -p "$r"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,run,mnt}
@@ -304,19 +308,58 @@ echo "VMTEST-RESULT: $?"
 poweroff -f
 EOF
 	chmod 0755 "$r/init" "$r/test.sh"
-
-	: >"$work/initrd-$arch.img"
-	[ "$arch" != x86_64 ] || initrd_ssdt_x86_64 >>"$work/initrd-$arch.img"
-	(cd "$r" && find . | cpio -o -H newc --quiet | gzip -1) >>"$work/initrd-$arch.img"
+	(cd "$r" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initrd-$arch.img"
 }
 
 # x86_64 idle states: the kernel (ACPI_TABLE_UPGRADE) reads tables only from an
 # uncompressed cpio at the start of the initrd; the rest may be compressed.
-initrd_ssdt_x86_64() { # -> cpio on stdout
-	mkdir -p "$work/acpi/kernel/firmware/acpi"
-	iasl -p "$work/acpi/kernel/firmware/acpi/ssdt" "$here/ssdt-cst.asl" >"$work/iasl.log" 2>&1 ||
-		{ cat "$work/iasl.log" >&2; die "iasl failed"; }
-	(cd "$work/acpi" && echo kernel/firmware/acpi/ssdt.aml | cpio -o -H newc --quiet)
+# ssdt-cst.asl holds the states; a second table, written here, gives each of
+# the guest's processor objects (QEMU's \_SB.CPUS.C000, C001, ...: C%03X) a
+# _CST returning them.
+initrd_ssdt_x86_64() { # ncpus -> cpio on stdout
+	local n=$1 d=$work/acpi-$1 i
+	mkdir -p "$d/kernel/firmware/acpi"
+	{
+		printf 'DefinitionBlock ("", "SSDT", 2, "VMTEST", "CSTCPUS", 1) {\n'
+		printf '  External (\\_SB.VCST, PkgObj)\n'
+		for ((i = 0; i < n; i++)); do
+			printf '  External (\\_SB.CPUS.C%03X, DeviceObj)\n' "$i"
+			printf '  Scope (\\_SB.CPUS.C%03X) { Method (_CST) { Return (\\_SB.VCST) } }\n' "$i"
+		done
+		printf '}\n'
+	} >"$d/cpus.asl"
+	{ iasl -p "$d/kernel/firmware/acpi/cst" "$here/ssdt-cst.asl" &&
+		iasl -p "$d/kernel/firmware/acpi/cpus" "$d/cpus.asl"; } >"$d/iasl.log" 2>&1 ||
+		{ cat "$d/iasl.log" >&2; die "iasl failed"; }
+	(cd "$d" && printf '%s\n' kernel/firmware/acpi/cst.aml kernel/firmware/acpi/cpus.aml |
+		cpio -o -H newc --quiet)
+}
+
+# The number of processor objects QEMU makes for a -smp spec: maxcpus, else
+# the count (first field or cpus=), else sockets x dies x cores x threads.
+smp_cpus() { # smp
+	local f n='' max='' prod=1 IFS=,
+	for f in $1; do
+		case $f in
+		[0-9]*) n=$f ;;
+		cpus=*) n=${f#*=} ;;
+		maxcpus=*) max=${f#*=} ;;
+		sockets=* | dies=* | clusters=* | cores=* | threads=*) prod=$((prod * ${f#*=})) ;;
+		*) die "-smp '$1': unknown field '$f'" ;;
+		esac
+	done
+	echo "${max:-${n:-$prod}}"
+}
+
+# The x86_64 initrd for a -smp spec: the ACPI tables for its CPUs, then the
+# body that build_initrd packed; one per CPU count -> $initrd.
+initrd_x86_64() { # smp
+	local n
+	n=$(smp_cpus "$1")
+	initrd=$work/initrd-x86_64-$n.img
+	[ -s "$initrd" ] && return
+	initrd_ssdt_x86_64 "$n" >"$initrd"
+	cat "$work/initrd-x86_64.img" >>"$initrd"
 }
 
 # arm64 idle states and clusters: QEMU's own device tree for this machine with
@@ -365,12 +408,15 @@ verdict() { # log rc
 }
 
 # One boot per architecture: kernel, serial log; returns qemu's (timeout's) status.
-boot_x86_64() { # vmlinuz log
-	local accel
+# A many-CPU guest (SERIES@SMP) boots with its own -smp and vmtest_many=SMP.
+boot_x86_64() { # vmlinuz log [smp]
+	local accel smp=${3:-${VMTEST_SMP:-4}} initrd
 	accel=$(accel_of x86_64)
-	timeout "$vm_timeout" qemu-system-x86_64 -accel "$accel" -cpu max -smp "${VMTEST_SMP:-4}" -m 1G \
-		-nographic -no-reboot -kernel "$1" -initrd "$work/initrd-x86_64.img" \
-		-append "console=ttyS0 panic=-1 quiet vmtest_accel=${accel%%,*} $bias_arg ${VMTEST_APPEND:-}" </dev/null >"$2" 2>&1
+	initrd=$work/initrd-x86_64-$(smp_cpus "$smp").img
+	timeout "$vm_timeout" qemu-system-x86_64 -accel "$accel" -cpu max -smp "$smp" -m 1G \
+		-nographic -no-reboot -kernel "$1" -initrd "$initrd" \
+		-append "console=ttyS0 panic=-1 quiet vmtest_accel=${accel%%,*} ${3:+vmtest_many=$3} $bias_arg ${VMTEST_APPEND:-}" \
+		</dev/null >"$2" 2>&1
 }
 boot_arm64() { # vmlinuz log
 	local accel
@@ -382,10 +428,11 @@ boot_arm64() { # vmlinuz log
 }
 
 # Which guest architecture a VMTEST_KERNELS word is for: a series is for every
-# one, a package by its name, a vmlinuz file by its image header (arm64 Image
-# magic "ARM\x64" at offset 56); "" when unknown.
+# one, SERIES@SMP for x86_64, a package by its name, a vmlinuz file by its
+# image header (arm64 Image magic "ARM\x64" at offset 56); "" when unknown.
 kernel_arch() {
 	case $1 in
+	*@*) echo x86_64 ;; # a many-CPU guest
 	6.1 | 6.12) echo any ;;
 	5.10) echo x86_64 ;; # bullseye's amd64 kernel (bullseye_kernel_path)
 	linux-image-*arm64*) echo arm64 ;;
@@ -412,50 +459,87 @@ if has_arch arm64; then
 	say "arm64 initrd $(du -k "$work/initrd-arm64.img" | cut -f1) KiB, accel $(accel_of arm64), ${arm64_machine[*]}"
 fi
 mkdir -p "$logdir"
-summary=()
 failed=0
 tag=${VMTEST_LOG_TAG:-}
 [ -n "$tag" ] || rm -rf "$logdir/compat" # the guests' idlescope info, this run's only
-for a in $archs; do
-for k in $kernels; do
-	ka=$(kernel_arch "$k")
-	[ "$ka" = any ] || [ "$ka" = "$a" ] || continue
-	t0=$(now)
-	if ! kernel_path "$k" "$a"; then
-		summary+=("FAIL  $a $k: no kernel (apt-cache/apt-get download failed and nothing cached)")
-		failed=1
-		continue
+
+# The guests, in the order of VMTEST_ARCH and VMTEST_KERNELS: architecture,
+# VMTEST_KERNELS word, vmlinuz, and how long finding the kernel took.
+g_arch=() g_word=() g_vmlinuz=() g_find=()
+
+# Boots guest I and writes its summary line to $work/summary.I.
+run_guest() { # index
+	local i=$1 a=${g_arch[$1]} k=${g_word[$1]} vmlinuz=${g_vmlinuz[$1]} smp='' gtag=$tag name log tb rc=0 v line
+	if [[ $k == *@* ]]; then
+		smp=${k#*@}
+		gtag="$tag-smp$(smp_cpus "$smp")"
 	fi
 	name=$(basename "$vmlinuz")
 	name=${name#vmlinuz-}
-	log=$logdir/$name$tag.log
-	say "$name: booting ($(basename "$(dirname "$vmlinuz")"))"
+	log=$logdir/$name$gtag.log
+	say "$name$gtag: booting ($(basename "$(dirname "$vmlinuz")")${smp:+, -smp $smp})"
 	tb=$(now)
-	rc=0
 	case $a in
-	x86_64) boot_x86_64 "$vmlinuz" "$log" || rc=$? ;;
+	x86_64) boot_x86_64 "$vmlinuz" "$log" "$smp" || rc=$? ;;
 	arm64) boot_arm64 "$vmlinuz" "$log" || rc=$? ;;
 	esac
 	v=$(verdict "$log" "$rc")
-	line=$(printf '%-4s  %-6s %-22s boot+test %5ss, total %5ss  %s' "${v%%:*}" "$a" "$name$tag" \
-		"$(since "$tb")" "$(since "$t0")" "$(tr -d '\r' <"$log" |
+	line=$(printf '%-4s  %-6s %-26s boot+test %5ss, total %5ss  %s' "${v%%:*}" "$a" "$name$gtag" \
+		"$(since "$tb")" "$(since "$tb" | awk -v f="${g_find[$i]}" '{ printf "%.1f", $1 + f }')" "$(tr -d '\r' <"$log" |
 			sed -n 's/^INFO \(idle states [^(]*\) (.*/\1;/p; s/^INFO \(missing_events .*\)/\1/p' | paste -sd' ' -)")
 	if [ "$v" != PASS ]; then
-		failed=1
 		line="$line
       ${v#FAIL: } (log: $log)"
-		say "$name: $v; last lines of $log:"
+		say "$name$gtag: $v; last lines of $log:"
 		tail -n 30 "$log" | tr -d '\r' | sed 's/^/    /' >&2
 	fi
-	summary+=("$line")
-	[ -z "$tag" ] || continue
+	echo "$line" >"$work/summary.$i"
+	[ -z "$gtag" ] || return 0
 	# idlescope info of this guest, for docs/compat.md (make compat)
 	mkdir -p "$logdir/compat"
 	tr -d '\r' <"$log" | sed -n 's/^VMTEST-INFO: //p' | tail -1 >"$logdir/compat/$name.json"
 	[ -s "$logdir/compat/$name.json" ] || rm -f "$logdir/compat/$name.json"
+}
+
+# Kernels and initrds first, one guest at a time (apt runs in this shell only).
+i=0
+for a in $archs; do
+	for k in $kernels; do
+		ka=$(kernel_arch "$k")
+		[ "$ka" = any ] || [ "$ka" = "$a" ] || continue
+		i=$((i + 1))
+		t0=$(now)
+		if ! kernel_path "${k%%@*}" "$a"; then
+			echo "FAIL  $a $k: no kernel (apt-cache/apt-get download failed and nothing cached)" >"$work/summary.$i"
+			continue
+		fi
+		g_arch[i]=$a g_word[i]=$k g_vmlinuz[i]=$vmlinuz g_find[i]=$(since "$t0")
+		if [ "$a" = x86_64 ]; then
+			s=${VMTEST_SMP:-4}
+			[[ $k != *@* ]] || s=${k#*@}
+			initrd_x86_64 "$s"
+		fi
+	done
 done
+# Then two lanes: the many-CPU guests (SERIES@SMP) one after another in the
+# background, the others one after another meanwhile. Under thread=single TCG
+# a guest keeps one host CPU busy, so the many-CPU guest adds little wall
+# time on a 2-CPU host. The summary keeps the list's order.
+(
+	for j in "${!g_word[@]}"; do
+		[[ ${g_word[j]} != *@* ]] || run_guest "$j"
+	done
+) &
+lane=$!
+for j in "${!g_word[@]}"; do
+	[[ ${g_word[j]} == *@* ]] || run_guest "$j"
 done
+wait "$lane" || true
 
 echo "vmtest summary ($(since "$t_all")s, logs in $logdir):"
-printf '%s\n' "${summary[@]}"
+for ((j = 1; j <= i; j++)); do
+	[ -f "$work/summary.$j" ] || continue
+	cat "$work/summary.$j"
+	[[ $(head -c4 "$work/summary.$j") != FAIL ]] || failed=1
+done
 exit "$failed"
