@@ -181,6 +181,23 @@ static void test_assemble_drop(void **state)
 	assert_string_equal(g.level, "package");
 	assert_int_equal(g.group_of[3], 1);
 	groups_free(&g);
+	/* an x86 cluster that is its core: the core stays, and the package */
+	{
+		struct group_level tri[3];
+		static const char *const nm[] = { "cluster", "package", "core" };
+		static const char *const gl[3][2] = { { "0-1", "2-3" }, { "0-3", NULL }, { "0-1", "2-3" } };
+
+		memset(tri, 0, sizeof(tri));
+		for (int l = 0; l < 3; l++) {
+			snprintf(tri[l].name, sizeof(tri[l].name), "%s", nm[l]);
+			tri[l].cpus = calloc(2, sizeof(*tri[l].cpus));
+			for (int i = 0; i < 2 && gl[l][i]; i++)
+				cpulist_parse(gl[l][i], &tri[l].cpus[tri[l].nr++], err, sizeof(err));
+		}
+		assert_int_equal(groups_assemble(tri, 3, true, 4, &g, err, sizeof(err)), 0);
+		assert_string_equal(g.level, "core,package");
+		groups_free(&g);
+	}
 	/* one CPU: the single level stays */
 	lv[0].cpus = calloc(1, sizeof(*lv[0].cpus));
 	lv[0].nr = 1;

@@ -238,8 +238,10 @@ check_clusters() { # expected number of clusters
 # prints nothing: the first record covers every level and the loop records
 # nothing more.
 many_levels="core package die cluster"
-# The record options that show a level's groups: one run per level today.
-level_opts() { echo "--topology $1"; }
+# The record options that show a level's groups: the default tree has every
+# level sysfs describes (the first record judges them all; a level it left
+# out as equal to another is skipped below as "the same groups").
+level_opts() { echo "--topology sysfs"; }
 
 # The number of groups of a level that vmtest_many (QEMU's -smp) asks for;
 # empty when it does not say.

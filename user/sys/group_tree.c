@@ -56,6 +56,17 @@ static bool subset(const struct cpulist *a, const struct cpulist *b)
 	return true;
 }
 
+/* Which name stays when two levels hold the same groups: lower first. */
+static int name_rank(const char *name)
+{
+	static const char *const rank[] = { "core", "package", "cluster", "die" };
+
+	for (size_t i = 0; i < sizeof(rank) / sizeof(*rank); i++)
+		if (!strcmp(name, rank[i]))
+			return (int)i;
+	return 4;
+}
+
 /* Every group of a inside the group of b it meets, if any. */
 static bool level_nests(const struct group_level *a, const struct group_level *b)
 {
@@ -152,19 +163,25 @@ int groups_assemble(struct group_level *lv, int nr, bool drop, int nr_cpus, stru
 			order[j] = order[j - 1];
 			order[j - 1] = t;
 		}
-	/* largest first, so that of two equal levels the larger name stays
-	 * (a die that is its package shows as the package) */
-	for (int k = nr - 1; k >= 0; k--) {
+	/* of two equal levels the better-known name stays (a die that is its
+	 * package shows as the package, an x86 cluster that is its core as the
+	 * core) */
+	for (int k = 0; k < nr; k++) {
 		int i = order[k];
 
-		keep[i] = lv[i].nr > 0;
-		if (drop && keep[i] && level_single(&lv[i]))
-			keep[i] = false;
-		for (int m = k + 1; m < nr && keep[i] && drop; m++)
-			if (keep[order[m]] && level_equal(&lv[order[m]], &lv[i]))
-				keep[i] = false;
+		keep[i] = lv[i].nr > 0 && !(drop && level_single(&lv[i]));
 		kept += keep[i];
 	}
+	for (int k = 0; k < nr && drop; k++)
+		for (int m = 0; m < nr; m++) {
+			int i = order[k], j = order[m];
+
+			if (i != j && keep[i] && keep[j] && level_equal(&lv[i], &lv[j]) &&
+			    name_rank(lv[i].name) > name_rank(lv[j].name)) {
+				keep[i] = false;
+				kept--;
+			}
+		}
 	/* sysfs levels that do not nest in a larger one (a cluster across two
 	 * packages) cannot be a tree: the smaller drops out */
 	for (int k = 0; k < nr && drop; k++)

@@ -38,7 +38,7 @@ struct group_level {
 };
 
 /* spec: NULL or "sysfs" (every sysfs level: core, cluster, die, package,
- * without those whose groups are single CPUs or repeat a larger level's),
+ * without those whose groups are single CPUs or repeat another level's),
  * or LEVEL[,LEVEL...] of "cluster", "core", "die", "package", "freq-domain",
  * and last "custom:GROUP,GROUP..." where a GROUP is a CPU or range, or
  * several joined by "+": "custom:0-3,4-7" is two groups, "custom:0+2,1+3"
@@ -47,7 +47,8 @@ int groups_build(const struct topology *t, const char *spec, struct groups *g, c
 		 size_t errlen);
 
 /* The tree over nr levels (in any order; sorted smallest groups first).
- * drop: leave out levels of single CPUs and levels equal to a larger one
+ * drop: leave out levels of single CPUs and, of two equal levels, the
+ * less known name (die after package, cluster after core)
  * (unless that leaves none). Every group must sit inside one group of each
  * larger level that covers any of its CPUs. Takes the levels' cpus arrays
  * (freed here). nr_cpus: CPUs 0..nr_cpus-1. */
