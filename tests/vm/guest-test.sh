@@ -374,7 +374,8 @@ check_many() {
 		fi
 	done
 	# The command of every record: stamps the window's start, reads record's
-	# VmHWM and the memlock of its BPF map and program descriptors, sleeps.
+	# VmRSS and VmHWM and the memlock of its BPF map and program descriptors,
+	# sleeps, stamps the window's end.
 	cat >/tmp/probe.sh <<'EOF'
 #!/bin/sh
 # many_record's command: $1 the record's name, $2 seconds
