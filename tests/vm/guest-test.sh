@@ -191,13 +191,24 @@ check_clusters() { # expected number of clusters
 	taskset -c "$tick" sh -c 'while :; do usleep 20000; done' &
 	pids="$pids $!"
 	usleep 300000
-	cpuidle_snapshot >/tmp/k0
-	t0=$(up)
-	idlescope record -d 3 --topology cluster --format json -o /tmp/g.json \
-		--fail-if 'cluster[0].idle_share <= 0' --fail-if "cluster[$((want - 1))].idle_share > 1%" 2>/tmp/g.err
-	rc=$?
-	for c in $(cpus_of "$(cat "$topo/online")"); do taskset -c "$c" true; done
-	cpuidle_snapshot >/tmp/k1
+	for attempt in 1 2; do
+		cpuidle_snapshot >/tmp/k0
+		t0=$(up)
+		idlescope record -d 3 --topology cluster --format json -o /tmp/g.json \
+			--fail-if 'cluster[0].idle_share <= 0' --fail-if "cluster[$((want - 1))].idle_share > 1%" 2>/tmp/g.err
+		rc=$?
+		for c in $(cpus_of "$(cat "$topo/online")"); do taskset -c "$c" true; done
+		cpuidle_snapshot >/tmp/k1
+		# The fault section 2 retries (arm64 guests, multi-threaded TCG): a
+		# record whose BPF side counted no idle period on any CPU while CPU
+		# $tick woke every 20 ms. Once more, shown; its numbers are judged.
+		periods=$(groups_of /tmp/g.json | awk '$1 == "C" { n += $5 + $11 } END { print n + 0 }')
+		if [ "$periods" != 0 ] || [ "$poll_time" = 1 ] || [ "$attempt" = 2 ]; then
+			break
+		fi
+		echo "INFO record --topology cluster: BPF counted no idle period on any CPU (exit $rc); attempt 2"
+		indent /tmp/g.err
+	done
 	# shellcheck disable=SC2086 # a list of pids
 	kill $pids
 	wait
