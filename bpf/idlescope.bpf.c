@@ -32,9 +32,11 @@ char LICENSE[] SEC("license") = "GPL";
  * pointers read with CO-RE) so both flavours take the same body. */
 #define TP_PAIR(event, call, args...)                                      \
 	SEC("tp_btf/" #event)                                              \
-	int BPF_PROG(tp_btf_##event, ##args) { call; return 0; }           \
+	int BPF_PROG(tp_btf_##event, ##args)                               \
+	{ const bool btf = true; (void)btf; call; return 0; }              \
 	SEC("raw_tp/" #event)                                              \
-	int BPF_PROG(raw_tp_##event, ##args) { call; return 0; }
+	int BPF_PROG(raw_tp_##event, ##args)                               \
+	{ const bool btf = false; (void)btf; call; return 0; }
 
 static __always_inline __u32 this_cpu(void)
 {
@@ -76,39 +78,39 @@ TP_PAIR(sched_wake_idle_without_ipi,
 TP_PAIR(ipi_send_cpu, handle_ipi_send(this_cpu(), (__u32)cpu), __u64 cpu, __u64 callsite,
 	__u64 callback)
 
-static __always_inline void on_hrtimer(struct hrtimer *t, ktime_t *nowp)
+static __always_inline void on_hrtimer(struct hrtimer *t, ktime_t *nowp, bool btf)
 {
 	__s64 hnow = 0;
 
 	bpf_probe_read_kernel(&hnow, sizeof(hnow), nowp);
-	handle_hrtimer(this_cpu(), (__u64)BPF_CORE_READ(t, function), BPF_CORE_READ(t, node.expires),
+	handle_hrtimer(this_cpu(), (__u64)KREAD(btf, t, function), KREAD(btf, t, node.expires),
 		       hnow);
 }
-TP_PAIR(hrtimer_expire_entry, on_hrtimer(hrtimer, now), struct hrtimer *hrtimer, ktime_t *now)
+TP_PAIR(hrtimer_expire_entry, on_hrtimer(hrtimer, now, btf), struct hrtimer *hrtimer, ktime_t *now)
 
 /* hm: which hist metric this wakeup event feeds (HM_NONE: attribution only) */
 /* Reads of the task cost more than the rest: each is made only when needed. */
-static __always_inline void on_sched_wakeup(struct task_struct *p, __u32 hm)
+static __always_inline void on_sched_wakeup(struct task_struct *p, __u32 hm, bool btf)
 {
 	__u32 pid;
 	char comm[16];
 
-	if (wake_enabled && hm != HM_WAKEUP_LATENCY) {
-		__u32 target = task_cpu_of(p);
+	if (wake_enabled && details_enabled && hm != HM_WAKEUP_LATENCY) {
+		__u32 target = task_cpu_of(p, btf);
 		struct idle_cpu_slot *slot = wakee_wanted(target);
 
 		if (slot) {
 			BPF_CORE_READ_STR_INTO(&comm, p, comm);
-			set_wakee(slot, this_cpu(), target, (__u32)BPF_CORE_READ(p, pid), comm);
+			set_wakee(slot, this_cpu(), target, (__u32)KREAD(btf, p, pid), comm);
 		}
 	}
 	if (!packing_enabled && hist_metric == HM_NONE)
 		return;
-	pid = (__u32)BPF_CORE_READ(p, pid);
+	pid = (__u32)KREAD(btf, p, pid);
 	if (packing_enabled && hm == HM_WAKEUP_LATENCY)
 		pack_on_waking(this_cpu(), pid);
 	else if (packing_enabled && hm == HM_RUNQ_LATENCY)
-		pack_on_wakeup(task_cpu_of(p), pid);
+		pack_on_wakeup(task_cpu_of(p, btf), pid);
 	if (hist_metric != HM_NONE && hist_metric == hm) {
 		BPF_CORE_READ_STR_INTO(&comm, p, comm);
 		handle_task_ready(bpf_ktime_get_ns(), pid, (__u32)BPF_CORE_READ(p, tgid), comm);
@@ -116,9 +118,9 @@ static __always_inline void on_sched_wakeup(struct task_struct *p, __u32 hm)
 	else if (hist_metric == HM_WAKEUP_LATENCY && hm == HM_RUNQ_LATENCY)
 		handle_task_wakeup(bpf_ktime_get_ns(), pid); /* sched_wakeup: the split */
 }
-TP_PAIR(sched_wakeup, on_sched_wakeup(p, HM_RUNQ_LATENCY), struct task_struct *p)
-TP_PAIR(sched_wakeup_new, on_sched_wakeup(p, HM_RUNQ_LATENCY), struct task_struct *p)
-TP_PAIR(sched_waking, on_sched_wakeup(p, HM_WAKEUP_LATENCY), struct task_struct *p)
+TP_PAIR(sched_wakeup, on_sched_wakeup(p, HM_RUNQ_LATENCY, btf), struct task_struct *p)
+TP_PAIR(sched_wakeup_new, on_sched_wakeup(p, HM_RUNQ_LATENCY, btf), struct task_struct *p)
+TP_PAIR(sched_waking, on_sched_wakeup(p, HM_WAKEUP_LATENCY, btf), struct task_struct *p)
 
 /* sched_switch gained prev_state in 5.18; before, read the racy task state
  * (renamed from state to __state in 5.14). */
@@ -186,7 +188,7 @@ static __always_inline void on_pelt_cfs(struct cfs_rq *cfs_rq)
 }
 TP_PAIR(pelt_cfs_tp, on_pelt_cfs(cfs_rq), struct cfs_rq *cfs_rq)
 
-TP_PAIR(sched_migrate_task, handle_migrate(task_cpu_of(p), (__u32)dest_cpu, task_state_of(p)),
+TP_PAIR(sched_migrate_task, handle_migrate(task_cpu_of(p, btf), (__u32)dest_cpu, task_state_of(p)),
 	struct task_struct *p, __u64 dest_cpu)
 TP_PAIR(sched_switch, on_sched_switch(ctx, prev, next), bool preempt, struct task_struct *prev,
 	struct task_struct *next)

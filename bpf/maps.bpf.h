@@ -168,6 +168,8 @@ __u64 cpu_out_of_range;
 
 /* Knobs set by the loader before load. */
 const volatile bool wake_enabled = false;
+/* The per-IRQ, timer-function and wakee tables (--without details: off). */
+const volatile bool details_enabled = true;
 /* How long after an idle exit the first event still counts as its cause
  * (MWAIT/WFI-style states handle the waking interrupt after the exit). */
 const volatile __u64 wake_window_ns = 50000;

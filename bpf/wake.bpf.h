@@ -15,11 +15,16 @@ struct task_struct___cpu_old {
 	unsigned int cpu;
 } __attribute__((preserve_access_index));
 
-static __always_inline __u32 task_cpu_of(struct task_struct *p)
+/* tp_btf programs read kernel structs with direct BTF-checked loads (no
+ * helper call); raw_tp ones through bpf_probe_read_kernel. btf is a
+ * constant in each flavour (TP_PAIR), so the other branch compiles out. */
+#define KREAD(btf, p, field) ((btf) ? (p)->field : BPF_CORE_READ(p, field))
+
+static __always_inline __u32 task_cpu_of(struct task_struct *p, bool btf)
 {
 	if (bpf_core_field_exists(p->thread_info.cpu))
-		return BPF_CORE_READ(p, thread_info.cpu);
-	return BPF_CORE_READ((struct task_struct___cpu_old *)p, cpu);
+		return KREAD(btf, p, thread_info.cpu);
+	return KREAD(btf, (struct task_struct___cpu_old *)p, cpu);
 }
 
 /* Adds counts of key k to the detail table; a full table counts them as
@@ -57,6 +62,8 @@ static __always_inline void wake_detail_add(__u32 cpu, __u32 kind, __u32 aux, __
 	__u32 idx = cpu * WDETAIL_NR + kind;
 	struct wake_detail *last;
 
+	if (!details_enabled)
+		return;
 	last = bpf_map_lookup_elem(&wake_detail_last, &idx);
 	if (!last) {
 		wake_detail_flush(cpu, &k, 1, early, comm);
@@ -134,7 +141,7 @@ static __always_inline void wake_on_enter(__u32 cpu, struct idle_cpu_slot *slot)
 {
 	if (slot->wake_pending)
 		wake_count(cpu, slot); /* nothing came in the window: unknown */
-	if (slot->wake_open && slot->wakee_valid) {
+	if (details_enabled && slot->wake_open && slot->wakee_tag == WAKEE_TAG(slot->wake_gen)) {
 		wake_detail_add(cpu, WDETAIL_WAKEE, slot->waker_cpu, slot->wakee_pid,
 				slot->wake_early, slot->wakee_comm);
 		/* the wakeup that ended a group's all-idle time: aux = the
@@ -148,7 +155,10 @@ static __always_inline void wake_on_enter(__u32 cpu, struct idle_cpu_slot *slot)
 	slot->wake_open = 0;
 	slot->wake_softirq_seen = 0;
 	slot->wake_lat_done = 0;
-	slot->wakee_valid = 0;
+	/* a new wake: the wakee tagged with the last one is stale; the tag is
+	 * cleared once per wrap so that no old tag matches again */
+	if (!++slot->wake_gen)
+		slot->wakee_tag = 0;
 }
 
 /* A wake is in progress on this CPU: idle, or just out of a counted period. */
@@ -222,7 +232,7 @@ static __always_inline struct idle_cpu_slot *wakee_wanted(__u32 target)
 	if (stopped)
 		return NULL;
 	slot = bpf_map_lookup_elem(&idle_slots, &target);
-	if (!slot || slot->wakee_valid || !wake_in_progress(slot))
+	if (!slot || !wake_in_progress(slot) || slot->wakee_tag == WAKEE_TAG(slot->wake_gen))
 		return NULL;
 	return slot;
 }
@@ -243,7 +253,7 @@ static __always_inline void set_wakee(struct idle_cpu_slot *slot, __u32 this_cpu
 		slot->waker_cpu = slot->ipi_from - 1;
 	else
 		slot->waker_cpu = this_cpu;
-	slot->wakee_valid = 1;
+	slot->wakee_tag = WAKEE_TAG(slot->wake_gen);
 }
 
 static __always_inline void handle_sched_wakeup(__u32 this_cpu, __u32 target, __u32 pid,

@@ -35,6 +35,9 @@ struct idle_params {
 /* Per-CPU slot: what the CPU is doing now. The first cache line is written
  * only by the CPU itself; the second holds what other CPUs write into it
  * (wakeups aimed at this CPU) and the wakeup attribution state. */
+/* The wakee of the current wake is valid while its tag is this. */
+#define WAKEE_TAG(gen) (0x10000u | (__u16)(gen))
+
 struct idle_cpu_slot {
 	/* Line 0: written by this CPU at every idle entry and exit. */
 	__u64 enter_ns;  /* 0 = not in an idle period we saw begin */
@@ -56,7 +59,7 @@ struct idle_cpu_slot {
 	__u16 group_id1;    /* 1 + this CPU's smallest topology group, 0 = none (loader-written) */
 	__u16 ended_group;  /* 1 + the largest group whose all-idle time this CPU's exit ended */
 	__u16 seq;          /* odd while an idle event updates this slot and the CPU's stats */
-	__u16 pad_seq;
+	__u16 wake_gen;     /* wakes begun (idle entries with wakeups on): tags the wakee */
 	/* the hrtimer that ended the period */
 	__u64 timer_fn;
 	__u64 timer_lat_ns;
@@ -66,7 +69,9 @@ struct idle_cpu_slot {
 	__u32 waker_cpu;       /* CPU that woke it (sent the IPI, or itself) */
 	char wakee_comm[16];
 	__u32 ipi_from;        /* 1 + the last CPU that sent this CPU an IPI, 0 none */
-	__u32 wakee_valid;
+	/* WAKEE_TAG(wake_gen) of the wake the wakee belongs to, 0 none: the
+	 * waker writes it, so this CPU never writes line 1 to clear it */
+	__u32 wakee_tag;
 	__u64 unmatched_exits; /* exits whose enter preceded the window */
 	__u64 first_exit_ns;   /* timestamp of the first unmatched exit */
 	__u64 bad_state;       /* enter with a state index beyond the state slots */

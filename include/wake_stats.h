@@ -76,6 +76,6 @@ struct wake_detail_val {
 struct wake_detail {
 	struct wake_detail_key key;
 	struct wake_detail_val val;
-};
+} __attribute__((aligned(64))); /* a CPU's last kind and the next CPU's first apart */
 
 #endif

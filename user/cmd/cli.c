@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "model/flatten.h"
+#include "session/parts.h"
 #include "sys/topology.h"
 #include "util/units.h"
 #include "util/workload.h"
@@ -107,7 +108,7 @@ void cli_takes(unsigned int which)
 	common_argp.options = options;
 }
 
-enum { OPT_NO_WAKEUPS = 0x280, OPT_TOPOLOGY };
+enum { OPT_NO_WAKEUPS = 0x280, OPT_TOPOLOGY, OPT_WITHOUT };
 
 static const struct argp_option session_options[] = {
 	{ "no-wakeups", OPT_NO_WAKEUPS, NULL, 0,
@@ -116,6 +117,10 @@ static const struct argp_option session_options[] = {
 	  "Group rows, every topology level in one tree: sysfs (default, every level sysfs has), "
 	  "core, cluster, die, package, freq-domain, custom:0-3,4-7, or none; several levels "
 	  "joined by ',' (custom last)", 0 },
+	{ "without", OPT_WITHOUT, "PARTS", 0,
+	  "Leave optional parts out to save their cost (docs/performance.md): wakeups, timers "
+	  "(timer lateness), details (IRQ, timer and wakee tables), groups, miss (the kernel's "
+	  "above/below), freq, fexit; joined by ','", 0 },
 	{ 0 }
 };
 
@@ -130,6 +135,15 @@ static error_t parse_session_opt(int key, char *arg, struct argp_state *state)
 	case OPT_TOPOLOGY:
 		*sc->topology = arg;
 		break;
+	case OPT_WITHOUT: {
+		char err[160];
+
+		if (parts_parse(arg, sc->without, err, sizeof(err)))
+			argp_error(state, "--without: %s", err);
+		if (*sc->without & PART_WAKEUPS)
+			*sc->wake = false;
+		break;
+	}
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}

@@ -46,12 +46,13 @@ extern struct argp common_argp;
  * ("--duration does not apply to compare", exit 2). Without it, all. */
 void cli_takes(unsigned int which);
 
-/* --no-wakeups and --topology SPEC of the live commands (record, serve,
- * top): an argp child whose input is a struct session_cli pointing at the
- * command's own fields. */
+/* --no-wakeups, --topology SPEC and --without PARTS of the live commands
+ * (record, serve, top): an argp child whose input is a struct session_cli
+ * pointing at the command's own fields. */
 struct session_cli {
-	bool *wake;             /* cleared by --no-wakeups */
+	bool *wake;             /* cleared by --no-wakeups and --without wakeups */
 	const char **topology;  /* set by --topology */
+	unsigned int *without;  /* enum session_part bits, from --without */
 };
 extern const struct argp session_argp;
 

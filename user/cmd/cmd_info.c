@@ -12,6 +12,7 @@
 #include "cmd/cli.h"
 #include "cmd/commands.h"
 #include "sys/cpuidle_sysfs.h"
+#include "session/costs.h"
 #include "session/kernel_features.h"
 #include "sys/sysfs.h"
 #include "sys/groups.h"
@@ -20,6 +21,7 @@
 struct info_cmd {
 	enum out_format format;
 	const char *output;
+	bool costs; /* --costs: measure what each part costs here */
 };
 
 /* One probed feature: a stable key (JSON, docs/compat.md), whether the kernel
@@ -32,11 +34,14 @@ struct feature_row {
 	const char *cost;
 };
 
-enum { OPT_FORMAT = 0x500 };
+enum { OPT_FORMAT = 0x500, OPT_COSTS };
 
 static const struct argp_option options[] = {
 	{ "format", OPT_FORMAT, "FMT", 0, "table (default) or json", 0 },
 	{ "output", 'o', "FILE", 0, "Write to FILE instead of stdout", 0 },
+	{ "costs", OPT_COSTS, NULL, 0,
+	  "Also measure what each optional part (record --without) costs on this kernel: "
+	  "about 20 s of a ping-pong load between two CPUs, as root", 0 },
 	{ 0 }
 };
 
@@ -51,6 +56,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case 'o':
 		c->output = arg;
+		break;
+	case OPT_COSTS:
+		c->costs = true;
 		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s'", arg);
@@ -158,6 +166,98 @@ static void states_text(const struct cpuidle_cpu_info *ci, char *buf, size_t len
 				      (unsigned long long)(ci->states[i].target_residency_ns / 1000));
 }
 
+/* Throughput relative to the un-observed runs, 0 when unknown. */
+static double cost_ratio(const struct cost_report *rep, const struct cost_config *c)
+{
+	const struct cost_config *none = costs_find(rep, "none");
+
+	return none && none->rounds_per_s > 0 ? c->rounds_per_s / none->rounds_per_s : 0;
+}
+
+/* The part's marginal cost: the default minus the default without it, or
+ * with it (packing) minus the default; per round trip, and as a share of
+ * the default's round trip. */
+static void cost_delta(const struct cost_report *rep, const struct cost_config *c, double *bpf,
+		       double *idle, double *share)
+{
+	const struct cost_config *d = costs_find(rep, "default");
+	const struct cost_config *lo = c->packing ? d : c, *hi = c->packing ? c : d;
+
+	*bpf = hi->bpf_ns_per_round - lo->bpf_ns_per_round;
+	*idle = hi->idle_ns_per_event - lo->idle_ns_per_event;
+	*share = d->rounds_per_s > 0 ? *bpf * d->rounds_per_s / 1e9 : 0;
+}
+
+static json_t *costs_json(const struct cost_report *rep)
+{
+	const struct cost_config *none = costs_find(rep, "none");
+	json_t *configs = json_array(), *parts = json_array();
+
+	for (int i = 0; i < rep->nr; i++) {
+		const struct cost_config *c = &rep->c[i];
+		double bpf, idle, share, n = none->rounds_per_s > 0 ? none->rounds_per_s : 1;
+
+		json_array_append_new(configs, json_pack("{s:s,s:f,s:[f,f],s:f,s:f,s:f,s:f}", "name",
+							 c->name, "round_trips_per_s", c->rounds_per_s,
+							 "throughput_ratio_min_max", c->rounds_min / n,
+							 c->rounds_max / n, "throughput_ratio",
+							 cost_ratio(rep, c), "bpf_ns_per_round_trip",
+							 c->bpf_ns_per_round, "cpu_idle_ns_per_event",
+							 c->idle_ns_per_event,
+							 "cpu_idle_events_per_round_trip",
+							 c->idle_events_per_round));
+		if (!c->part)
+			continue;
+		cost_delta(rep, c, &bpf, &idle, &share);
+		json_array_append_new(parts, json_pack("{s:s,s:f,s:f,s:f}", "part", c->part,
+						       "bpf_ns_per_round_trip", bpf,
+						       "share_of_round_trip", share,
+						       "cpu_idle_ns_per_event", idle));
+	}
+	return json_pack("{s:[i,i],s:I,s:i,s:o,s:o}", "cpus", rep->cpu_a, rep->cpu_b,
+			 "round_trips", (json_int_t)rep->rounds, "runs", rep->runs, "configurations",
+			 configs, "parts", parts);
+}
+
+static void costs_table(const struct cost_report *rep, FILE *out)
+{
+	const struct cost_config *none = costs_find(rep, "none");
+	double n = none->rounds_per_s > 0 ? none->rounds_per_s : 1;
+
+	fprintf(out, "costs on this kernel: ping-pong between CPUs %d and %d, %ld round trips, "
+		     "each configuration %d times interleaved (medians); BPF time from the "
+		     "kernel's run-time statistics\n",
+		rep->cpu_a, rep->cpu_b, rep->rounds, rep->runs);
+	fprintf(out, "  %-18s %14s %20s %18s %18s\n", "configuration", "round trips/s",
+		"vs none [min-max]", "BPF ns/round trip", "cpu_idle ns/event");
+	for (int i = 0; i < rep->nr; i++) {
+		const struct cost_config *c = &rep->c[i];
+		char ratio[48];
+
+		snprintf(ratio, sizeof(ratio), "%.3f [%.2f-%.2f]", cost_ratio(rep, c),
+			 c->rounds_min / n, c->rounds_max / n);
+		if (!c->observed)
+			fprintf(out, "  %-18s %14.0f %20s %18s %18s\n", c->name, c->rounds_per_s,
+				ratio, "-", "-");
+		else
+			fprintf(out, "  %-18s %14.0f %20s %18.0f %18.0f\n", c->name, c->rounds_per_s,
+				ratio, c->bpf_ns_per_round, c->idle_ns_per_event);
+	}
+	fprintf(out, "  what each part adds (record --without PART saves it; packing is opt-in); "
+		     "a throughput change within the spread above is noise:\n");
+	fprintf(out, "  %-18s %18s %22s %18s\n", "part", "BPF ns/round trip",
+		"of a round trip's time", "cpu_idle ns/event");
+	for (int i = 0; i < rep->nr; i++) {
+		double bpf, idle, share;
+
+		if (!rep->c[i].part)
+			continue;
+		cost_delta(rep, &rep->c[i], &bpf, &idle, &share);
+		fprintf(out, "  %-18s %18.0f %21.2f%% %18.0f\n", rep->c[i].part, bpf, 100 * share,
+			idle);
+	}
+}
+
 int cmd_info(int argc, char **argv)
 {
 	struct info_cmd c = { .format = FMT_TABLE };
@@ -169,6 +269,7 @@ int cmd_info(int argc, char **argv)
 	struct cpuidle_cpu_info ci = { 0 };
 	struct topology topo = { 0 };
 	struct groups tree = { 0 };
+	static struct cost_report costs;
 	char levels[160] = "", terr[256];
 	const struct kernel_features *f;
 	struct utsname u;
@@ -178,6 +279,20 @@ int cmd_info(int argc, char **argv)
 	FILE *out = stdout;
 
 	argp_parse(&argp, argc, argv, 0, NULL, &c);
+	have_topo = !topology_read(&topo);
+	if (c.costs) {
+		char cerr[256];
+
+		if (!have_topo) {
+			diag_error("--costs: cannot read the CPU topology");
+			return EXIT_RUNTIME;
+		}
+		if (costs_measure(&topo, &costs, cerr, sizeof(cerr))) {
+			diag_error("--costs: %s", cerr);
+			topology_free(&topo);
+			return EXIT_RUNTIME;
+		}
+	}
 	if (c.output && !(out = fopen(c.output, "we"))) {
 		diag_error("cannot write '%s': %s", c.output, strerror(errno));
 		return EXIT_RUNTIME;
@@ -188,7 +303,6 @@ int cmd_info(int argc, char **argv)
 	cpuidle_read_system(&sys);
 	cpuidle_read_cpu(&sys, 0, &ci, cpuidle_global_qos_ns());
 	states_text(&ci, states, sizeof(states));
-	have_topo = !topology_read(&topo);
 	if (have_topo) {
 		cpulist_format(&topo.online, online, sizeof(online));
 		count_topology(&topo, &packages, &dies);
@@ -238,6 +352,8 @@ int cmd_info(int argc, char **argv)
 					      have_topo ? topo.nr_possible : 0, "online", online,
 					      "packages", packages, "dies", dies, "clusters", clusters,
 					      "levels", levels));
+		if (c.costs)
+			json_object_set_new(root, "costs", costs_json(&costs));
 		if (json_dumpf(root, out, JSON_INDENT(2)) || fputc('\n', out) == EOF)
 			ret = EXIT_RUNTIME;
 		json_decref(root);
@@ -262,6 +378,8 @@ int cmd_info(int argc, char **argv)
 		if (have_topo)
 			fprintf(out, "topology groups (record's default): %s\n",
 				levels[0] ? levels : "none");
+		if (c.costs)
+			costs_table(&costs, out);
 	}
 	if (out != stdout && fclose(out))
 		ret = EXIT_RUNTIME;

@@ -22,6 +22,7 @@
 #include "render/render.h"
 #include "sys/topology.h"
 #include "sys/sysfs.h"
+#include "session/parts.h"
 #include "session/window.h"
 #include "util/workload.h"
 
@@ -29,7 +30,8 @@ struct record {
 	struct common_opts o;
 	bool wake; /* wakeup attribution (default on; --no-wakeups) */
 	const char *topology; /* --topology, NULL = sysfs */
-	struct session_cli sc; /* session_argp's view of the two above */
+	unsigned int without; /* --without: enum session_part bits */
+	struct session_cli sc; /* session_argp's view of the three above */
 	bool packing;
 	int assert_ret;    /* --fail-if: EXIT_OK, EXIT_ASSERT or EXIT_USAGE */
 	struct topology topo;
@@ -71,7 +73,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case ARGP_KEY_INIT:
 		state->child_inputs[0] = o;
-		r->sc = (struct session_cli){ &r->wake, &r->topology };
+		r->sc = (struct session_cli){ &r->wake, &r->topology, &r->without };
 		state->child_inputs[1] = &r->sc;
 		break;
 	case OPT_PACKING:
@@ -221,8 +223,11 @@ static int emit_summary(struct record *r, uint64_t start, uint64_t stop)
 					      .poke_ns = r->live.sess.poke_ns,
 					      .poke_why = r->live.sess.poke_why } };
 	struct idle_raw raw;
+	char without[96];
 	int err;
 
+	parts_format(r->without, without, sizeof(without));
+	s.without = without;
 	if ((err = idle_session_read(&r->live.sess, &raw))) {
 		diag_error("cannot read the BPF maps: %s", strerror(-err));
 		return -1;
@@ -294,7 +299,7 @@ int cmd_record(int argc, char **argv)
 		goto cleanup;
 	}
 	if ((ret = live_prepare(&r.live, &r.topo,
-				&(struct live_opts){ .topology = r.topology, .wake = r.wake,
+				&(struct live_opts){ .topology = r.topology, .wake = r.wake, .without = r.without,
 						     .packing = r.packing, .freq = true,
 						     .track_hotplug = true,
 						     .verbose = r.o.verbose })) ||

@@ -30,7 +30,8 @@ struct serve {
 	bool cpu_hist, cpu_detail; /* --per-cpu-histograms, --per-cpu-detail */
 	bool group_hist;           /* --group-histograms */
 	const char *topology; /* --topology, NULL = sysfs */
-	struct session_cli sc; /* session_argp's view of wake and topology */
+	unsigned int without; /* --without: enum session_part bits */
+	struct session_cli sc; /* session_argp's view of wake, topology and without */
 	struct topology topo;
 	struct live live; /* tables, groups, BPF session (session/live.h) */
 	struct cpuidle_counters *k_none; /* no sysfs cross-check: all invalid */
@@ -80,7 +81,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case ARGP_KEY_INIT:
 		state->child_inputs[0] = &r->o;
-		r->sc = (struct session_cli){ &r->wake, &r->topology };
+		r->sc = (struct session_cli){ &r->wake, &r->topology, &r->without };
 		state->child_inputs[1] = &r->sc;
 		break;
 	case OPT_LISTEN:
@@ -314,7 +315,7 @@ int cmd_serve(int argc, char **argv)
 		goto cleanup;
 	}
 	if ((ret = live_prepare(&r.live, &r.topo,
-				&(struct live_opts){ .topology = r.topology, .wake = r.wake,
+				&(struct live_opts){ .topology = r.topology, .wake = r.wake, .without = r.without,
 						     .verbose = r.o.verbose })))
 		goto cleanup;
 	ret = EXIT_RUNTIME;

@@ -33,7 +33,8 @@ struct top {
 	struct common_opts o; /* -d, -i, -C, -v: the shared vocabulary */
 	bool wake;
 	const char *topology;
-	struct session_cli sc; /* session_argp's view of wake and topology */
+	unsigned int without; /* --without: enum session_part bits */
+	struct session_cli sc; /* session_argp's view of wake, topology and without */
 	bool screen; /* full screen (stdin and stdout are terminals) */
 	struct topology topo;
 	struct cpulist sel;
@@ -69,7 +70,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case ARGP_KEY_INIT:
-		t->sc = (struct session_cli){ &t->wake, &t->topology };
+		t->sc = (struct session_cli){ &t->wake, &t->topology, &t->without };
 		state->child_inputs[0] = &t->sc;
 		break;
 	case 'i':
@@ -309,7 +310,7 @@ int cmd_top(int argc, char **argv)
 		goto cleanup;
 	}
 	if ((ret = live_prepare(&t.live, &t.topo,
-				&(struct live_opts){ .topology = t.topology, .wake = t.wake,
+				&(struct live_opts){ .topology = t.topology, .wake = t.wake, .without = t.without,
 						     .verbose = t.o.verbose })) ||
 	    (ret = live_load(&t.live)) || (ret = live_attach(&t.live)))
 		goto cleanup;

@@ -700,6 +700,8 @@ int summary_build(struct summary *s, const struct window_capture *w, const struc
 				"which the kernel's counters omit (its cross-check is a lower bound only)");
 	if (s->missing_events && s->missing_events[0])
 		summary_warn(s, "not on this kernel (skipped): %s", s->missing_events);
+	if (s->without && s->without[0])
+		summary_warn(s, "left out (--without), not measured: %s", s->without);
 	if (s->start_state.live && s->start_state.unknown_cpus > 0)
 		summary_warn(s, "%d CPU%s of unknown state at the start (no idle event since the "
 				"attach%s%s): one idle then counts as busy in its group until its first "

@@ -171,6 +171,7 @@ struct summary {
 	uint64_t cpu_out_of_range;
 	bool wake_enabled;
 	const char *missing_events; /* optional events this kernel lacks, or "" */
+	const char *without;        /* parts left out (--without), "timers,details", or NULL */
 	/* where entries' outcomes come from: fexit on this function, or NULL
 	 * for the tracepoints alone (idle_fexit_why says why) */
 	const char *idle_fexit_func;

@@ -266,6 +266,7 @@ json_t *summary_json(const struct summary *s)
 	json_object_set_new(root, "wakeup_details", s->wake_enabled ? wake_rows_json(s) : json_null());
 	json_object_set_new(root, "missing_events",
 			    json_string(s->missing_events ? s->missing_events : ""));
+	json_object_set_new(root, "without", json_string(s->without ? s->without : ""));
 	json_object_set_new(root, "kernel_check", kernel_check_json(s));
 	json_object_set_new(root, "groups", s->group_level[0] ? groups_json(s) : json_null());
 	json_object_set_new(root, "packing", pack_json(s));

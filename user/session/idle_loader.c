@@ -22,6 +22,7 @@
 #include "util/clock.h"
 #include "util/fdlimit.h"
 #include "session/kernel_features.h"
+#include "session/parts.h"
 #include "idlescope.skel.h"
 #include "idlescope_nofetch.skel.h"
 
@@ -58,6 +59,8 @@ enum feature {
 	F_RUNQ_LAT = 1 << 5,     /* hist runq-latency */
 	F_WAKEUP_LAT = 1 << 6,   /* hist wakeup-latency */
 	F_IDLE_SWITCH = 1 << 7,  /* hist idle-entry and idle-exit */
+	F_TIMERS = 1 << 8,       /* timer lateness of the wakeups */
+	F_DETAILS = 1 << 9,      /* the wakees (and who sent their IPI) */
 };
 
 /* The one list of events: in the order they attach, which features need
@@ -80,8 +83,8 @@ static const struct event {
 	{ "thermal_apic_entry", F_WAKE, true, false },
 	{ "irq_handler_entry", F_WAKE, false, false },
 	{ "softirq_entry", F_WAKE, false, false },
-	{ "hrtimer_expire_entry", F_WAKE, false, true },
-	{ "sched_wakeup", F_WAKE | F_PACKING | F_RUNQ_LAT | F_WAKEUP_LAT, false, false },
+	{ "hrtimer_expire_entry", F_TIMERS, false, true },
+	{ "sched_wakeup", F_DETAILS | F_PACKING | F_RUNQ_LAT | F_WAKEUP_LAT, false, false },
 	{ "sched_waking", F_WAKEUP_LAT | F_PACKING, false, false },
 	{ "sched_wakeup_new", F_RUNQ_LAT, false, false },
 	{ "sched_switch", F_WAKEUP_LAT | F_RUNQ_LAT | F_IDLE_SWITCH | F_PACKING, false, false },
@@ -89,7 +92,7 @@ static const struct event {
 	{ "sched_overutilized_tp", F_PACKING, false, false },
 	{ "pelt_cfs_tp", F_PACKING, false, false },
 	{ "sched_wake_idle_without_ipi", F_WAKE, false, false },
-	{ "ipi_send_cpu", F_WAKE, false, false },
+	{ "ipi_send_cpu", F_DETAILS, false, false },
 };
 #define NR_EVENTS (sizeof(events) / sizeof(events[0]))
 
@@ -98,10 +101,14 @@ static unsigned int session_features(const struct idle_session *s)
 	unsigned int f = F_IDLE;
 	uint32_t m = s->hist_metric;
 
-	if (m == HM_NONE && !env_set("IDLESCOPE_NO_IDLE_MISS"))
+	if (m == HM_NONE && !env_set("IDLESCOPE_NO_IDLE_MISS") && !(s->without & PART_MISS))
 		f |= F_MISS;
 	if (s->wake)
 		f |= F_WAKE;
+	if (s->wake && !(s->without & PART_TIMERS))
+		f |= F_TIMERS;
+	if (s->wake && !(s->without & PART_DETAILS))
+		f |= F_DETAILS;
 	if (s->packing)
 		f |= F_PACKING;
 	if (s->freq)
@@ -186,6 +193,10 @@ static void choose_idle_fexit(struct idle_session *s, const struct kernel_featur
 {
 	struct bpf_program *p = NULL;
 
+	if (s->without & PART_FEXIT) {
+		snprintf(s->idle_fexit_why, sizeof(s->idle_fexit_why), "left out (--without fexit)");
+		return;
+	}
 	if (f->idle_fexit) {
 		snprintf(s->idle_fexit_why, sizeof(s->idle_fexit_why), "%s",
 			 f->idle_fexit_why[0] ? f->idle_fexit_why : "no vmlinux BTF");
@@ -366,6 +377,7 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 	s->wake = o->wake || (o->replay && o->hist_metric == HM_NONE) ||
 		  o->hist_metric == HM_EXIT_LATENCY;
 	s->hist_metric = o->hist_metric;
+	s->without = o->without;
 	s->path_from = o->path_from;
 	s->path_to = o->path_to;
 	libbpf_set_print(libbpf_print);
@@ -435,6 +447,7 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 					(uint32_t)cpulist_count(&gr->cpus[g]);
 	}
 	s->skel->rodata->wake_enabled = s->wake;
+	s->skel->rodata->details_enabled = !(o->without & PART_DETAILS);
 	s->skel->rodata->hist_metric = o->hist_metric;
 	if (o->hist_unit_ns)
 		s->skel->rodata->hist_unit_ns = o->hist_unit_ns;

@@ -36,6 +36,7 @@ struct idle_session {
 	bool packing;
 	bool freq;
 	bool have_idle_miss;     /* cpu_idle_miss attached */
+	unsigned int without;    /* enum session_part bits left out */
 	const char *idle_attach; /* "tp_btf" or "raw_tp" */
 	const char *miss_attach; /* "tp_btf", "raw_tp" or NULL */
 	char missing[256];       /* optional events this kernel lacks, ", "-separated */
@@ -75,6 +76,7 @@ struct session_opts {
 	const struct groups *groups;
 	bool packing;                   /* busy-group timeline (needs groups) */
 	bool freq;                      /* frequency residency */
+	unsigned int without;           /* enum session_part bits left out (live) */
 	const char *path_from, *path_to; /* hist path-latency: functions */
 };
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "session/kernel_features.h"
+#include "session/parts.h"
 #include "session/window.h"
 #include "sys/sysfs.h"
 #include "util/diag.h"
@@ -31,13 +32,17 @@ int live_prepare(struct live *l, const struct topology *t, const struct live_opt
 	for (int c = 0; c < n; c++)
 		cpuidle_read_cpu(&l->sys, c, &l->info[c], qos);
 
-	if (!(o->topology && !strcmp(o->topology, "none")) &&
+	if ((o->without & PART_GROUPS) && o->topology && strcmp(o->topology, "none")) {
+		diag_error("--without groups contradicts --topology %s", o->topology);
+		return EXIT_USAGE;
+	}
+	if (!(o->without & PART_GROUPS) && !(o->topology && !strcmp(o->topology, "none")) &&
 	    groups_build(t, o->topology, &l->groups, err, sizeof(err))) {
 		diag_error("--topology: %s", err);
 		return EXIT_USAGE;
 	}
 	if (o->packing && !l->groups.nr_groups) {
-		diag_error("--packing needs topology groups (not --topology none)");
+		diag_error("--packing needs topology groups (not --topology none or --without groups)");
 		return EXIT_USAGE;
 	}
 	/* group counters use fetch-and-add, packing cmpxchg: BPF atomics that
@@ -53,7 +58,7 @@ int live_prepare(struct live *l, const struct topology *t, const struct live_opt
 		memset(&l->groups, 0, sizeof(l->groups));
 	}
 	/* frequency residency where cpufreq exists (events only on changes) */
-	l->freq = o->freq && (sysfs_exists("devices/system/cpu/cpufreq/policy0") ||
+	l->freq = o->freq && !(o->without & PART_FREQ) && (sysfs_exists("devices/system/cpu/cpufreq/policy0") ||
 			      sysfs_exists("devices/system/cpu/cpu0/cpufreq/scaling_cur_freq"));
 	return EXIT_OK;
 }
@@ -69,7 +74,8 @@ int live_load(struct live *l)
 	struct session_opts so = l->o.so;
 	char err[256] = "";
 
-	so.wake = l->o.wake;
+	so.wake = l->o.wake && !(l->o.without & PART_WAKEUPS);
+	so.without = l->o.without;
 	so.groups = l->groups.nr_groups ? &l->groups : NULL;
 	so.packing = l->o.packing;
 	so.freq = l->freq;

@@ -17,6 +17,7 @@
 struct live_opts {
 	const char *topology; /* --topology: NULL = sysfs, "none" = no groups */
 	bool wake;            /* wakeup attribution */
+	unsigned int without; /* --without: enum session_part bits */
 	bool packing;         /* record --packing: needs groups and atomic fetch ops */
 	bool freq;            /* frequency residency where cpufreq exists */
 	bool track_hotplug;   /* follow CPUs going offline and online (record) */

@@ -1,0 +1,118 @@
+#!/usr/bin/env bats
+# --without PARTS (what each leaves out, checked with bpftool's view of the
+# programs the run holds) and `info --costs` (what the ping-pong load is
+# known to do per round trip).
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup() {
+	OUT="$BATS_TEST_TMPDIR/out.json"
+}
+
+# The names of the BPF programs a running idlescope holds, one per line,
+# as bpftool lists them (its view, not idlescope's).
+held_programs() { # pid
+	local id
+	for id in $(grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -un); do
+		bpftool -j prog show id "$id" | jq -r .name
+	done | sort
+}
+
+# Starts record with the given options for a while, prints its programs.
+programs_of() {
+	local pid names
+	"$IDLESCOPE" record -d 3 -o /dev/null "$@" &
+	pid=$!
+	for _ in $(seq 100); do
+		names=$(held_programs "$pid")
+		[[ "$names" == *cpu_idle* ]] && sleep 0.3 && break
+		sleep 0.05
+	done
+	held_programs "$pid"
+	wait "$pid"
+}
+
+@test "--without details, timers, miss: their programs are not loaded, the rest are" {
+	command -v bpftool >/dev/null || skip "no bpftool"
+	run programs_of
+	[ "$status" -eq 0 ]
+	local all=$output
+	[[ "$all" == *_cpu_idle* ]]
+	[[ "$all" == *_local_timer_entry* || "$all" == *_irq_handler_entry* ]]
+	[[ "$all" == *_hrtimer_expire_entry* ]]
+	[[ "$all" == *_sched_wakeup* ]]
+	run programs_of --without details,timers,miss
+	[ "$status" -eq 0 ]
+	[[ "$output" == *_cpu_idle* ]]
+	[[ "$output" == *_softirq_entry* ]] # the causes stay
+	[[ "$output" != *hrtimer_expire_entry* ]]
+	[[ "$output" != *sched_wakeup* ]]
+	[[ "$output" != *ipi_send_cpu* ]]
+	[[ "$output" != *cpu_idle_miss* ]]
+}
+
+@test "--without timers,details: causes counted, no lateness and no detail rows, and the report says so" {
+	[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
+	run "$IDLESCOPE" record -C 1 --without timers,details --format json -o "$OUT" -- \
+		cyclictest --laptop -q -t 1 -a 1 -i 1000 -D 2
+	[ "$status" -eq 0 ]
+	[ "$(jq -r .without "$OUT")" = timers,details ]
+	# cyclictest wakes CPU 1 by its hrtimer: the cause is still there
+	[ "$(jq '.cpus[0].wakeups.causes.timer.count / .cpus[0].entries > 0.8' "$OUT")" = true ]
+	[ "$(jq '[.totals.wakeups.timer_lateness[].count] | add // 0' "$OUT")" -eq 0 ]
+	[ "$(jq '[.wakeup_details[] | length] | add' "$OUT")" -eq 0 ]
+	[ "$(jq '[.warnings[] | select(test("left out \\(--without\\), not measured: timers,details"))] | length' "$OUT")" -eq 1 ]
+	# and the default measures them on the same load
+	run "$IDLESCOPE" record -C 1 --format json -o "$OUT" -- cyclictest --laptop -q -t 1 -a 1 -i 1000 -D 2
+	[ "$status" -eq 0 ]
+	[ "$(jq -r .without "$OUT")" = "" ]
+	[ "$(jq '[.totals.wakeups.timer_lateness[].count] | add // 0' "$OUT")" -gt 0 ]
+	[ "$(jq '.wakeup_details.timers | length' "$OUT")" -gt 0 ]
+}
+
+@test "--without groups is --topology none; with another --topology or --packing it is refused" {
+	run "$IDLESCOPE" record -d 0.3 --without groups --format json -o "$OUT"
+	[ "$status" -eq 0 ]
+	[ "$(jq .groups "$OUT")" = null ]
+	run "$IDLESCOPE" record -d 0.3 --without groups --topology package -o /dev/null
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--without groups contradicts --topology package"* ]]
+	run "$IDLESCOPE" record -d 0.3 --without groups --packing -o /dev/null
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--packing needs topology groups"* ]]
+	run "$IDLESCOPE" record -d 0.3 --without wakeups --format json -o "$OUT"
+	[ "$status" -eq 0 ]
+	[ "$(jq .wakeup_details "$OUT")" = null ]
+}
+
+@test "--without: an unknown or empty part is a usage error naming it" {
+	run "$IDLESCOPE" record -d 0.3 --without timers,bogus
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"unknown part 'bogus'"* ]]
+	run "$IDLESCOPE" serve --without ""
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"unknown part ''"* ]]
+}
+
+@test "info --costs: every part of this machine measured over the ping-pong load" {
+	[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
+	run "$IDLESCOPE" info --costs --format json -o "$OUT"
+	[ "$status" -eq 0 ]
+	[ "$(jq -c '.costs.cpus' "$OUT")" = "[0,1]" ]
+	[ "$(jq -r '[.costs.configurations[].name] | .[0:5] | join(",")' "$OUT")" = \
+		"none,default,without wakeups,without timers,without details" ]
+	# each round trip can idle each of the two CPUs once, two cpu_idle events
+	# (entry, exit) each; on a loaded machine a CPU may run another task
+	# instead, but at least one side waits idle for the other
+	run jq -r '.costs.configurations[] | select(.name != "none") |
+		select(.cpu_idle_events_per_round_trip < 1 or .cpu_idle_events_per_round_trip > 6) |
+		"\(.name): \(.cpu_idle_events_per_round_trip) idle events per round trip"' "$OUT"
+	[ -z "$output" ]
+	# the wakeup programs (several per round trip) cost more than nothing
+	[ "$(jq '.costs.parts[] | select(.part == "wakeups") | .bpf_ns_per_round_trip > 0' "$OUT")" = true ]
+	[ "$(jq '[.costs.parts[].part] | index("groups") != null' "$OUT")" = true ]
+	run "$IDLESCOPE" info --costs
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"what each part adds"* ]]
+}
