@@ -63,12 +63,12 @@ struct idle_cpu_slot {
 	/* the hrtimer that ended the period */
 	__u64 timer_fn;
 	__u64 timer_lat_ns;
-	/* Line 1: written by other CPUs (wakers, IPI senders), and rare
-	 * counters, apart from line 0 so that wakers do not steal it. */
+	/* Line 1: the wakee, written by its waker (another CPU, or this one
+	 * for a queued wakeup), and rare counters, apart from line 0 so that
+	 * wakers do not steal it. */
 	__u32 wakee_pid;       /* task woken onto this CPU during the period */
 	__u32 waker_cpu;       /* CPU that woke it (sent the IPI, or itself) */
 	char wakee_comm[16];
-	__u32 ipi_from;        /* 1 + the last CPU that sent this CPU an IPI, 0 none */
 	/* WAKEE_TAG(wake_gen) of the wake the wakee belongs to, 0 none: the
 	 * waker writes it, so this CPU never writes line 1 to clear it */
 	__u32 wakee_tag;
@@ -95,6 +95,10 @@ struct idle_cpu_slot {
 	/* Topology-node updates (fetch-and-adds) this CPU's idle
 	 * events caused, per level: the cost of group idle, counted */
 	__u64 node_updates[IS_MAX_LEVELS];
+	/* Line 4: written by the CPUs that send this one an IPI, only when the
+	 * sender changes, and read by this CPU's wakeup: apart from line 1,
+	 * which this CPU's own wakeups write, so that a sender's read hits */
+	__u32 ipi_from __attribute__((aligned(64))); /* 1 + the last sender, 0 none */
 } __attribute__((aligned(64)));
 
 /* Per CPU and state: everything summed over completed idle periods. */
