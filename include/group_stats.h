@@ -23,10 +23,13 @@
  * the child whose join makes count == nr_children starts the all-idle
  * interval (and joins the parent), the next change of the word ends it. */
 struct group_slot {
+	/* Line 0: written by every member's idle event (one fetch-and-add). */
 	__u64 word;
 	__u64 idle_since;  /* 0 = not all idle (or the start was lost in a race) */
 	__u32 state;       /* the node state of the current all-idle interval */
-	__u32 nr_children; /* CPUs and child nodes: the count that means all idle */
+	/* Line 1: the loader's, read-only: read before the fetch-and-add
+	 * without bringing line 0 in shared first (one transfer, not two) */
+	__u32 nr_children __attribute__((aligned(64))); /* the count that means all idle */
 	__u32 width;       /* bits per state field */
 	__u32 fields;      /* state fields in the word */
 	__u32 parent1;     /* 1 + the parent node, 0 = top */
