@@ -4,6 +4,7 @@
 #include "session/idle_loader.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -363,6 +364,32 @@ static bool have_bpf_caps(void)
 	return (eff >> 21 & 1) || ((eff >> 38 & 1) && (eff >> 39 & 1)); /* SYS_ADMIN; PERFMON, BPF */
 }
 
+/* Drops the page-table entries of a read-only range of the binary (the
+ * kernel keeps the pages in its cache; a later read faults them back). */
+static void drop_pages(const void *p, size_t len)
+{
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t a = ((uintptr_t)p + pg - 1) & ~(pg - 1), z = ((uintptr_t)p + len) & ~(pg - 1);
+
+	if (z > a)
+		madvise((void *)a, z - a, MADV_DONTNEED);
+}
+
+/* After the load, what only loading needed leaves the resident set: the
+ * embedded BPF objects (about 1.3 MB each, read once by libbpf) and the
+ * heap libbpf freed (the parsed kernel BTF and ELF). A long-running serve
+ * or record keeps only what it uses. */
+static void release_load_memory(void)
+{
+	size_t sz;
+	const void *b = idlescope_bpf__elf_bytes(&sz);
+
+	drop_pages(b, sz);
+	b = idlescope_nofetch_bpf__elf_bytes(&sz);
+	drop_pages(b, sz);
+	malloc_trim(0);
+}
+
 int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_opts *o,
 		      char *err, size_t errlen)
 {
@@ -486,6 +513,7 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 	e = idlescope_bpf__load(s->skel) ? errno : 0;
 	/* loaded (CO-RE relocated): the parsed kernel BTF is not needed any more */
 	features_release_btf();
+	release_load_memory();
 	if (e) {
 		if (e == EPERM && have_bpf_caps())
 			snprintf(err, errlen, "the kernel refused a BPF program although CAP_BPF and "
