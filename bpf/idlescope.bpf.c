@@ -80,10 +80,14 @@ TP_PAIR(ipi_send_cpu, handle_ipi_send(this_cpu(), (__u32)cpu), __u64 cpu, __u64 
 
 static __always_inline void on_hrtimer(struct hrtimer *t, ktime_t *nowp, bool btf)
 {
+	__u32 cpu = this_cpu();
+	struct idle_cpu_slot *slot = hrtimer_wanted(cpu);
 	__s64 hnow = 0;
 
+	if (!slot)
+		return;
 	bpf_probe_read_kernel(&hnow, sizeof(hnow), nowp);
-	handle_hrtimer(this_cpu(), (__u64)KREAD(btf, t, function), KREAD(btf, t, node.expires),
+	hrtimer_record(cpu, slot, (__u64)KREAD(btf, t, function), KREAD(btf, t, node.expires),
 		       hnow);
 }
 TP_PAIR(hrtimer_expire_entry, on_hrtimer(hrtimer, now, btf), struct hrtimer *hrtimer, ktime_t *now)

@@ -174,10 +174,10 @@ static __always_inline void handle_wake_event(__u32 cpu, __u64 now_ns, __u32 kin
 {
 	struct idle_cpu_slot *slot;
 
-	if (stopped)
-		return;
+	/* the slot first: most events find no wake in progress, and need not
+	 * read the window's line too */
 	slot = bpf_map_lookup_elem(&idle_slots, &cpu);
-	if (!slot || !wake_in_progress(slot))
+	if (!slot || !wake_in_progress(slot) || stopped)
 		return;
 	if (kind == WAKE_SOFTIRQ)
 		slot->wake_softirq_seen = 1;
@@ -200,22 +200,27 @@ static __always_inline void handle_wake_event(__u32 cpu, __u64 now_ns, __u32 kin
 	}
 }
 
-/* hrtimer_expire_entry on `cpu`: the timer that ended the period (the first
- * one after a timer interrupt, or after an IRQ before any softirq, which is
- * how the arm64 arch timer shows) and its lateness now - expires. */
-static __always_inline void handle_hrtimer(__u32 cpu, __u64 fn, __s64 expires, __s64 hnow)
+/* hrtimer_expire_entry on `cpu`: the slot when this timer may have ended
+ * its period (the first one after a timer interrupt, or after an IRQ before
+ * any softirq, which is how the arm64 arch timer shows), else NULL. Asked
+ * before the timer is read: most expiries are not wanted. */
+static __always_inline struct idle_cpu_slot *hrtimer_wanted(__u32 cpu)
 {
-	struct idle_cpu_slot *slot;
+	struct idle_cpu_slot *slot = bpf_map_lookup_elem(&idle_slots, &cpu);
 	__u8 kind;
 
-	if (stopped)
-		return;
-	slot = bpf_map_lookup_elem(&idle_slots, &cpu);
 	if (!slot || !wake_in_progress(slot) || slot->wake_lat_done)
-		return;
+		return NULL;
 	kind = slot->wake_kind;
 	if (kind != WAKE_TIMER && (kind != WAKE_IRQ || slot->wake_softirq_seen))
-		return;
+		return NULL;
+	return stopped ? NULL : slot;
+}
+
+/* The wanted timer: its function and lateness now - expires. */
+static __always_inline void hrtimer_record(__u32 cpu, struct idle_cpu_slot *slot, __u64 fn,
+					   __s64 expires, __s64 hnow)
+{
 	slot->timer_fn = fn;
 	slot->timer_lat_ns = hnow > expires ? (__u64)(hnow - expires) : 0;
 	slot->wake_lat_done = 1;
@@ -223,16 +228,22 @@ static __always_inline void handle_hrtimer(__u32 cpu, __u64 fn, __s64 expires, _
 		wake_account_timer(cpu, slot); /* the period was already counted */
 }
 
+static __always_inline void handle_hrtimer(__u32 cpu, __u64 fn, __s64 expires, __s64 hnow)
+{
+	struct idle_cpu_slot *slot = hrtimer_wanted(cpu);
+
+	if (slot)
+		hrtimer_record(cpu, slot, fn, expires, hnow);
+}
+
 /* The slot of target when its wake still wants its first wakee, else NULL:
  * most wakeups need nothing more, not even the task's pid and comm. */
 static __always_inline struct idle_cpu_slot *wakee_wanted(__u32 target)
 {
-	struct idle_cpu_slot *slot;
+	struct idle_cpu_slot *slot = bpf_map_lookup_elem(&idle_slots, &target);
 
-	if (stopped)
-		return NULL;
-	slot = bpf_map_lookup_elem(&idle_slots, &target);
-	if (!slot || !wake_in_progress(slot) || slot->wakee_tag == WAKEE_TAG(slot->wake_gen))
+	if (!slot || !wake_in_progress(slot) || slot->wakee_tag == WAKEE_TAG(slot->wake_gen) ||
+	    stopped)
 		return NULL;
 	return slot;
 }
