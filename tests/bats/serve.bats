@@ -217,6 +217,13 @@ entries_by_state() {
 		$((16 * $(grep -c '^idlescope_group_info{' "$m"))) ]
 	run promtool check metrics <"$m"
 	[ "$status" -eq 0 ] && [ -z "$output" ]
+	kill "$SERVE_PID"
+	wait "$SERVE_PID" || true
+	# --without timers: the lateness family is gone, the wakeup causes stay
+	start_serve --listen 127.0.0.1:0 --without timers
+	curl -sS -o "$m" "$URL"
+	[ "$(grep -c '^idlescope_timer_lateness_seconds' "$m")" -eq 0 ]
+	grep -q '^idlescope_wakeups_total{cause="timer"}' "$m"
 }
 
 # bats test_tags=oracle

@@ -16,6 +16,7 @@
 #include "session/snapshot.h"
 #include "util/clock.h"
 #include "session/live.h"
+#include "session/parts.h"
 #include "util/listen.h"
 #include "model/model.h"
 #include "render/prom.h"
@@ -167,6 +168,7 @@ static int snapshot(struct serve *r, char **text, size_t *len)
 	*text = NULL;
 	if ((f = open_memstream(text, len))) {
 		struct prom_scrape p = { .s = &s, .version = IDLESCOPE_VERSION, .wake = r->live.sess.wake,
+					 .no_timers = (r->without & PART_TIMERS) != 0,
 					 .cpu_hist = r->cpu_hist, .cpu_detail = r->cpu_detail,
 					 .group_hist = r->group_hist,
 					 .scrape_ns = idle_now_ns() - t0 };

@@ -221,6 +221,8 @@ static void wake_families(FILE *f, const struct summary *s, const struct prom_sc
 			}
 		}
 	}
+	if (p->no_timers)
+		return;
 	state_hist_family(f, s, "idlescope_timer_lateness_seconds",
 			  p->cpu_hist ? "Timer lateness (hrtimer expiry to handler) of the idle periods "
 					"a timer ended, by idle state: the measured exit latency plus "

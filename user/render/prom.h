@@ -21,6 +21,7 @@ struct prom_scrape {
 	const struct summary *s; /* counters since the attach: start_ns .. now */
 	const char *version;
 	bool wake;           /* wakeup attribution loaded: the wakeup families */
+	bool no_timers;      /* --without timers: no timer lateness family */
 	/* --per-cpu-histograms: the idle duration and timer lateness histograms
 	 * per CPU and state; otherwise per state over the selected CPUs
 	 * (s->totals), the same family names without the cpu label */
