@@ -25,6 +25,8 @@ else
 	      pkg-config bats rt-tests stress-ng libcmocka-dev jq util-linux linux-perf
 	      libmicrohttpd-dev dpkg-dev curl iproute2 prometheus chromium fonts-dejavu-core
 	      idlestat trace-cmd rt-app python3 libncurses-dev tmux bash-completion)
+	# make bench's anchor observers (what a user would run instead)
+	pkgs+=(bpftrace libbpf-tools)
 	# robustness tests: libFuzzer runtime, strace (files written), capsh
 	pkgs+=(libclang-rt-14-dev strace libcap2-bin)
 	# make vmtest / make test: x86_64 and arm64 guests (tests/vm/run.sh)
