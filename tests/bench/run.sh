@@ -9,7 +9,8 @@
 # start-up time, the marginal cost of each part of idlescope, and the
 # exporter's size per scrape. Writes docs/performance.md and, for re-reporting
 # (`tests/bench/report.py build/bench-results.tsv`), $OUT/bench-results.tsv.
-# BENCH_OBSERVERS / BENCH_WORKLOADS (space-separated names) pick a subset.
+# BENCH_OBSERVERS / BENCH_WORKLOADS (space-separated names) pick a subset;
+# BENCH_ESTIMATE_ONLY=1 stops after printing how long the run would take.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-build}
@@ -380,7 +381,8 @@ for w in "${WORKLOADS[@]}"; do
 done
 # so far (calibration, trial starts, warm-ups), and replay_rate.sh's ~8 s a repetition
 est_s=$(awk -v e="$est_s" -v r="$REPS" -v s="$(secs_since "$T_START")" 'BEGIN { print e + s + r * 8 }')
-echo "bench: $nruns workload runs in $REPS repetitions, about $(awk -v e="$est_s" 'BEGIN { printf "%.1f", e / 60 }') min" >&2
+echo "bench: $nruns workload runs in $REPS repetitions, about $(awk -v e="$est_s" 'BEGIN { printf "%.1f", e / 60 }') min ($OBS_OVERHEAD_S s per observer run besides the workload)" >&2
+[ -z "${BENCH_ESTIMATE_ONLY:-}" ] || exit 0
 
 echo -e "workload\tobserver\trep\tvalue\trss_kb\tmap_bytes\tstartup_ms\tprog\tns_per_event\tbpf_share\tloader_cpu_s\ttrace_bytes_s\trss_anon_kb" >> "$RESULTS"
 for rep in $(seq "$REPS"); do
