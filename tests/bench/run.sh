@@ -1,69 +1,89 @@
 #!/usr/bin/env bash
 # `make bench`: what observing costs, measured side by side in one run.
-# Workloads run interleaved under each observer (none, X, none, Y, ...),
-# BENCH_REPS times; the table reports the median ratio to "none" and its
-# spread, BPF ns per event (kernel.bpf_stats_enabled, restored afterwards),
-# BPF CPU share, loader CPU time, RSS, BPF map memory, trace bytes per second
-# of the file-based tools and start-up time, and the exporter's size per
-# scrape. Writes docs/performance.md.
-# BENCH_OBSERVERS / BENCH_WORKLOADS (space-separated names) pick a subset.
+# Each repetition runs every workload un-observed and under each observer,
+# interleaved (a "none" run before every BENCH_NONE_EVERY observer runs, the
+# observers' order rotated by one each repetition), BENCH_REPS times; report.py
+# gives median ratios to "none" with bootstrap 95% intervals, BPF ns per event
+# (kernel.bpf_stats_enabled, restored afterwards), BPF CPU share, loader CPU
+# time, RSS, BPF map memory, trace bytes per second of the file-based tools,
+# start-up time, the marginal cost of each part of idlescope, and the
+# exporter's size per scrape. Writes docs/performance.md and, for re-reporting
+# (`tests/bench/report.py build/bench-results.tsv`), $OUT/bench-results.tsv.
+# BENCH_OBSERVERS / BENCH_WORKLOADS (space-separated names) pick a subset;
+# BENCH_ESTIMATE_ONLY=1 stops after printing how long the run would take.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-build}
 IS=$OUT/idlescope
 FLOOR=$OUT/tests/floor
 SHIM=$(realpath "$OUT/tests/trace_cmd_shim.so")
-REPS=${BENCH_REPS:-3}
+REPS=${BENCH_REPS:-7}
+NONE_EVERY=${BENCH_NONE_EVERY:-4}
+# the marginal-cost observers (idlescope-no-PART) run on these only, to keep
+# a full run under 20 minutes
+MARGINAL_WORKLOADS="pipe-pinned pipe-free"
 TRACEFS=/sys/kernel/tracing
 INSTANCE=idlescope-bench
 TMP=$(mktemp -d)
 RESULTS=$TMP/results.tsv
 NCPU=$(nproc)
+T_START=$(date +%s%N)
 
 [ "$(id -u)" = 0 ] || { echo "bench: run as root" >&2; exit 1; }
 for t in perf cyclictest rt-app trace-cmd idlestat bpftool jq python3; do
 	command -v "$t" >/dev/null || { echo "bench: needs $t (make deps)" >&2; exit 1; }
 done
 
-# Everything the observers change is put back on exit: bpf_stats, and the
-# top-level ftrace buffer that idlestat uses (it leaves its events on).
+# Everything the observers change is put back on exit, whichever way the
+# bench ends: bpf_stats, and the top-level ftrace buffer that idlestat uses
+# (it leaves its events on).
 STATS_OLD=$(sysctl -n kernel.bpf_stats_enabled)
 mounted_tracefs=
 if [ ! -e $TRACEFS/tracing_on ]; then
 	mount -t tracefs nodev $TRACEFS && mounted_tracefs=1
+fi
+# idlestat reads /sys/kernel/debug/tracing only
+mounted_debugfs=
+if [ ! -e /sys/kernel/debug/tracing/tracing_on ]; then
+	mount -t debugfs nodev /sys/kernel/debug && mounted_debugfs=1
 fi
 TRACING_ON_OLD=$(cat $TRACEFS/tracing_on)
 BUFFER_KB_OLD=$(cat $TRACEFS/buffer_size_kb)
 EVENTS_ON_OLD=$(cd $TRACEFS/events && grep -l '^1' ./*/*/enable 2>/dev/null || true)
 restore_ftrace() {
 	local f
-	for f in $TRACEFS/events/*/*/enable; do
-		[ "$(cat "$f")" = 0 ] || echo 0 > "$f"
-	done
+	# one grep over the ~2300 event files: a cat of each took 30 s per run
+	for f in $(grep -l '^1' $TRACEFS/events/*/*/enable 2>/dev/null); do echo 0 > "$f"; done
 	for f in $EVENTS_ON_OLD; do echo 1 > "$TRACEFS/events/$f"; done
 	echo "$BUFFER_KB_OLD" > $TRACEFS/buffer_size_kb
 	echo "$TRACING_ON_OLD" > $TRACEFS/tracing_on
 	[ -d $TRACEFS/instances/$INSTANCE ] && rmdir $TRACEFS/instances/$INSTANCE 2>/dev/null
 	return 0
 }
+OBS_PID=
 cleanup() {
+	set +e # every step, whatever failed before
 	sysctl -qw kernel.bpf_stats_enabled="$STATS_OLD"
-	pkill -INT -f "$TMP/marker" 2>/dev/null || true
-	pkill -f "trace-cmd record -B $INSTANCE" 2>/dev/null || true
-	sleep 0.2
+	if [ -n "$OBS_PID" ]; then # an observer still running: its whole session
+		pkill -INT -s "$OBS_PID" 2>/dev/null || true
+		sleep 0.5
+		pkill -KILL -s "$OBS_PID" 2>/dev/null || true
+	fi
 	restore_ftrace
-	[ -n "$mounted_tracefs" ] && umount $TRACEFS
+	[ -z "$mounted_debugfs" ] || umount -R /sys/kernel/debug
+	[ -z "$mounted_tracefs" ] || umount $TRACEFS
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM
 sysctl -qw kernel.bpf_stats_enabled=1
 
-# rt-app's mp3 example (the EAS "mp3" case), 4 s, calibrated once here so
+# rt-app's mp3 example (the EAS "mp3" case), 3 s, calibrated once here so
 # every run does the same work.
 PLOAD=$(cd "$TMP" && rt-app /usr/share/doc/rt-app/examples/mp3-short.json 2>&1 |
 	sed -n 's/.*pLoad = \([0-9]*\)ns.*/\1/p' | head -1)
 jq --argjson p "${PLOAD:-100}" --arg d "$TMP" \
-	'.global.calibration = $p | .global.duration = 4 | .global.logdir = $d' \
+	'.global.calibration = $p | .global.duration = 3 | .global.logdir = $d' \
 	/usr/share/doc/rt-app/examples/mp3-short.json > "$TMP/mp3.json"
 rm -f "$TMP"/mp3-*.log
 
@@ -75,20 +95,45 @@ WORKLOADS=(
 	"timer-latency-us|cyclictest --laptop -q -t 2 -a -i 500 -l 3000 | sed -n 's/.*Avg: *\([0-9]*\).*/\1/p' | awk '{s+=\$1} END {print s/NR}'"
 	"mp3-wakeup-latency-us|cd $TMP && rm -f mp3-*.log && rt-app mp3.json >/dev/null 2>&1 && awk '!/^#/ {s+=\$NF; n++} END {print s/n}' mp3-AudioTick-0.log"
 )
-# name|kind|command. kind: bpf (runs until SIGINT; its programs show in
-# bpftool), instance (until SIGINT; its own tracefs instance), or timed
-# (the top-level buffer, for {} seconds: idlestat ignores SIGINT until its
-# -t ends, and with a workload command (`-- CMD`) it kept under a millisecond
-# of trace here, so it traces for twice the un-observed run and the bench
-# waits for it).
+
+# name|kind|workloads|command. kind: bpf (runs until SIGINT; attached when it
+# holds a BPF link; bpf:N when N of its processes must), bpftrace (bpf, but
+# attached when its BEGIN probe has printed), instance (until SIGINT; its own
+# tracefs instance), or timed (the top-level buffer, for {} seconds: idlestat
+# ignores SIGINT until its -t ends, and with a workload command (`-- CMD`) it
+# kept under a millisecond of trace here, so it traces for twice the
+# un-observed run and the bench waits for it). workloads: all, marginal
+# ($MARGINAL_WORKLOADS), or extra (marginal, and only when BENCH_OBSERVERS
+# names it). Observers that are not installed or do not attach
+# here are skipped, with the reason in the TSV and the doc.
 OBSERVERS=(
-	"floor|bpf|$FLOOR"
-	"idlescope-idle|bpf|$IS record --no-wakeups --topology none -o /dev/null"
-	"idlescope-default|bpf|$IS record -o /dev/null"
-	"idlescope-packing|bpf|$IS record --packing -o /dev/null"
-	"trace-cmd|instance|env LD_PRELOAD=$SHIM trace-cmd record -B $INSTANCE -e power:cpu_idle -e power:cpu_idle_miss -e sched:sched_wakeup -e sched:sched_switch -e irq:irq_handler_entry -e timer:hrtimer_expire_entry -o $TMP/trace.dat"
-	"idlestat|timed|idlestat --trace -f $TMP/idlestat.trace -t {} -c -w -o $TMP/idlestat.report"
+	"floor|bpf|all|$FLOOR"
+	"idlescope-default|bpf|all|$IS record -o /dev/null"
+	"idlescope-packing|bpf|all|$IS record --packing -o /dev/null"
+	"trace-cmd|instance|all|env LD_PRELOAD=$SHIM trace-cmd record -B $INSTANCE -e power:cpu_idle -e power:cpu_idle_miss -e sched:sched_wakeup -e sched:sched_switch -e irq:irq_handler_entry -e timer:hrtimer_expire_entry -o $TMP/trace.dat"
+	"idlestat|timed|all|idlestat --trace -f $TMP/idlestat.trace -t {} -c -w -o $TMP/idlestat.report"
+	"bpftrace|bpftrace|all|bpftrace tests/bench/idle-runq.bt"
+	"libbpf-tools|bpf:2|all|set -m; runqlat & cpudist & wait -n; kill -INT \$(jobs -p) 2>/dev/null; wait"
+	"idlescope-idle|bpf|extra|$IS record --no-wakeups --topology none -o /dev/null"
 )
+# One observer per part that `record --without=PART` leaves out; freq, fexit
+# and miss only where this kernel and machine have them (`idlescope info`).
+INFO=$("$IS" info 2>&1 || true)
+PARTS="wakeups timers details groups"
+grep -q '^ *power:cpu_idle_miss.* yes ' <<<"$INFO" && PARTS+=" miss"
+grep -q '^cpufreq: absent' <<<"$INFO" || PARTS+=" freq"
+grep -q '^ *fentry/fexit *yes ' <<<"$INFO" && PARTS+=" fexit"
+for part in $PARTS; do
+	OBSERVERS+=("idlescope-no-$part|bpf|marginal|$IS record --without=$part -o /dev/null")
+done
+# what must be installed for an observer to run (Debian package in make deps)
+needs() { # observer -> commands it runs
+	case $1 in
+	bpftrace) echo bpftrace ;;
+	libbpf-tools) echo runqlat cpudist ;;
+	esac
+}
+
 want() { # name list -> is name in the space-separated list (or the list empty)
 	[ -z "$2" ] || [[ " $2 " == *" $1 "* ]]
 }
@@ -103,11 +148,29 @@ fd_ids() { # session id, "prog_id" or "map_id" -> JSON array of ids
 	done | awk '{ print $2 }' | sort -un | jq -sc .
 }
 
-prog_stats() { # -> "name run_cnt run_time_ns" of the observer's programs
+link_holders() { # session id -> how many of its processes hold a BPF link
+	local p n=0
+	for p in $(pgrep -s "$1"); do
+		if grep -qs '^link_id:' /proc/"$p"/fdinfo/*; then n=$((n + 1)); fi
+	done
+	echo "$n"
+}
+
+prog_owners() { # session id -> JSON {prog id: comm of the process holding it}
+	local p
+	for p in $(pgrep -s "$1"); do
+		grep -h '^prog_id:' /proc/"$p"/fdinfo/* 2>/dev/null |
+			awk -v c="$(cat /proc/"$p"/comm 2>/dev/null)" '{ print $2, c }'
+	done | jq -Rn '[inputs | split(" ") | {key: .[0], value: .[1]}] | from_entries'
+}
+
+prog_stats() { # -> "id name run_cnt run_time_ns" of the observer's programs
+	# named comm:name when several processes hold them (runqlat and cpudist
+	# both have a sched_switch)
 	bpftool -j prog show 2>/dev/null |
-		jq -r --argjson ids "$(fd_ids "$OBS_PID" prog_id)" \
-			'.[] | select(.id as $i | $ids | index($i)) |
-			"\(.name) \(.run_cnt // 0) \(.run_time_ns // 0)"'
+		jq -r --argjson o "$(prog_owners "$OBS_PID")" \
+			'([$o[]] | unique | length > 1) as $many | .[] | select($o[.id | tostring]) |
+			"\(.id) \(if $many then $o[.id | tostring] + ":" else "" end)\(.name) \(.run_cnt // 0) \(.run_time_ns // 0)"'
 }
 
 map_bytes() { # -> bytes_memlock of the observer's maps
@@ -118,7 +181,9 @@ map_bytes() { # -> bytes_memlock of the observer's maps
 
 observer_ready() { # kind -> attached/recording yet?
 	case $1 in
-	bpf) [ "$(fd_ids "$OBS_PID" link_id)" != "[]" ] ;; # attached: holds a link
+	bpf) [ "$(link_holders "$OBS_PID")" -ge 1 ] ;;
+	bpf:*) [ "$(link_holders "$OBS_PID")" -ge "${1#bpf:}" ] ;;
+	bpftrace) grep -q '^idlescope-bench: attached' "$TMP/obs.out" ;;
 	instance) [ "$(cat $TRACEFS/instances/$INSTANCE/events/power/cpu_idle/enable 2>/dev/null)" = 1 ] &&
 		[ "$(cat $TRACEFS/instances/$INSTANCE/tracing_on 2>/dev/null)" = 1 ] ;;
 	timed) [ "$(cat $TRACEFS/events/power/cpu_idle/enable)" = 1 ] &&
@@ -126,99 +191,218 @@ observer_ready() { # kind -> attached/recording yet?
 	esac
 }
 
-session_rss_kb() { # session id [field] -> summed VmRSS (or RssAnon) of its processes
-	local p t=0 f=${2:-VmRSS}
-	for p in $(pgrep -s "$1"); do
-		t=$(( t + $(awk -v f="$f:" '$1 == f { print $2 }' "/proc/$p/status" 2>/dev/null || echo 0) ))
-	done
-	echo "$t"
+session_usage() { # session id -> "VmRSS RssAnon ticks" summed over its processes
+	# (KB, KB, and utime + stime of them and their reaped children); one awk,
+	# as forks cost 10-30 ms each on a loaded guest
+	local p files=()
+	for p in $(pgrep -s "$1"); do files+=("/proc/$p/status" "/proc/$p/stat"); done
+	[ ${#files[@]} -gt 0 ] || { echo 0 0 0; return 0; }
+	awk '$1 == "VmRSS:" { r += $2 } $1 == "RssAnon:" { a += $2 }
+		FNR == 1 && FILENAME ~ /stat$/ { t += $14 + $15 + $16 + $17 }
+		END { print r + 0, a + 0, t + 0 }' "${files[@]}" 2>/dev/null || echo 0 0 0
 }
 
-cpu_ticks() { # session id -> utime + stime of its processes and their reaped children, in ticks
-	local p t=0
-	for p in $(pgrep -s "$1"); do
-		t=$(( t + $(awk '{ print $14 + $15 + $16 + $17 }' "/proc/$p/stat" 2>/dev/null || echo 0) ))
-	done
-	echo "$t"
-}
-
-start_observer() { # kind command -> OBS_PID, STARTUP_MS
-	local kind=$1 cmd=$2 t0 t1
+start_observer() { # kind command -> OBS_PID, STARTUP_MS; fails if it never attached
+	local kind=$1 cmd=$2 t0 t1 ok=1
 	rm -f "$TMP"/trace.dat* "$TMP"/idlestat.trace
 	t0=$(date +%s%N)
-	# own process group: trace-cmd forks one recorder per CPU
-	setsid bash -c "exec -a $TMP/marker $cmd" >"$TMP/obs.out" 2>"$TMP/obs.err" &
+	# own session: trace-cmd forks one recorder per CPU, libbpf-tools is two tools
+	setsid bash -c "$cmd" >"$TMP/obs.out" 2>"$TMP/obs.err" &
 	OBS_PID=$!
-	for _ in $(seq 2000); do
-		observer_ready "$kind" && break
+	local until_us=$(( ${EPOCHREALTIME/./} + 10000000 )) # 10 s, however slow forks are
+	while [ "${EPOCHREALTIME/./}" -lt "$until_us" ]; do
+		observer_ready "$kind" && { ok=0; break; }
+		kill -0 "$OBS_PID" 2>/dev/null || break # it died
 		sleep 0.005
 	done
 	t1=$(date +%s%N)
 	STARTUP_MS=$(( (t1 - t0) / 1000000 ))
 	OBS_T0=$t1
-	sleep 0.2
+	[ "$ok" = 0 ] && sleep 0.2
+	return "$ok"
 }
 
 stop_observer() { # kind -> OBS_SECONDS, TRACE_BYTES
 	local t1
-	[ "$1" = timed ] || kill -INT "$OBS_PID" 2>/dev/null || true
-	for _ in $(seq 1200); do kill -0 "$OBS_PID" 2>/dev/null || break; sleep 0.05; done
+	# SIGINT to the whole session, as a terminal's Ctrl-C: background jobs
+	# (libbpf-tools) would not get it from their shell
+	[ "$1" = timed ] || pkill -INT -s "$OBS_PID" 2>/dev/null || true
+	for _ in $(seq 1200); do pgrep -s "$OBS_PID" >/dev/null || break; sleep 0.05; done
 	t1=$(date +%s%N)
 	OBS_SECONDS=$(awk -v a="$OBS_T0" -v b="$t1" 'BEGIN { print (b - a) / 1e9 }')
 	[ "$1" = timed ] && OBS_SECONDS=$w_s # it traced that long, then post-processed
-	kill -KILL -- "-$OBS_PID" 2>/dev/null || true # stragglers of the group
+	pkill -KILL -s "$OBS_PID" 2>/dev/null || true # stragglers of the session
 	wait "$OBS_PID" 2>/dev/null || true
+	OBS_PID=
 	TRACE_BYTES=$( (cat "$TMP"/trace.dat* "$TMP"/idlestat.trace 2>/dev/null || true) | wc -c)
 	restore_ftrace
 }
 
-echo -e "workload\tobserver\trep\tvalue\trss_kb\tmap_bytes\tstartup_ms\tprog\tns_per_event\tbpf_share\tloader_cpu_s\ttrace_bytes_s\trss_anon_kb" > "$RESULTS"
-row() { echo -e "$1\t$2\t$3\t$4\t$5\t$6\t$7\t$8\t$9\t${10}\t${11}\t${12}\t${13:--}" >> "$RESULTS"; }
+# The TSV opens with what report.py needs to describe the run without this
+# machine: '#'-lines of key, tab, value.
+meta() { printf '# %s\t%s\n' "$1" "$2" >> "$RESULTS"; }
+: > "$RESULTS"
+meta date "$(date +%F)"
+meta host "$(uname -n)"
+meta kernel "$(uname -r)"
+meta arch "$(uname -m)"
+meta cpus "$NCPU"
+meta cpuidle "$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo absent)"
+meta clocksource "$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo unknown)"
+meta reps "$REPS"
+meta none_every "$NONE_EVERY"
+meta marginal_workloads "$MARGINAL_WORKLOADS"
+meta parts "$PARTS"
+
+secs_since() { # date +%s%N stamp -> seconds since, 0.1 s
+	awk -v a="$1" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }'
+}
+
+run_workload() { # command -> VAL, W_NS (its wall time)
+	local w0 w1
+	w0=$(date +%s%N)
+	VAL=$(bash -c "$1" 2>/dev/null | tail -1)
+	w1=$(date +%s%N)
+	W_NS=$((w1 - w0))
+}
+
+ROWS=$RESULTS # where row() and observe() write (the trial starts: /dev/null)
+row() { echo -e "$1\t$2\t$3\t$4\t$5\t$6\t$7\t$8\t$9\t${10}\t${11}\t${12}\t${13:--}" >> "$ROWS"; }
+
+observe() { # workload name, command, observer spec, rep -> its rows; fails if it did not attach
+	local wname=$1 wcmd=$2 oname kind set ocmd rss anon ticks mem loader_s bytes_s bpf_ns share
+	local t0
+	t0=$(date +%s%N)
+	IFS='|' read -r oname kind set ocmd <<<"$3"
+	if [ "$kind" = timed ]; then
+		# twice the un-observed run, and 2 s for start-up
+		w_s=$(awk -v n="$LAST_NONE_NS" 'BEGIN { printf "%d", 2 * n / 1e9 + 2 }')
+		ocmd=${ocmd//\{\}/$w_s}
+	fi
+	if ! start_observer "$kind" "$ocmd"; then
+		stop_observer "$kind"
+		[ "$4" = 0 ] || echo "bench: rep $4 $wname: $oname did not attach, run left out" >&2
+		return 1
+	fi
+	prog_stats > "$TMP/before"
+	run_workload "$wcmd"
+	read -r rss anon ticks <<<"$(session_usage "$OBS_PID")"
+	mem=0
+	[[ $kind != bpf* ]] || mem=$(map_bytes)
+	prog_stats > "$TMP/after"
+	stop_observer "$kind"
+	loader_s=$(awk -v t="$ticks" -v hz="$(getconf CLK_TCK)" 'BEGIN { print t / hz }')
+	bytes_s=-
+	[[ $kind == bpf* ]] || bytes_s=$(awk -v b="$TRACE_BYTES" -v s="$OBS_SECONDS" 'BEGIN { print b / s }')
+	# BPF CPU share of the machine over the workload
+	join <(sort "$TMP/before") <(sort "$TMP/after") > "$TMP/delta" # id name cnt ns name cnt ns
+	bpf_ns=$(awk '{ t += $7 - $4 } END { print t + 0 }' "$TMP/delta")
+	share=$(awk -v b="$bpf_ns" -v t="$W_NS" -v n="$NCPU" 'BEGIN { print b / (t * n) }')
+	awk -v w="$wname" -v o="$oname" -v r="$4" -v v="$VAL" \
+		'{ c = $6 - $3; t = $7 - $4; if (c > 0) printf "%s\t%s\t%s\t%s\t0\t0\t0\t%s\t%.0f\t-\t-\t-\t-\n", w, o, r, v, $2, t / c }' \
+		"$TMP/delta" >> "$ROWS"
+	row "$wname" "$oname" "$4" "$VAL" "${rss:-0}" "$mem" "$STARTUP_MS" - - "$share" "$loader_s" "$bytes_s" "${anon:-0}"
+	OBS_RUN_S=$(secs_since "$t0")
+	[ "$4" = 0 ] || echo "bench: rep $4 $wname under $oname: $VAL ($OBS_RUN_S s with start and stop)" >&2
+}
+
+why_failed() { # -> the observer's error line (bpftrace's RLIMIT warning is none)
+	local l
+	l=$(grep -v -e RLIMIT_MEMLOCK -e '^[[:space:]~^]*$' "$TMP/obs.err" || true)
+	{ grep -iE 'error|fail|unknown|unrecognized|invalid|not found|denied|usage' <<<"$l" || echo "$l"; } |
+		head -1 | cut -c1-200 | sed 's/^$/no error printed/'
+}
+
+# Which observers run: the wanted ones that are installed and attach here
+# (one trial run each, of no workload, to time an observer's start, stop and
+# readings; the bpf kinds only, trace-cmd and idlestat are required tools).
+RUN_OBS=()
+ovh_s=0
+ovh_n=0
+for o in "${OBSERVERS[@]}"; do
+	IFS='|' read -r oname kind set ocmd <<<"$o"
+	want "$oname" "${BENCH_OBSERVERS:-}" || continue
+	[ "$set" != extra ] || [ -n "${BENCH_OBSERVERS:-}" ] || continue
+	why=
+	for c in $(needs "$oname"); do
+		command -v "$c" >/dev/null || why="$c is not installed (make deps: Debian package $oname)"
+	done
+	if [ -z "$why" ] && [[ $kind == bpf* ]]; then
+		if ROWS=/dev/null observe trial true "$o" 0; then
+			ovh_s=$(awk -v a="$ovh_s" -v b="$OBS_RUN_S" 'BEGIN { print a + b }')
+			ovh_n=$((ovh_n + 1))
+		else
+			why="did not attach: $(why_failed)"
+		fi
+	fi
+	if [ -n "$why" ]; then
+		printf '# skip\t%s: %s\n' "$oname" "$(tr '\t' ' ' <<<"$why")" >> "$RESULTS"
+		echo "bench: skipping $oname: $why" >&2
+		continue
+	fi
+	RUN_OBS+=("$o")
+done
+[ ${#RUN_OBS[@]} -gt 0 ] || { echo "bench: no observer to run" >&2; exit 1; }
+
+
+workload_observers() { # workload -> WOBS: the observers that run on it
+	local o set
+	WOBS=()
+	for o in "${RUN_OBS[@]}"; do
+		IFS='|' read -r _ _ set _ <<<"$o"
+		[ "$set" = all ] || want "$1" "$MARGINAL_WORKLOADS" || continue
+		WOBS+=("$o")
+	done
+}
+
+# The time a full run takes: one un-observed warm-up run per workload, times
+# the runs to come, plus per observer run its start, stop and readings (the
+# trial runs' mean) and idlestat's longer trace.
+OBS_OVERHEAD_S=$(awk -v s="$ovh_s" -v n="$ovh_n" 'BEGIN { print n ? s / n : 1.7 }')
+est_s=0
+nruns=0
+declare -A WARM_S
+for w in "${WORKLOADS[@]}"; do
+	wname=${w%%|*}
+	want "$wname" "${BENCH_WORKLOADS:-}" || continue
+	run_workload "${w#*|}"
+	WARM_S[$wname]=$(awk -v n="$W_NS" 'BEGIN { print n / 1e9 }')
+	workload_observers "$wname"
+	n_obs=${#WOBS[@]}
+	n_timed=0
+	for o in "${WOBS[@]}"; do
+		[[ $o != *"|timed|"* ]] || n_timed=$((n_timed + 1))
+	done
+	n_none=$(( (n_obs + NONE_EVERY - 1) / NONE_EVERY ))
+	nruns=$((nruns + REPS * (n_obs + n_none)))
+	est_s=$(awk -v e="$est_s" -v r="$REPS" -v w="${WARM_S[$wname]}" -v o="$n_obs" -v n="$n_none" \
+		-v t="$n_timed" -v ov="$OBS_OVERHEAD_S" \
+		'BEGIN { print e + r * ((o + n) * w + o * ov + t * (w + 2)) }')
+done
+# so far (calibration, trial starts, warm-ups), and replay_rate.sh's ~8 s a repetition
+est_s=$(awk -v e="$est_s" -v r="$REPS" -v s="$(secs_since "$T_START")" 'BEGIN { print e + s + r * 8 }')
+echo "bench: $nruns workload runs in $REPS repetitions, about $(awk -v e="$est_s" 'BEGIN { printf "%.1f", e / 60 }') min ($OBS_OVERHEAD_S s per observer run besides the workload)" >&2
+[ -z "${BENCH_ESTIMATE_ONLY:-}" ] || exit 0
+
+echo -e "workload\tobserver\trep\tvalue\trss_kb\tmap_bytes\tstartup_ms\tprog\tns_per_event\tbpf_share\tloader_cpu_s\ttrace_bytes_s\trss_anon_kb" >> "$RESULTS"
 for rep in $(seq "$REPS"); do
 	for w in "${WORKLOADS[@]}"; do
 		wname=${w%%|*}
 		wcmd=${w#*|}
 		want "$wname" "${BENCH_WORKLOADS:-}" || continue
-		for o in "${OBSERVERS[@]}"; do
-			oname=${o%%|*}
-			rest=${o#*|}
-			kind=${rest%%|*}
-			ocmd=${rest#*|}
-			want "$oname" "${BENCH_OBSERVERS:-}" || continue
-			w0=$(date +%s%N)
-			val=$(bash -c "$wcmd" 2>/dev/null | tail -1)
-			w1=$(date +%s%N)
-			row "$wname" none "$rep" "$val" 0 0 0 - - - - -
-			echo "bench: rep $rep $wname under none: $val" >&2
-
-			if [ "$kind" = timed ]; then
-				# twice the un-observed run, and 2 s for start-up
-				w_s=$(awk -v a="$w0" -v z="$w1" 'BEGIN { printf "%d", 2 * (z - a) / 1e9 + 2 }')
-				ocmd=${ocmd//\{\}/$w_s}
+		workload_observers "$wname"
+		n=${#WOBS[@]}
+		[ "$n" -gt 0 ] || continue
+		# rotated by one each repetition, so that no observer always runs
+		# right after (or long after) an un-observed run
+		for i in $(seq 0 $((n - 1))); do
+			if [ $((i % NONE_EVERY)) = 0 ]; then
+				run_workload "$wcmd"
+				LAST_NONE_NS=$W_NS
+				row "$wname" none "$rep" "$VAL" 0 0 0 - - - - -
+				echo "bench: rep $rep $wname under none: $VAL ($(awk -v n="$W_NS" 'BEGIN { printf "%.1f", n / 1e9 }') s)" >&2
 			fi
-			start_observer "$kind" "$ocmd"
-			prog_stats > "$TMP/before"
-			w0=$(date +%s%N)
-			val=$(bash -c "$wcmd" 2>/dev/null | tail -1)
-			w1=$(date +%s%N)
-			rss=$(session_rss_kb "$OBS_PID")
-			anon=$(session_rss_kb "$OBS_PID" RssAnon)
-			ticks=$(cpu_ticks "$OBS_PID")
-			mem=0
-			[ "$kind" = bpf ] && mem=$(map_bytes)
-			prog_stats > "$TMP/after"
-			stop_observer "$kind"
-			loader_s=$(awk -v t="$ticks" -v hz="$(getconf CLK_TCK)" 'BEGIN { print t / hz }')
-			bytes_s=-
-			[ "$kind" != bpf ] && bytes_s=$(awk -v b="$TRACE_BYTES" -v s="$OBS_SECONDS" 'BEGIN { print b / s }')
-			# BPF CPU share of the machine over the workload
-			bpf_ns=$(join <(sort "$TMP/before") <(sort "$TMP/after") | awk '{ t += $5 - $3 } END { print t + 0 }')
-			share=$(awk -v b="$bpf_ns" -v a="$w0" -v z="$w1" -v n="$NCPU" 'BEGIN { print b / ((z - a) * n) }')
-			join <(sort "$TMP/before") <(sort "$TMP/after") |
-				awk -v w="$wname" -v o="$oname" -v r="$rep" -v v="$val" \
-				'{ c = $4 - $2; t = $5 - $3; if (c > 0) printf "%s\t%s\t%s\t%s\t0\t0\t0\t%s\t%.0f\t-\t-\t-\t-\n", w, o, r, v, $1, t / c }' >> "$RESULTS"
-			row "$wname" "$oname" "$rep" "$val" "${rss:-0}" "$mem" "$STARTUP_MS" - - "$share" "$loader_s" "$bytes_s" "${anon:-0}"
-			echo "bench: rep $rep $wname under $oname: $val" >&2
+			observe "$wname" "$wcmd" "${WOBS[$(( (i + rep - 1) % n ))]}" "$rep" || true
 		done
 	done
 done
@@ -237,7 +421,8 @@ done
 # The exporter's size (tests/unit/test_prom.c's synthetic machines, no timing)
 IDLESCOPE_PROM_SIZES=1 "$OUT/tests/test_prom" >"$TMP/prom-sizes.md"
 
-python3 tests/bench/report.py "$RESULTS" "$REPS" "$TMP/prom-sizes.md" > "$TMP/report.md"
+cp "$RESULTS" "$OUT/bench-results.tsv" # raw rows, for re-reporting
+python3 tests/bench/report.py "$RESULTS" "$TMP/prom-sizes.md" > "$TMP/report.md"
 if [ -t 1 ]; then # missed targets in red on a terminal
 	sed -e $'s/\*\*MISSED\*\*/\e[1;31mMISSED\e[0m/' "$TMP/report.md"
 else
@@ -248,5 +433,4 @@ fi
 sed -n '/^## Many CPUs$/,$p' docs/performance.md >"$TMP/many-cpus.md" 2>/dev/null || true
 cp "$TMP/report.md" docs/performance.md
 [ ! -s "$TMP/many-cpus.md" ] || { echo && cat "$TMP/many-cpus.md"; } >>docs/performance.md
-cp "$RESULTS" "$OUT/bench-results.tsv" # raw rows, for re-reporting
-echo "bench: wrote docs/performance.md" >&2
+echo "bench: wrote docs/performance.md and $OUT/bench-results.tsv; $nruns runs took $(awk -v s="$(secs_since "$T_START")" 'BEGIN { printf "%.1f", s / 60 }') min (estimated $(awk -v e="$est_s" 'BEGIN { printf "%.1f", e / 60 }'))" >&2
