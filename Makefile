@@ -200,12 +200,17 @@ $(OUT)/tests/floor: tests/bench/floor.c $(OUT)/floor.skel.h | $(OUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $< -lbpf -lelf -lz -o $@
 
+# The bench's cross-CPU ping-pong (the load of `info --costs`).
+$(OUT)/tests/pingpong: tests/bench/pingpong.c $(OUT)/user/util/pingpong.o $(OUT)/user/util/clock.o | $(OUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $^ -o $@
+
 # Lets trace-cmd record events where the function tracer is locked down.
 $(OUT)/tests/trace_cmd_shim.so: tests/lib/trace_cmd_shim.c | $(OUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) -O2 -Wall -Wextra -Werror -shared -fPIC $< -ldl -o $@
 
-bench: deps all check-root $(OUT)/tests/floor $(OUT)/tests/trace_cmd_shim.so $(OUT)/tests/test_prom
+bench: deps all check-root $(OUT)/tests/floor $(OUT)/tests/pingpong $(OUT)/tests/trace_cmd_shim.so $(OUT)/tests/test_prom
 	$(Q)OUT=$(OUT) ./tests/bench/run.sh
 
 # The man page, whatever its section (the tests take it from here too).

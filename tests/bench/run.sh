@@ -18,10 +18,17 @@ IS=$OUT/idlescope
 FLOOR=$OUT/tests/floor
 SHIM=$(realpath "$OUT/tests/trace_cmd_shim.so")
 REPS=${BENCH_REPS:-7}
+# Throughput and latency are measured with kernel.bpf_stats_enabled off (its
+# two clock reads per program run would be a cost of the BPF observers that
+# the ftrace ones do not pay); BPF ns/event, BPF share and map memory come
+# from BENCH_NS_REPS more repetitions of the BPF observers with it on, whose
+# workload values are not used.
+NS_REPS=${BENCH_NS_REPS:-3}
+STATS=1 # bpf_stats on: observe() reads the programs' and maps' figures
 NONE_EVERY=${BENCH_NONE_EVERY:-4}
 # the marginal-cost observers (idlescope-no-PART) run on these only, to keep
 # a full run under 20 minutes
-MARGINAL_WORKLOADS="pipe-pinned pipe-free"
+MARGINAL_WORKLOADS="pipe-pinned pingpong-cross"
 TRACEFS=/sys/kernel/tracing
 INSTANCE=idlescope-bench
 TMP=$(mktemp -d)
@@ -76,7 +83,11 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-sysctl -qw kernel.bpf_stats_enabled=1
+stats() { # 0/1 -> bpf_stats off/on, and observe() reads them when on
+	STATS=$1
+	sysctl -qw kernel.bpf_stats_enabled="$1"
+}
+stats 1
 
 # rt-app's mp3 example (the EAS "mp3" case), 3 s, calibrated once here so
 # every run does the same work.
@@ -90,9 +101,10 @@ rm -f "$TMP"/mp3-*.log
 # name|command printing one number on stdout (higher is better, except the
 # *-latency-us rows)
 WORKLOADS=(
-	"pipe-pinned|taskset -c 1 perf bench sched pipe -l 60000 | sed -n 's/^ *\([0-9]*\) ops\/sec.*/\1/p'"
+	"pipe-pinned|taskset -c 1 perf bench sched pipe -l 50000 | sed -n 's/^ *\([0-9]*\) ops\/sec.*/\1/p'"
 	"pipe-free|perf bench sched pipe -l 20000 | sed -n 's/^ *\([0-9]*\) ops\/sec.*/\1/p'"
-	"timer-latency-us|cyclictest --laptop -q -t 2 -a -i 500 -l 3000 | sed -n 's/.*Avg: *\([0-9]*\).*/\1/p' | awk '{s+=\$1} END {print s/NR}'"
+	"pingpong-cross|$OUT/tests/pingpong 15000 0 1"
+	"timer-latency-us|cyclictest --laptop -q -t 2 -a -i 500 -l 2000 | sed -n 's/.*Avg: *\([0-9]*\).*/\1/p' | awk '{s+=\$1} END {print s/NR}'"
 	"mp3-wakeup-latency-us|cd $TMP && rm -f mp3-*.log && rt-app mp3.json >/dev/null 2>&1 && awk '!/^#/ {s+=\$NF; n++} END {print s/n}' mp3-AudioTick-0.log"
 )
 
@@ -218,7 +230,7 @@ start_observer() { # kind command -> OBS_PID, STARTUP_MS; fails if it never atta
 	t1=$(date +%s%N)
 	STARTUP_MS=$(( (t1 - t0) / 1000000 ))
 	OBS_T0=$t1
-	[ "$ok" = 0 ] && sleep 0.2
+	[ "$ok" = 0 ] && sleep 0.1
 	return "$ok"
 }
 
@@ -250,6 +262,7 @@ meta cpus "$NCPU"
 meta cpuidle "$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo absent)"
 meta clocksource "$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo unknown)"
 meta reps "$REPS"
+meta ns_reps "$NS_REPS"
 meta none_every "$NONE_EVERY"
 meta marginal_workloads "$MARGINAL_WORKLOADS"
 meta parts "$PARTS"
@@ -284,12 +297,14 @@ observe() { # workload name, command, observer spec, rep -> its rows; fails if i
 		[ "$4" = 0 ] || echo "bench: rep $4 $wname: $oname did not attach, run left out" >&2
 		return 1
 	fi
-	prog_stats > "$TMP/before"
+	: > "$TMP/before"
+	[ "$STATS" = 0 ] || prog_stats > "$TMP/before"
 	run_workload "$wcmd"
 	read -r rss anon ticks <<<"$(session_usage "$OBS_PID")"
 	mem=0
-	[[ $kind != bpf* ]] || mem=$(map_bytes)
-	prog_stats > "$TMP/after"
+	[[ $kind != bpf* || $STATS = 0 ]] || mem=$(map_bytes)
+	: > "$TMP/after"
+	[ "$STATS" = 0 ] || prog_stats > "$TMP/after"
 	stop_observer "$kind"
 	loader_s=$(awk -v t="$ticks" -v hz="$(getconf CLK_TCK)" 'BEGIN { print t / hz }')
 	bytes_s=-
@@ -297,7 +312,9 @@ observe() { # workload name, command, observer spec, rep -> its rows; fails if i
 	# BPF CPU share of the machine over the workload
 	join <(sort "$TMP/before") <(sort "$TMP/after") > "$TMP/delta" # id name cnt ns name cnt ns
 	bpf_ns=$(awk '{ t += $7 - $4 } END { print t + 0 }' "$TMP/delta")
-	share=$(awk -v b="$bpf_ns" -v t="$W_NS" -v n="$NCPU" 'BEGIN { print b / (t * n) }')
+	share=-
+	[[ $kind != bpf* || $STATS = 0 ]] ||
+		share=$(awk -v b="$bpf_ns" -v t="$W_NS" -v n="$NCPU" 'BEGIN { print b / (t * n) }')
 	awk -v w="$wname" -v o="$oname" -v r="$4" -v v="$VAL" \
 		'{ c = $6 - $3; t = $7 - $4; if (c > 0) printf "%s\t%s\t%s\t%s\t0\t0\t0\t%s\t%.0f\t-\t-\t-\t-\n", w, o, r, v, $2, t / c }' \
 		"$TMP/delta" >> "$ROWS"
@@ -313,6 +330,7 @@ why_failed() { # -> the observer's error line (bpftrace's RLIMIT warning is none
 		head -1 | cut -c1-200 | sed 's/^$/no error printed/'
 }
 
+stats 0 # the throughput repetitions, and their trial runs below
 # Which observers run: the wanted ones that are installed and attach here
 # (one trial run each, of no workload, to time an observer's start, stop and
 # readings; the bpf kinds only, trace-cmd and idlestat are required tools).
@@ -374,10 +392,14 @@ for w in "${WORKLOADS[@]}"; do
 		[[ $o != *"|timed|"* ]] || n_timed=$((n_timed + 1))
 	done
 	n_none=$(( (n_obs + NONE_EVERY - 1) / NONE_EVERY ))
-	nruns=$((nruns + REPS * (n_obs + n_none)))
+	n_bpf=0
+	for o in "${WOBS[@]}"; do
+		[[ $o != *"|bpf"* ]] || n_bpf=$((n_bpf + 1))
+	done
+	nruns=$((nruns + REPS * (n_obs + n_none) + NS_REPS * n_bpf))
 	est_s=$(awk -v e="$est_s" -v r="$REPS" -v w="${WARM_S[$wname]}" -v o="$n_obs" -v n="$n_none" \
-		-v t="$n_timed" -v ov="$OBS_OVERHEAD_S" \
-		'BEGIN { print e + r * ((o + n) * w + o * ov + t * (w + 2)) }')
+		-v t="$n_timed" -v ov="$OBS_OVERHEAD_S" -v s="$NS_REPS" -v b="$n_bpf" \
+		'BEGIN { print e + r * ((o + n) * w + o * ov + t * (w + 2)) + s * b * (w + ov) }')
 done
 # so far (calibration, trial starts, warm-ups), and replay_rate.sh's ~8 s a repetition
 est_s=$(awk -v e="$est_s" -v r="$REPS" -v s="$(secs_since "$T_START")" 'BEGIN { print e + s + r * 8 }')
@@ -403,6 +425,22 @@ for rep in $(seq "$REPS"); do
 				echo "bench: rep $rep $wname under none: $VAL ($(awk -v n="$W_NS" 'BEGIN { printf "%.1f", n / 1e9 }') s)" >&2
 			fi
 			observe "$wname" "$wcmd" "${WOBS[$(( (i + rep - 1) % n ))]}" "$rep" || true
+		done
+	done
+done
+
+# The BPF observers again, with bpf_stats on: their programs' ns/event, BPF
+# share and map memory (rep "sN": report.py leaves their values out of the
+# ratios).
+stats 1
+for srep in $(seq "$NS_REPS"); do
+	for w in "${WORKLOADS[@]}"; do
+		wname=${w%%|*}
+		want "$wname" "${BENCH_WORKLOADS:-}" || continue
+		workload_observers "$wname"
+		for o in "${WOBS[@]}"; do
+			[[ $o == *"|bpf"* ]] || continue
+			observe "$wname" "${w#*|}" "$o" "s$srep" || true
 		done
 	done
 done
