@@ -160,6 +160,21 @@ fd_ids() { # session id, "prog_id" or "map_id" -> JSON array of ids
 	done | awk '{ print $2 }' | sort -un | jq -sc .
 }
 
+holds_link() { # pid -> does it hold a BPF link? (bash builtins only: no fork)
+	local f k v
+	for f in /proc/"$1"/fdinfo/*; do
+		while read -r k v; do
+			[ "$k" != link_id: ] || return 0
+		done 2>/dev/null <"$f"
+	done
+	return 1
+}
+
+# A sleep without a fork: a timed read on a FIFO nobody writes.
+mkfifo "$TMP/nap"
+exec {NAP_FD}<>"$TMP/nap"
+nap() { read -r -t "$1" -u "$NAP_FD" _ || true; }
+
 link_holders() { # session id -> how many of its processes hold a BPF link
 	local p n=0
 	for p in $(pgrep -s "$1"); do
@@ -193,7 +208,9 @@ map_bytes() { # -> bytes_memlock of the observer's maps
 
 observer_ready() { # kind -> attached/recording yet?
 	case $1 in
-	bpf) [ "$(link_holders "$OBS_PID")" -ge 1 ] ;;
+	# one process (bash -c execs a lone command): its own fds, read with
+	# builtins (holds_link), as a fork per poll slows the start it times
+	bpf) holds_link "$OBS_PID" ;;
 	bpf:*) [ "$(link_holders "$OBS_PID")" -ge "${1#bpf:}" ] ;;
 	bpftrace) grep -q '^idlescope-bench: attached' "$TMP/obs.out" ;;
 	instance) [ "$(cat $TRACEFS/instances/$INSTANCE/events/power/cpu_idle/enable 2>/dev/null)" = 1 ] &&
@@ -225,7 +242,7 @@ start_observer() { # kind command -> OBS_PID, STARTUP_MS; fails if it never atta
 	while [ "${EPOCHREALTIME/./}" -lt "$until_us" ]; do
 		observer_ready "$kind" && { ok=0; break; }
 		kill -0 "$OBS_PID" 2>/dev/null || break # it died
-		sleep 0.005
+		nap 0.005
 	done
 	t1=$(date +%s%N)
 	STARTUP_MS=$(( (t1 - t0) / 1000000 ))

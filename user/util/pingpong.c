@@ -66,9 +66,11 @@ int pingpong_run(int cpu_a, int cpu_b, long rounds, uint64_t *ns)
 			continue;
 		if (e)
 			kill(pid[i], SIGKILL);
-		while (waitpid(pid[i], &st, 0) < 0 && errno == EINTR)
+		pid_t r;
+
+		while ((r = waitpid(pid[i], &st, 0)) < 0 && errno == EINTR)
 			;
-		ok &= WIFEXITED(st) && WEXITSTATUS(st) == 0;
+		ok &= r == pid[i] && WIFEXITED(st) && WEXITSTATUS(st) == 0;
 	}
 	*ns = idle_now_ns() - t0;
 	if (e || !ok) {
