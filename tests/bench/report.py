@@ -423,6 +423,21 @@ out.append("Why the handler targets are missed where they are. The floor's `cpu_
            "objects' pages are dropped from the resident set and the freed heap is trimmed; "
            "what remains is the binary's code in use, the maps' bookkeeping and the "
            "snapshots.\n")
+# Where idlescope costs more than idlestat, the floor (same events, no work
+# in them) on the same workload says how much of that is being called there.
+behind = [(w, ratio(w, FULL), ratio(w, "floor"), ratio(w, "idlestat")) for w in workloads
+          if not latency(w) and "floor" in observers and "idlestat" in observers
+          and vals(w, FULL) and vals(w, "floor") and vals(w, "idlestat")
+          and ratio(w, FULL)[0] < ratio(w, "idlestat")[0]]
+if behind:
+    out.append("Where idlescope's ratio is below idlestat's, the floor's on the same workload "
+               "(it hooks the same events as idlescope's default session and does nothing in "
+               "them) says how much of the cost is that of being called on those events: "
+               + "; ".join("%s: idlescope %s, floor %s, idlestat %s" % (w, fmt(a), fmt(b), fmt(c))
+                           for w, a, b, c in behind)
+               + ". idlestat traces fewer events (idle, frequency, IRQs) through ftrace; every "
+               "BPF observer of the wakeup path pays for each wakeup, IPI and interrupt on the "
+               "woken CPU's critical path.\n")
 out.append("Notes: `perf bench sched pipe` left free on two CPUs is bimodal on this guest (about "
            "2.5 us per round trip when the scheduler keeps both tasks on one CPU, 30-70 us when "
            "they sit on two), so its ratios swing far past 1 either way and its intervals are "
