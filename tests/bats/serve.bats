@@ -10,6 +10,7 @@ setup() {
 	SERVE_PID=
 	PROM_PID=
 	LOAD_PID=
+	STATS_OLD=
 }
 
 teardown() {
@@ -19,6 +20,7 @@ teardown() {
 		kill "$p" 2>/dev/null || true
 		wait "$p" 2>/dev/null || true
 	done
+	[ -z "$STATS_OLD" ] || sysctl -qw kernel.bpf_stats_enabled="$STATS_OLD"
 }
 
 # A TCP port nothing listens on now (random, so parallel runs do not collide).
@@ -411,4 +413,38 @@ still_loaded() {
 		[ "$(still_loaded $ids)" -eq 0 ]
 		[ ! -s "$BATS_TEST_TMPDIR/serve.out.err" ]
 	done
+}
+
+@test "serve exports its own cost: program runs within bpftool's reads around the scrape, map memory equal to bpftool's, process figures from /proc" {
+	command -v bpftool >/dev/null || skip "no bpftool"
+	STATS_OLD=$(sysctl -n kernel.bpf_stats_enabled)
+	sysctl -qw kernel.bpf_stats_enabled=1
+	start_serve --listen 127.0.0.1:0
+	sleep 1
+	local m=$BATS_TEST_TMPDIR/m.txt id before after got ids maps
+	ids=$(grep -h '^prog_id:' /proc/"$SERVE_PID"/fdinfo/* | awk '{ print $2 }' | sort -un)
+	for id in $ids; do
+		[ "$(bpftool -j prog show id "$id" | jq -r .name)" = tp_btf_cpu_idle ] && break
+	done
+	before=$(bpftool -j prog show id "$id" | jq '.run_cnt // 0')
+	curl -sS -o "$m" "$URL"
+	after=$(bpftool -j prog show id "$id" | jq '.run_cnt // 0')
+	got=$(sed -n 's/^idlescope_bpf_program_runs_total{program="tp_btf_cpu_idle"} \([0-9]*\)$/\1/p' "$m")
+	echo "bpftool $before, scrape $got, bpftool $after"
+	[ "$after" -gt 0 ]
+	[ "$before" -le "$got" ] && [ "$got" -le "$after" ]
+	grep -qx 'idlescope_bpf_stats_enabled 1' "$m"
+	grep -q '^idlescope_bpf_program_run_seconds_total{program="tp_btf_cpu_idle"} 0\.[0-9]' "$m"
+	# the maps: bpftool's memlock of the maps the process holds, summed
+	maps=$(grep -h '^map_id:' /proc/"$SERVE_PID"/fdinfo/* | awk '{ print $2 }' | sort -un | jq -sc .)
+	[ "$(sed -n 's/^idlescope_bpf_map_memory_bytes //p' "$m")" -eq \
+		"$(bpftool -j map show | jq --argjson ids "$maps" '[.[] | select(.id as $i | $ids | index($i)) | .bytes_memlock] | add')" ]
+	# the process: RSS within 1 MB of VmRSS read now, CPU time under the wall time
+	local rss vm
+	rss=$(sed -n 's/^process_resident_memory_bytes //p' "$m")
+	vm=$(awk '$1 == "VmRSS:" { print $2 * 1024 }' /proc/"$SERVE_PID"/status)
+	[ $(( rss > vm ? rss - vm : vm - rss )) -lt 1048576 ]
+	awk '/^process_cpu_seconds_total / { exit !($2 > 0 && $2 < 30) }' "$m"
+	run promtool check metrics <"$m"
+	[ "$status" -eq 0 ] && [ -z "$output" ]
 }

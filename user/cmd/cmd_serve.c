@@ -17,6 +17,7 @@
 #include "util/clock.h"
 #include "session/live.h"
 #include "session/parts.h"
+#include "session/self_cost.h"
 #include "util/listen.h"
 #include "model/model.h"
 #include "render/prom.h"
@@ -142,6 +143,7 @@ static int snapshot(struct serve *r, char **text, size_t *len)
 {
 	uint64_t t0 = idle_now_ns();
 	struct idle_raw raw;
+	static struct self_cost self;
 	struct summary s = { .topo = &r->topo, .idle_attach = r->live.sess.idle_attach,
 			     .miss_attach = r->live.sess.have_idle_miss ? r->live.sess.miss_attach : NULL,
 			     /* no detail rows: they need /proc/kallsyms on every scrape */
@@ -166,8 +168,9 @@ static int snapshot(struct serve *r, char **text, size_t *len)
 	keep_monotonic(r, &s, &raw);
 	err = -ENOMEM;
 	*text = NULL;
+	self_cost_read(&r->live.sess, &self);
 	if ((f = open_memstream(text, len))) {
-		struct prom_scrape p = { .s = &s, .version = IDLESCOPE_VERSION, .wake = r->live.sess.wake,
+		struct prom_scrape p = { .self = &self, .s = &s, .version = IDLESCOPE_VERSION, .wake = r->live.sess.wake,
 					 .no_timers = (r->without & PART_TIMERS) != 0,
 					 .cpu_hist = r->cpu_hist, .cpu_detail = r->cpu_detail,
 					 .group_hist = r->group_hist,

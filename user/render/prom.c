@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "model/wake_names.h"
+#include "session/self_cost.h"
 
 const char *prom_seconds(char *buf, size_t len, uint64_t ns)
 {
@@ -264,6 +265,39 @@ static void group_families(FILE *f, const struct summary *s, bool hist)
 	}
 }
 
+/* What observing costs, for an alert on the observer itself. */
+static void self_families(FILE *f, const struct self_cost *c)
+{
+	char a[96], sec[32];
+
+	family(f, "idlescope_bpf_stats_enabled", "gauge",
+	       "1 when kernel.bpf_stats_enabled is on: only then do the BPF program run counts "
+	       "and run times advance.");
+	fprintf(f, "idlescope_bpf_stats_enabled %d\n", c->stats_enabled);
+	family(f, "idlescope_bpf_program_runs_total", "counter",
+	       "Runs of each of idlescope's BPF programs, as the kernel counts them (while "
+	       "kernel.bpf_stats_enabled is on).");
+	for (int i = 0; i < c->nr_progs; i++)
+		fprintf(f, "idlescope_bpf_program_runs_total{program=\"%s\"} %" PRIu64 "\n",
+			prom_label(a, sizeof(a), c->progs[i].name), c->progs[i].runs);
+	family(f, "idlescope_bpf_program_run_seconds_total", "counter",
+	       "CPU time in each of idlescope's BPF programs, as the kernel counts it (while "
+	       "kernel.bpf_stats_enabled is on).");
+	for (int i = 0; i < c->nr_progs; i++)
+		fprintf(f, "idlescope_bpf_program_run_seconds_total{program=\"%s\"} %s\n",
+			prom_label(a, sizeof(a), c->progs[i].name),
+			prom_seconds(sec, sizeof(sec), c->progs[i].run_ns));
+	family(f, "idlescope_bpf_map_memory_bytes", "gauge",
+	       "Memory of idlescope's BPF maps (memlock, as /proc/PID/fdinfo and bpftool give it).");
+	fprintf(f, "idlescope_bpf_map_memory_bytes %" PRIu64 "\n", c->map_bytes);
+	family(f, "process_cpu_seconds_total", "counter",
+	       "User and system CPU time of the idlescope process.");
+	fprintf(f, "process_cpu_seconds_total %s\n", prom_seconds(sec, sizeof(sec), c->cpu_ns));
+	family(f, "process_resident_memory_bytes", "gauge",
+	       "Resident memory of the idlescope process.");
+	fprintf(f, "process_resident_memory_bytes %" PRIu64 "\n", c->rss_bytes);
+}
+
 int prom_write(FILE *f, const struct prom_scrape *p)
 {
 	const struct summary *s = p->s;
@@ -320,5 +354,7 @@ int prom_write(FILE *f, const struct prom_scrape *p)
 		wake_families(f, s, p);
 	if (s->nr_groups)
 		group_families(f, s, p->group_hist);
+	if (p->self)
+		self_families(f, p->self);
 	return ferror(f) ? -1 : 0;
 }

@@ -17,6 +17,8 @@
 #define PROM_HIST_MIN_LOG2 8
 #define PROM_HIST_MAX_LOG2 32
 
+struct self_cost;
+
 struct prom_scrape {
 	const struct summary *s; /* counters since the attach: start_ns .. now */
 	const char *version;
@@ -34,6 +36,8 @@ struct prom_scrape {
 	 * a group per SMT core, so they are opt-in */
 	bool group_hist;
 	uint64_t scrape_ns;  /* time taken to read the maps and build s */
+	/* serve's own cost (programs, maps, process), or NULL for none */
+	const struct self_cost *self;
 };
 
 /* Writes every family with # HELP and # TYPE. By default the series per CPU
