@@ -434,6 +434,8 @@ still_loaded() {
 	[ "$after" -gt 0 ]
 	[ "$before" -le "$got" ] && [ "$got" -le "$after" ]
 	grep -qx 'idlescope_bpf_stats_enabled 1' "$m"
+	grep -qx 'idlescope_dropped_total{reason="cpu_out_of_range"} 0' "$m"
+	[ "$(grep -c '^idlescope_dropped_total{' "$m")" -eq 3 ]
 	grep -q '^idlescope_bpf_program_run_seconds_total{program="tp_btf_cpu_idle"} 0\.[0-9]' "$m"
 	# the maps: bpftool's memlock of the maps the process holds, summed
 	maps=$(grep -h '^map_id:' /proc/"$SERVE_PID"/fdinfo/* | awk '{ print $2 }' | sort -un | jq -sc .)

@@ -266,9 +266,19 @@ static void group_families(FILE *f, const struct summary *s, bool hist)
 }
 
 /* What observing costs, for an alert on the observer itself. */
-static void self_families(FILE *f, const struct self_cost *c)
+static void self_families(FILE *f, const struct summary *s, const struct self_cost *c)
 {
 	char a[96], sec[32];
+
+	family(f, "idlescope_dropped_total", "counter",
+	       "What the BPF side could not count, by reason: events of a CPU beyond the maps, "
+	       "idle entries with a state index beyond the state tables, wakeup details that "
+	       "found the detail table full (all should stay 0).");
+	fprintf(f, "idlescope_dropped_total{reason=\"cpu_out_of_range\"} %" PRIu64 "\n",
+		s->cpu_out_of_range);
+	fprintf(f, "idlescope_dropped_total{reason=\"bad_state\"} %" PRIu64 "\n", s->totals.bad_state);
+	fprintf(f, "idlescope_dropped_total{reason=\"detail_table_full\"} %" PRIu64 "\n",
+		s->totals.wake.detail_drops);
 
 	family(f, "idlescope_bpf_stats_enabled", "gauge",
 	       "1 when kernel.bpf_stats_enabled is on: only then do the BPF program run counts "
@@ -355,6 +365,6 @@ int prom_write(FILE *f, const struct prom_scrape *p)
 	if (s->nr_groups)
 		group_families(f, s, p->group_hist);
 	if (p->self)
-		self_families(f, p->self);
+		self_families(f, s, p->self);
 	return ferror(f) ? -1 : 0;
 }
