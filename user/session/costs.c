@@ -8,39 +8,34 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
-#include <bpf/libbpf.h>
 
-#include "idlescope.skel.h"
 #include "session/kernel_features.h"
 #include "session/live.h"
 #include "session/parts.h"
+#include "session/self_cost.h"
 #include "sys/sysfs.h"
 #include "sys/topology.h"
 #include "util/clock.h"
 #include "util/pingpong.h"
 
-/* The BPF run time of every loaded program, and of cpu_idle's, so far. */
+/* The BPF run time of every loaded program, and of cpu_idle's, so far
+ * (the same reading serve exports, session/self_cost.c). */
 struct run_stats {
 	uint64_t ns, idle_ns, idle_cnt;
 };
 
 static void read_stats(struct live *l, struct run_stats *s)
 {
-	struct bpf_program *p;
+	static struct self_cost c;
 
 	memset(s, 0, sizeof(*s));
-	bpf_object__for_each_program(p, l->sess.skel->obj) {
-		struct bpf_prog_info info = { 0 };
-		uint32_t len = sizeof(info);
-		int fd = bpf_program__fd(p);
-		const char *name = bpf_program__name(p);
-
-		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
-			continue;
-		s->ns += info.run_time_ns;
-		if (!strcmp(name, "tp_btf_cpu_idle") || !strcmp(name, "raw_tp_cpu_idle")) {
-			s->idle_ns += info.run_time_ns;
-			s->idle_cnt += info.run_cnt;
+	self_cost_read(&l->sess, &c);
+	for (int i = 0; i < c.nr_progs; i++) {
+		s->ns += c.progs[i].run_ns;
+		if (!strcmp(c.progs[i].name, "tp_btf_cpu_idle") ||
+		    !strcmp(c.progs[i].name, "raw_tp_cpu_idle")) {
+			s->idle_ns += c.progs[i].run_ns;
+			s->idle_cnt += c.progs[i].runs;
 		}
 	}
 }
