@@ -82,7 +82,11 @@ static __always_inline int account(__u32 cpu, __u64 s, __u64 r)
 	    s >= p->nr_states)
 		return -1;
 	classify(st, p, s, r);
-	return r < p->target_residency_ns[s];
+	if (r >= p->target_residency_ns[s])
+		return 0;
+	st->early++;
+	st->early_ns += r;
+	return 1;
 }
 
 /* An exit outside the window: of state s, or of an unknown state (s >=

@@ -113,6 +113,11 @@ struct idle_state_stats {
 	__u64 poll_limit;      /* of below on a polling state: ended at its limit */
 	__u64 miss_above;      /* power:cpu_idle_miss(below=0), kernel-exact */
 	__u64 miss_below;      /* power:cpu_idle_miss(below=1) */
+	/* periods shorter than the state's target residency (too deep,
+	 * whether or not a shallower state was enabled), and their time: what
+	 * entering this state wasted (docs/metrics.md#exit-cost) */
+	__u64 early;
+	__u64 early_ns;
 	/* fexit on cpuidle_enter_state/cpuidle_enter, where the kernel allows
 	 * it: kernel-exact outcomes of the entries (sysfs usage and rejected) */
 	__u64 fx_entered;      /* entries that ended in this state (its return value) */

@@ -478,6 +478,42 @@ usage_snapshot() { # out
 	jq -e '[.warnings[] | select(test("without an hrtimer_start"))] | length == 1' "$f"
 }
 
+# exit-cost.ftrace (arm-2x2.json; the trace's comment has the periods), window
+# 50.000050-50.020100 s = 20.05 ms, 4 CPUs in the profile:
+#   CPU0 CPU_PD: declared 3 x 100 us = 300 us; measured 3 x mean(20, 40) us
+#        = 90 us over 2 samples; early 2 (500 + 300 = 800 us)
+#   CPU0 WFI: declared 1 us; no lateness (an IRQ ended it); not early
+#   CPU1 CLS_PD: declared 1000 us; measured 1 x 1500 us; not early (20 ms)
+#   totals: declared 1301 us over 4 x 20.05 ms = 0.0162219...; measured
+#   1590 us over the 4 periods of CPU_PD and CLS_PD (of 5); early 800 us
+@test "replay: exit cost, declared and measured, and early time as worked out by hand" {
+	run "$IDLESCOPE" replay --profile "$TR/arm-2x2.json" "$TR/exit-cost.ftrace" --format json -o "$BATS_TEST_TMPDIR/e.json"
+	[ "$status" -eq 0 ]
+	local f="$BATS_TEST_TMPDIR/e.json"
+	[ "$(jq .duration_ns "$f")" -eq 20050000 ]
+	diff <(jq -c '.cpus[0:2][] | [.cpu, .exit_cost_ns, .exit_cost_measured_ns, .exit_cost_measured_periods,
+		.exit_cost_lateness_samples, .early, .early_ns,
+		(.states[] | [.name, .exit_cost_ns, .exit_cost_measured_ns, .exit_cost_lateness_samples, .early, .early_ns])]' "$f") \
+	     <(echo '[0,301000,90000,3,2,2,800000,["WFI",1000,null,0,0,0],["CPU_PD",300000,90000,2,2,800000],["CLS_PD",0,null,0,0,0]]
+[1,1000000,1500000,1,1,0,0,["WFI",0,null,0,0,0],["CPU_PD",0,null,0,0,0],["CLS_PD",1000000,1500000,1,0,0]]')
+	jq -e '.totals | .exit_cost_ns == 1301000 and .exit_cost_measured_ns == 1590000 and
+		.exit_cost_measured_periods == 4 and .early == 2 and .early_ns == 800000 and
+		((.exit_cost_share - 1301000 / 80200000) | fabs) < 1e-12 and
+		((.exit_cost_measured_share - 1590000 / 80200000) | fabs) < 1e-12 and
+		((.early_share - 800000 / 80200000) | fabs) < 1e-12' "$f"
+	jq -e '((.cpus[0].exit_cost_share - 301000 / 20050000) | fabs) < 1e-12' "$f"
+	# the early periods are the causes' early ones: CPU0's two CPU_PD
+	jq -e '[.cpus[0].wakeups.causes[].early] | add == 2' "$f"
+	# --fail-if on the totals and the table's section
+	run "$IDLESCOPE" replay --profile "$TR/arm-2x2.json" "$TR/exit-cost.ftrace" --fail-if 'total.exit_cost_share > 1%'
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"Exit cost: time spent leaving idle"* ]]
+	[[ "$output" == *"measured covers 80.0% of the periods"* ]]
+	# without a table: no declared cost, no early periods; lateness still measures
+	run "$IDLESCOPE" replay "$TR/exit-cost.ftrace" --format json
+	echo "$output" | jq -e '.totals | .exit_cost_ns == null and .early == null and .exit_cost_measured_ns == 1590000'
+}
+
 # Without a table (ftrace, no --profile): two-cluster.ftrace's periods by
 # state index, as worked out at the top, with no targets and no above/below.
 @test "replay without a state table: entries and time per state index, one warning" {

@@ -145,6 +145,10 @@ static void test_arm_table(void **state)
 	assert_int_equal(wfi->below, 1);
 	assert_int_equal(wfi->ideal[0], 1); /* 500 ns: nothing fits, shallowest */
 	assert_int_equal(wfi->ideal[1], 1); /* 1.5 ms: CPU_PD (1 ms) fits, CLS_PD not */
+	/* early: shorter than the target (1 us): the 500 ns period, nothing
+	 * shallower to be "above" but time wasted all the same */
+	assert_int_equal(wfi->early, 1);
+	assert_int_equal(wfi->early_ns, 500);
 
 	assert_int_equal(pd->entries, 2);
 	assert_int_equal(pd->time_ns, 200000 + 11500000);
@@ -156,11 +160,14 @@ static void test_arm_table(void **state)
 	assert_int_equal(pd->ideal[2], 1);
 	assert_int_equal(pd->miss_above, 1);
 	assert_int_equal(pd->miss_below, 0);
+	assert_int_equal(pd->early, 1);          /* 200 us < 1 ms */
+	assert_int_equal(pd->early_ns, 200000);
 
 	assert_int_equal(cls->entries, 1);
 	assert_int_equal(cls->time_ns, 20000000);
 	assert_int_equal(cls->above + cls->below, 0);
 	assert_int_equal(cls->ideal[2], 1);
+	assert_int_equal(cls->early + cls->early_ns, 0); /* 20 ms >= 10 ms */
 }
 
 static void test_histogram_buckets(void **state)
@@ -189,6 +196,8 @@ static void test_disabled_states(void **state)
 	assert_int_equal(st(f, 1, 2)->above, 1);
 	assert_int_equal(st(f, 2, 2)->entries, 1);
 	assert_int_equal(st(f, 2, 2)->above, 0);
+	assert_int_equal(st(f, 2, 2)->early, 1);     /* 100 us < 10 ms: early, not above */
+	assert_int_equal(st(f, 2, 2)->early_ns, 100000);
 	assert_int_equal(st(f, 2, 2)->ideal[2], 1); /* only enabled state */
 	assert_int_equal(st(f, 2, 2)->miss_below, 0); /* its period was not counted */
 }
@@ -229,6 +238,7 @@ static void test_edges_and_bounds(void **state)
 	/* CPU 5: counted without a table, never classified. */
 	assert_int_equal(st(f, 5, 1)->entries, 1);
 	assert_int_equal(st(f, 5, 1)->above + st(f, 5, 1)->below, 0);
+	assert_int_equal(st(f, 5, 1)->early + st(f, 5, 1)->early_ns, 0); /* no target to miss */
 	assert_int_equal(f->raw.slots[5].bad_state, 1);
 	assert_int_equal(f->raw.slots[5].unmatched_exits, 1);
 	assert_int_equal(st(f, 5, 3)->entries, 0);

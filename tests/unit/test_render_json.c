@@ -210,8 +210,12 @@ static int check_ns_ints(json_t *v, bool allow_null)
 			size_t l = strlen(key);
 
 			if (l > 3 && !strcmp(key + l - 3, "_ns")) {
-				/* eas.overutilized_ns is null without sched_overutilized_tp */
-				bool nullable = allow_null || !strcmp(key, "overutilized_ns");
+				/* eas.overutilized_ns is null without sched_overutilized_tp,
+				 * the exit cost's where it is unknown (json-schema.md) */
+				bool nullable = allow_null || !strcmp(key, "overutilized_ns") ||
+						!strcmp(key, "exit_cost_ns") ||
+						!strcmp(key, "exit_cost_measured_ns") ||
+						!strcmp(key, "early_ns");
 
 				if (!(json_is_integer(x) || (nullable && json_is_null(x))))
 					fail_msg("'%s' is not an integer", key);

@@ -61,6 +61,12 @@ static void test_delta_cuts_periods(void **state)
 	cur.stats[1].entries = 12;
 	cur.stats[1].time_ns = 1500;
 	cur.stats[1].below = 5;
+	prev.stats[1].early = 2; /* 1 early period of 300 ns in the interval */
+	prev.stats[1].early_ns = 500;
+	cur.stats[1].early = 3;
+	cur.stats[1].early_ns = 800;
+	prev.stats[1].fx_entered = 10; /* fexit's counts are deltas too */
+	cur.stats[1].fx_entered = 12;
 	cur.stats[1].min_ns = 7;
 	cur.slots[0].enter_ns = 1800;
 	cur.slots[0].state = 0;
@@ -91,6 +97,9 @@ static void test_delta_cuts_periods(void **state)
 	assert_int_equal(d.stats[1].time_ns, 400);
 	assert_int_equal(d.stats[1].below, 1);
 	assert_int_equal(d.stats[1].min_ns, 0);
+	assert_int_equal(d.stats[1].early, 1);
+	assert_int_equal(d.stats[1].early_ns, 300);
+	assert_int_equal(d.stats[1].fx_entered, 2);
 	assert_int_equal(d.stats[0].entries, 0);
 	assert_int_equal(d.stats[0].time_ns, 200);
 	assert_int_equal(d.slots[0].enter_ns, 0);

@@ -83,6 +83,8 @@ static void fill_state(struct state_summary *st, int index, const struct idle_st
 	st->have_miss = have_miss;
 	st->miss_above = raw->miss_above;
 	st->miss_below = raw->miss_below;
+	st->early = raw->early;
+	st->early_ns = raw->early_ns;
 	st->fx_entered = raw->fx_entered;
 	st->fx_rejected = raw->fx_rejected;
 	st->fx_demoted = raw->fx_demoted;
@@ -90,6 +92,23 @@ static void fill_state(struct state_summary *st, int index, const struct idle_st
 	memcpy(st->ideal, raw->ideal, sizeof(st->ideal));
 	memcpy(st->hist, raw->hist, sizeof(st->hist));
 	finish_state(st);
+}
+
+/* Each state's exit cost (its lateness is in the wake summary, empty
+ * without wakeups), and the CPU's, their sum. */
+static void cpu_exit_cost(struct cpu_summary *cs)
+{
+	cs->exit = exit_cost_none();
+	for (int i = 0; i < cs->nr_states; i++) {
+		struct state_summary *st = &cs->states[i];
+		const struct lat_summary *l = &cs->wake.lat[i];
+
+		st->exit = exit_cost_of(&(struct exit_cost_input){
+			.entries = st->entries, .early = st->early, .early_ns = st->early_ns,
+			.table = st->classified, .exit_latency_ns = st->exit_latency_ns,
+			.lateness_samples = l->count, .lateness_sum_ns = l->sum_ns });
+		exit_cost_add(&cs->exit, &st->exit);
+	}
 }
 
 static void finish_lat(struct lat_summary *l)
@@ -291,6 +310,7 @@ static void build_cpu(struct cpu_summary *cs, int cpu, const struct window_captu
 	}
 	if (w->raw->wake)
 		build_wake(cs, cpu, w);
+	cpu_exit_cost(cs);
 	if (w->raw->freq)
 		build_freq(cs, cpu, w);
 	{
@@ -545,6 +565,9 @@ static void add_state(struct state_summary *t, const struct state_summary *s)
 	t->poll_limit_known = t->poll_limit_known && s->poll_limit_known;
 	t->miss_above += s->miss_above;
 	t->miss_below += s->miss_below;
+	t->early += s->early;
+	t->early_ns += s->early_ns;
+	exit_cost_add(&t->exit, &s->exit);
 	t->have_fexit = s->have_fexit;
 	t->fx_entered += s->fx_entered;
 	t->fx_rejected += s->fx_rejected;
@@ -614,6 +637,9 @@ static void build_totals(struct summary *s)
 		finish_state(&t->states[j]);
 		finish_lat(&t->wake.lat[j]);
 	}
+	t->exit = exit_cost_none();
+	for (int j = 0; j < t->nr_states; j++)
+		exit_cost_add(&t->exit, &t->states[j].exit);
 }
 
 /* A CPU hot-unplugged during the window: its gap, and a kernel cross-check

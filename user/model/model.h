@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "model/exit_cost.h"
 #include "sys/cpuidle_sysfs.h"
 #include "session/snapshot.h"
 #include "sys/groups.h"
@@ -44,6 +45,8 @@ struct state_summary {
 	bool poll_limit_known; /* a polling state whose limit sysfs tells */
 	bool have_miss; /* cpu_idle_miss was attached */
 	uint64_t miss_above, miss_below;
+	uint64_t early, early_ns; /* shorter than the target residency, and their time */
+	struct exit_cost exit;    /* exit_cost_state() */
 	bool have_fexit; /* fx_*: fexit on the cpuidle entry was attached */
 	uint64_t fx_entered, fx_rejected, fx_demoted;
 	uint64_t ideal[IS_MAX_STATES];
@@ -151,6 +154,7 @@ struct cpu_summary {
 	bool idle_at_end;
 	const char *status; /* "ok", "offline", "no idle events" */
 	struct wake_summary wake;
+	struct exit_cost exit; /* over its states, exit_cost_cpu() */
 	struct freq_summary freq;
 	int64_t capacity;          /* cpu_capacity, -1 unknown */
 	uint64_t util_avg, util_max; /* time-weighted root cfs_rq util_avg */

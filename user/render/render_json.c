@@ -29,6 +29,29 @@ static json_t *hist_json(const uint64_t *hist)
 	return a;
 }
 
+/* The exit cost's fields (docs/metrics.md#exit-cost), null where unknown;
+ * a CPU's also say which of its periods the measured figure covers. */
+static void exit_cost_json(json_t *o, const struct exit_cost *e, uint64_t window, bool cpu)
+{
+	json_object_set_new(o, "exit_cost_ns", e->declared_known ? u64(e->declared_ns) : json_null());
+	json_object_set_new(o, "exit_cost_share",
+			    e->declared_known ? json_real(exit_cost_share(e->declared_ns, window))
+					      : json_null());
+	json_object_set_new(o, "exit_cost_measured_ns",
+			    e->measured_known ? u64(e->measured_ns) : json_null());
+	json_object_set_new(o, "exit_cost_measured_share",
+			    e->measured_known ? json_real(exit_cost_share(e->measured_ns, window))
+					      : json_null());
+	if (cpu)
+		json_object_set_new(o, "exit_cost_measured_periods", u64(e->measured_periods));
+	json_object_set_new(o, "exit_cost_lateness_samples", u64(e->lateness_samples));
+	json_object_set_new(o, "early", e->early_known ? u64(e->early) : json_null());
+	json_object_set_new(o, "early_ns", e->early_known ? u64(e->early_ns) : json_null());
+	json_object_set_new(o, "early_share",
+			    e->early_known ? json_real(exit_cost_share(e->early_ns, window))
+					   : json_null());
+}
+
 static json_t *state_json(const struct state_summary *st, int nr_states, uint64_t window)
 {
 	json_t *o = json_object(), *ideal;
@@ -75,6 +98,7 @@ static json_t *state_json(const struct state_summary *st, int nr_states, uint64_
 	json_object_set_new(o, "fx_entered", st->have_fexit ? u64(st->fx_entered) : json_null());
 	json_object_set_new(o, "fx_rejected", st->have_fexit ? u64(st->fx_rejected) : json_null());
 	json_object_set_new(o, "fx_demoted", st->have_fexit ? u64(st->fx_demoted) : json_null());
+	exit_cost_json(o, &st->exit, window, false);
 	json_object_set_new(o, "hist", hist_json(st->hist));
 	return o;
 }
@@ -98,6 +122,7 @@ static json_t *cpu_json(const struct cpu_summary *cs, uint64_t window, bool wake
 	for (int i = 0; i < cs->nr_states; i++)
 		json_array_append_new(states, state_json(&cs->states[i], cs->nr_states, window));
 	json_object_set_new(o, "states", states);
+	exit_cost_json(o, &cs->exit, window, true);
 	json_object_set_new(o, "wakeups", wake ? wake_cpu_json(cs) : json_null());
 	return o;
 }

@@ -6,6 +6,7 @@
 
 #include "model/kernel_check.h"
 #include "render/render.h"
+#include "render/render_exit.h"
 #include "render/render_freq.h"
 #include "render/render_pack.h"
 #include "render/render_wake.h"
@@ -280,6 +281,7 @@ void render_table(FILE *f, const struct summary *s)
 	render_eas_pack(f, s);
 	render_freq_table(f, s);
 	render_wake_table(f, s);
+	render_exit_table(f, s);
 	kernel_check(f, s);
 	if (s->nr_warnings) {
 		fprintf(f, "\nWarnings:\n");

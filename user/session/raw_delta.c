@@ -30,6 +30,11 @@ static void sub_state(struct idle_state_stats *d, const struct idle_state_stats 
 	d->poll_limit = sub(d->poll_limit, a->poll_limit);
 	d->miss_above = sub(d->miss_above, a->miss_above);
 	d->miss_below = sub(d->miss_below, a->miss_below);
+	d->fx_entered = sub(d->fx_entered, a->fx_entered);
+	d->fx_rejected = sub(d->fx_rejected, a->fx_rejected);
+	d->fx_demoted = sub(d->fx_demoted, a->fx_demoted);
+	d->early = sub(d->early, a->early);
+	d->early_ns = sub(d->early_ns, a->early_ns);
 	d->edge_exits = sub(d->edge_exits, a->edge_exits);
 	for (int i = 0; i < IS_MAX_STATES; i++)
 		d->ideal[i] = sub(d->ideal[i], a->ideal[i]);
