@@ -96,3 +96,23 @@ teardown() {
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"run 2 ("*") failed"* ]]
 }
+
+# The kernel's aggregate PM QoS CPU latency (a read of /dev/cpu_dma_latency)
+# is the oracle: each run sees the value its variant holds, and none after.
+@test "ab cpu_dma_latency=none,VALUE: each run under its request, dropped after" {
+	local log="$BATS_TEST_TMPDIR/qos.log" before
+	before=$(od -An -td4 /dev/cpu_dma_latency | tr -d ' ')
+	cat > "$BATS_TEST_TMPDIR/qos.sh" <<EOS
+#!/bin/sh
+od -An -td4 /dev/cpu_dma_latency | tr -d ' ' >> "$log"
+EOS
+	chmod +x "$BATS_TEST_TMPDIR/qos.sh"
+	run "$IDLESCOPE" ab --set cpu_dma_latency=none,17 --repeat 2 -- "$BATS_TEST_TMPDIR/qos.sh"
+	[ "$status" -eq 0 ]
+	# none: whatever the machine had (no other holder: its default)
+	diff "$log" <(printf '%s\n' "$before" 17 "$before" 17)
+	[ "$(od -An -td4 /dev/cpu_dma_latency | tr -d ' ')" = "$before" ]
+	run "$IDLESCOPE" ab --set cpu_dma_latency=none,-1 -d 1
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"cpu_dma_latency takes 'none' or microseconds"* ]]
+}

@@ -113,21 +113,27 @@ static int merge_bins(struct ctx *c, const char *where, struct adv_bin *b, int *
 	return 0;
 }
 
-uint64_t adv_median(const struct adv_bin *b, int n)
+uint64_t adv_quantile(const struct adv_bin *b, int n, double q)
 {
-	double total = 0, cum = 0;
+	double total = 0, cum = 0, want;
 
 	for (int i = 0; i < n; i++)
 		total += b[i].count;
 	if (total <= 0)
 		return 0;
+	want = total * q;
 	for (int i = 0; i < n; i++) {
-		if (cum + b[i].count >= total / 2 && b[i].count > 0)
-			return b[i].lo + (uint64_t)((double)(b[i].hi - b[i].lo) * (total / 2 - cum) /
+		if (cum + b[i].count >= want && b[i].count > 0)
+			return b[i].lo + (uint64_t)((double)(b[i].hi - b[i].lo) * (want - cum) /
 						    b[i].count);
 		cum += b[i].count;
 	}
 	return b[n - 1].hi;
+}
+
+uint64_t adv_median(const struct adv_bin *b, int n)
+{
+	return adv_quantile(b, n, 0.5);
 }
 
 /* One state of one CPU into s (a fresh slot or the table's own). */

@@ -51,7 +51,9 @@ int adv_input_load(const json_t *doc, const struct cpulist *sel, struct adv_inpu
 		   size_t errlen);
 void adv_input_free(struct adv_input *in);
 
-/* Median of a histogram, interpolated inside its bucket; 0 if empty. */
+/* The q-quantile (0..1) of a histogram, interpolated inside its bucket; 0
+ * if empty. adv_median is q = 0.5. */
+uint64_t adv_quantile(const struct adv_bin *b, int n, double q);
 uint64_t adv_median(const struct adv_bin *b, int n);
 
 #endif

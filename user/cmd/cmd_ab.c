@@ -50,12 +50,14 @@ static void on_signal(int sig)
 	interrupted = sig;
 }
 
-enum { OPT_SET = 0x400, OPT_REPEAT, OPT_METRIC };
+enum { OPT_SET = 0x400, OPT_REPEAT, OPT_METRIC, OPT_SET_FROM };
 
 static const struct argp_option options[] = {
 	{ "set", OPT_SET, "KEY=V1,V2", 0,
 	  "A setting and its variants: a sysctl (kernel.sched_energy_aware), governor, or "
 	  "stateN.disable; repeatable (variants are all combinations)", 0 },
+	{ "set-from", OPT_SET_FROM, "FILE", 0,
+	  "The --set values in FILE, one per line (# comments), as advise --write-ab writes them", 0 },
 	{ "repeat", OPT_REPEAT, "N", 0, "Runs per variant (default 5)", 0 },
 	{ "metric", OPT_METRIC, "NAME", 0,
 	  "A metric to compare (compare's names, e.g. state[POLL].share); repeatable", 0 },
@@ -67,21 +69,56 @@ static const char doc[] =
 	"the runs: N, min, max, median, mean, stddev, and Welch's t-test at 95% against the first "
 	"variant.\vOriginal settings are restored on success, on error and on SIGINT/SIGTERM.";
 
+static void add_set(struct argp_state *state, struct ab *a, const char *spec)
+{
+	char err[256];
+
+	if (a->nr_sets == MAX_SETS)
+		argp_error(state, "at most %d --set", MAX_SETS);
+	if (setting_parse(spec, &a->sets[a->nr_sets], err, sizeof(err)))
+		argp_error(state, "%s", err);
+	a->nr_sets++;
+}
+
+/* --set-from FILE: a --set per line; blank lines and # comments skipped. */
+static void set_from(struct argp_state *state, struct ab *a, const char *path)
+{
+	FILE *f = fopen(path, "re");
+	char line[640];
+	int n = 0;
+
+	if (!f)
+		argp_error(state, "--set-from: cannot read '%s': %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		size_t len = strlen(line);
+
+		n++;
+		if (len && line[len - 1] != '\n' && !feof(f)) {
+			fclose(f);
+			argp_error(state, "--set-from %s:%d: line too long", path, n);
+		}
+		line[strcspn(line, "\r\n")] = 0;
+		if (!line[strspn(line, " \t")] || line[strspn(line, " \t")] == '#')
+			continue;
+		add_set(state, a, line + strspn(line, " \t"));
+	}
+	fclose(f);
+}
+
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct ab *a = state->input;
-	char err[256], *end;
+	char *end;
 
 	switch (key) {
 	case ARGP_KEY_INIT:
 		state->child_inputs[0] = &a->o;
 		break;
 	case OPT_SET:
-		if (a->nr_sets == MAX_SETS)
-			argp_error(state, "at most %d --set", MAX_SETS);
-		if (setting_parse(arg, &a->sets[a->nr_sets], err, sizeof(err)))
-			argp_error(state, "%s", err);
-		a->nr_sets++;
+		add_set(state, a, arg);
+		break;
+	case OPT_SET_FROM:
+		set_from(state, a, arg);
 		break;
 	case OPT_REPEAT:
 		errno = 0;

@@ -14,6 +14,7 @@
 
 #include "advise/advise.h"
 #include "advise/advise_input.h"
+#include "advise/budget_report.h"
 #include "cmd/cli.h"
 #include "cmd/commands.h"
 #include "advise/energy_model.h"
@@ -35,6 +36,12 @@ struct advise {
 	bool have_em;
 	struct kernel_em kem;
 	bool have_kem;
+	/* --latency-budget: the exit latency quantile to keep within it */
+	bool have_budget;
+	uint64_t budget_ns;
+	double percentile;
+	const char *write_ab;
+	uint64_t window_ns;
 };
 
 static const char doc[] =
@@ -45,7 +52,7 @@ static const char doc[] =
 	"first like record (-d SECONDS, -- COMMAND, or until Ctrl-C). The method and its "
 	"assumptions are in docs/advise.md and printed with every report.";
 
-enum { OPT_ENERGY_MODEL = 0x500, OPT_EXIT_LATENCY };
+enum { OPT_ENERGY_MODEL = 0x500, OPT_EXIT_LATENCY, OPT_BUDGET, OPT_PERCENTILE, OPT_WRITE_AB };
 
 static const struct argp_option options[] = {
 	{ "energy-model", OPT_ENERGY_MODEL, "FILE", 0,
@@ -53,6 +60,13 @@ static const struct argp_option options[] = {
 	  "in power unit x us)", 0 },
 	{ "exit-latency", OPT_EXIT_LATENCY, "SOURCE", 0,
 	  "declared (sysfs, the kernel's rule; default) or measured (median timer lateness)", 0 },
+	{ "latency-budget", OPT_BUDGET, "DURATION", 0,
+	  "which states to leave out (or which /dev/cpu_dma_latency value to hold) so that the "
+	  "measured exit latency stays within DURATION (e.g. 50us), and what it costs", 0 },
+	{ "latency-percentile", OPT_PERCENTILE, "P", 0,
+	  "the percentile of the exit latency --latency-budget bounds (default 99)", 0 },
+	{ "write-ab", OPT_WRITE_AB, "FILE", 0,
+	  "write the --latency-budget proposal as settings for `idlescope ab --set-from FILE`", 0 },
 	{ 0 }
 };
 
@@ -73,6 +87,23 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		else if (strcmp(arg, "declared"))
 			argp_error(state, "--exit-latency is 'declared' or 'measured', not '%s'", arg);
 		break;
+	case OPT_BUDGET:
+		if (parse_duration(arg, 1000, &a->budget_ns) || !a->budget_ns)
+			argp_error(state, "--latency-budget: '%s' is not a duration above 0 (50us, "
+					  "1ms; a bare number is in us)", arg);
+		a->have_budget = true;
+		break;
+	case OPT_PERCENTILE: {
+		char *end;
+
+		a->percentile = strtod(arg, &end);
+		if (end == arg || *end || !(a->percentile > 0 && a->percentile <= 100))
+			argp_error(state, "--latency-percentile: '%s' is not in (0, 100]", arg);
+		break;
+	}
+	case OPT_WRITE_AB:
+		a->write_ab = arg;
+		break;
 	case ARGP_KEY_ARG:
 		if (a->file)
 			argp_error(state, "one FILE at most (a COMMAND goes after --)");
@@ -83,6 +114,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "advise prints table or json, not csv");
 		if (a->file && (a->o.duration_ns || a->o.command))
 			argp_error(state, "FILE and -d or COMMAND exclude each other");
+		if ((a->write_ab || a->percentile) && !a->have_budget)
+			argp_error(state, "--write-ab and --latency-percentile go with --latency-budget");
+		if (!a->percentile)
+			a->percentile = 99;
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -298,6 +333,9 @@ static json_t *table_json(const struct advise *a, const struct adv_table_in *t)
 	cpus = cpulist_str(&t->cpus);
 	json_object_set_new(o, "cpus", cpus ? json_string(cpus) : json_null());
 	free(cpus);
+	json_object_set_new(o, "latency_budget",
+			    a->have_budget ? budget_json(t, a->window_ns, a->budget_ns, a->percentile)
+					   : json_null());
 	json_object_set_new(o, "periods", json_real(periods));
 	json_object_set_new(o, "states", states);
 	json_object_set_new(o, "misses", json_pack("{s:o,s:o}", "current", json_real(mc), "proposed",
@@ -355,6 +393,15 @@ static json_t *assumptions(const struct advise *a)
 		      "(--exit-latency measured uses the median timer lateness).");
 	SAY("Periods made too shallow by PM QoS or ended at the poll limit count as below, as in "
 	    "the kernel's counter.");
+	if (a->have_budget)
+		SAY("Latency budget: a state's exit latency is the chosen percentile of its timer "
+		    "lateness (interrupt entry included; in a VM also the host's delivery of the "
+		    "interrupt), its declared one below 10 samples. A state over the budget is left "
+		    "out; its periods go to the deepest kept state shallower than it (the governor's "
+		    "other choices held fixed), which is the cost. The percentile afterwards is at "
+		    "most the largest latency among the states that will hold periods. PM QoS "
+		    "(/dev/cpu_dma_latency) does the same where every left-out state is deeper than "
+		    "the kept ones and declares more than they do.");
 	if (a->have_em) {
 		SAY("Energy: a period of r in state k costs tr(k) + P(k) r, with P(k) the model's "
 		    "core power plus cluster power of the C-state named like k (as if the CPU were "
@@ -538,6 +585,8 @@ static void print_table(FILE *f, const json_t *r)
 		else
 			fprintf(f, "  energy: not estimated: %s\n",
 				json_string_value(json_object_get(t, "energy_note")));
+		if (json_is_object(json_object_get(t, "latency_budget")))
+			budget_print(f, json_object_get(t, "latency_budget"));
 	}
 	if (json_integer_value(json_object_get(r, "skipped_cpus_without_driver")))
 		fprintf(f, "\n%lld CPUs without a cpuidle driver skipped\n",
@@ -545,6 +594,30 @@ static void print_table(FILE *f, const json_t *r)
 	fprintf(f, "\nAssumptions:\n");
 	json_array_foreach(json_object_get(r, "assumptions"), i, l)
 		print_wrapped(f, json_string_value(l));
+}
+
+/* The proposal as ab's settings (budget_write_ab), atomically replacing FILE. */
+static int write_ab(const struct advise *a, const json_t *r)
+{
+	char tmp[4096];
+	FILE *f;
+	int lines;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", a->write_ab) >= (int)sizeof(tmp) ||
+	    !(f = fopen(tmp, "we"))) {
+		diag_error("cannot write '%s': %s", a->write_ab, strerror(errno));
+		return -1;
+	}
+	lines = budget_write_ab(f, json_object_get(r, "tables"), a->budget_ns, a->percentile);
+	if (fclose(f) || rename(tmp, a->write_ab)) {
+		diag_error("cannot write '%s': %s", a->write_ab, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	if (!lines)
+		fprintf(stderr, "idlescope advise: every enabled state fits the budget: %s has no "
+				"setting to change\n", a->write_ab);
+	return 0;
 }
 
 /* Splits argv at "--": argp must not take the command for FILE. */
@@ -633,7 +706,10 @@ int cmd_advise(int argc, char **argv)
 		snprintf(source, sizeof(source), "live, %s window",
 			 fmt_ns(d, sizeof(d), in.duration_ns));
 	}
+	a.window_ns = in.duration_ns;
 	r = advice_json(&a, &in, source);
+	if (a.write_ab && write_ab(&a, r))
+		goto out;
 	if (a.o.format == FMT_JSON) {
 		if (json_dumpf(r, a.out, JSON_INDENT(2)) == 0)
 			fputc('\n', a.out);

@@ -3,6 +3,8 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +82,24 @@ static bool state_key(const char *key, int *state)
 	return true;
 }
 
+#define PM_QOS_DEV "/dev/cpu_dma_latency"
+
+/* A PM QoS CPU latency value: "none" (no request) or microseconds, as the
+ * kernel takes them (a 32-bit signed count). */
+static bool qos_value(const char *v)
+{
+	char *end;
+	unsigned long long us;
+
+	if (!strcmp(v, "none"))
+		return true;
+	if (!isdigit((unsigned char)v[0]))
+		return false;
+	errno = 0;
+	us = strtoull(v, &end, 10);
+	return !errno && !*end && us <= 2000000000ULL;
+}
+
 int setting_parse(const char *spec, struct setting *s, char *err, size_t errlen)
 {
 	const char *eq = strchr(spec, '=');
@@ -136,6 +156,21 @@ int setting_parse(const char *spec, struct setting *s, char *err, size_t errlen)
 		}
 		return 0;
 	}
+	if (!strcmp(s->key, "cpu_dma_latency")) {
+		s->kind = SET_PM_QOS;
+		if (access(PM_QOS_DEV, W_OK)) {
+			snprintf(err, errlen, "cpu_dma_latency: cannot write %s: %s", PM_QOS_DEV,
+				 strerror(errno));
+			return -1;
+		}
+		for (int i = 0; i < s->nr_values; i++)
+			if (!qos_value(s->values[i])) {
+				snprintf(err, errlen, "cpu_dma_latency takes 'none' or microseconds "
+						      "(0 to 2000000000), not '%s'", s->values[i]);
+				return -1;
+			}
+		return 0;
+	}
 	if (state_key(s->key, &s->state)) {
 		s->kind = SET_STATE_DISABLE;
 		if (!sysfs_exists("devices/system/cpu/cpu0/cpuidle/state%d/disable", s->state)) {
@@ -158,7 +193,7 @@ int setting_parse(const char *spec, struct setting *s, char *err, size_t errlen)
 	    stat(path, &st) || !S_ISREG(st.st_mode) || access(path, W_OK)) {
 		snprintf(err, errlen,
 			 "unknown --set key '%s' (a sysctl such as kernel.sched_energy_aware, "
-			 "governor, or stateN.disable)", s->key);
+			 "governor, stateN.disable, or cpu_dma_latency)", s->key);
 		return -1;
 	}
 	return add_path(s, path);
@@ -198,8 +233,34 @@ int setting_save(struct setting *s, char *err, size_t errlen)
 	return 0;
 }
 
-int setting_apply(const struct setting *s, int value, char *err, size_t errlen)
+/* The kernel keeps a request while its file is open: the run that follows
+ * is under it; replacing it closes the old one after the new one holds. */
+static int qos_apply(struct setting *s, const char *v, char *err, size_t errlen)
 {
+	int fd = -1;
+
+	if (strcmp(v, "none")) {
+		int32_t us = (int32_t)strtol(v, NULL, 10);
+
+		fd = open(PM_QOS_DEV, O_WRONLY | O_CLOEXEC);
+		if (fd < 0 || write(fd, &us, sizeof(us)) != (ssize_t)sizeof(us)) {
+			snprintf(err, errlen, "cannot hold cpu_dma_latency=%s (%s): %s", v, PM_QOS_DEV,
+				 strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			return -1;
+		}
+	}
+	if (s->qos_fd)
+		close(s->qos_fd - 1);
+	s->qos_fd = fd + 1;
+	return 0;
+}
+
+int setting_apply(struct setting *s, int value, char *err, size_t errlen)
+{
+	if (s->kind == SET_PM_QOS)
+		return qos_apply(s, s->values[value], err, errlen);
 	for (int i = 0; i < s->nr_saved; i++) {
 		int e = write_file(s->paths[i], s->values[value]);
 
@@ -216,6 +277,11 @@ int setting_restore(struct setting *s)
 {
 	int bad = 0;
 
+	if (s->qos_fd) { /* the request goes with its file */
+		bad += close(s->qos_fd - 1) != 0;
+		s->qos_fd = 0;
+	}
+
 	for (int i = 0; i < s->nr_saved; i++) {
 		char now[64];
 
@@ -230,6 +296,9 @@ int setting_restore(struct setting *s)
 
 void setting_free(struct setting *s)
 {
+	if (s->qos_fd)
+		close(s->qos_fd - 1);
+	s->qos_fd = 0;
 	free(s->paths);
 	free(s->saved);
 	s->paths = NULL;

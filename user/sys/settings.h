@@ -1,6 +1,7 @@
 /* System settings that `idlescope ab` varies: a sysctl, the cpuidle
- * governor, or stateN.disable on every CPU. Each remembers its original
- * value and puts it back. */
+ * governor, stateN.disable on every CPU, or a PM QoS CPU latency request
+ * held on /dev/cpu_dma_latency. Each remembers its original value and puts
+ * it back (a request is dropped). */
 #ifndef IDLESCOPE_SETTINGS_H
 #define IDLESCOPE_SETTINGS_H
 
@@ -9,12 +10,13 @@
 
 #define IS_MAX_VALUES 8
 
-enum setting_kind { SET_SYSCTL, SET_GOVERNOR, SET_STATE_DISABLE };
+enum setting_kind { SET_SYSCTL, SET_GOVERNOR, SET_STATE_DISABLE, SET_PM_QOS };
 
 struct setting {
 	char key[64];
 	enum setting_kind kind;
 	int state;          /* SET_STATE_DISABLE */
+	int qos_fd;         /* SET_PM_QOS: 1 + the fd holding the request, 0 none */
 	int nr_values;
 	char values[IS_MAX_VALUES][64];
 	int nr_saved;       /* files whose original value is held */
@@ -27,7 +29,8 @@ struct setting {
 int setting_parse(const char *spec, struct setting *s, char *err, size_t errlen);
 /* Reads the original values; call once before the first apply. */
 int setting_save(struct setting *s, char *err, size_t errlen);
-int setting_apply(const struct setting *s, int value, char *err, size_t errlen);
+/* Writes value number `value`; a PM QoS request replaces the one held. */
+int setting_apply(struct setting *s, int value, char *err, size_t errlen);
 /* Writes the originals back; returns 0 when every file holds it again. */
 int setting_restore(struct setting *s);
 void setting_free(struct setting *s);
