@@ -606,6 +606,60 @@ static void lateness(FILE *f, int fi, const struct cpu_row *r, int nr)
 		}
 }
 
+/* A row of the exit cost table: a CPU's states, or the CPU (state "all"). */
+static void exit_cost_row(FILE *f, int fi, const char *cpu, const char *state, const json_t *o,
+			  const char *prefix)
+{
+	static const char *const num[] = { "exit_cost_ns", "exit_cost_measured_ns",
+					   "exit_cost_lateness_samples", "early", "early_ns", NULL };
+	static const char *const pct[] = { "exit_cost_share", "exit_cost_measured_share",
+					   "early_share", NULL };
+
+	fputs("<tr>", f);
+	html_text_cell(f, cpu);
+	html_text_cell(f, state);
+	cell(f, fi, o, "entries", prefix);
+	cell(f, fi, o, num[0], prefix);
+	pct_cell(f, fi, o, pct[0], prefix);
+	cell(f, fi, o, num[1], prefix);
+	pct_cell(f, fi, o, pct[1], prefix);
+	cell(f, fi, o, num[2], prefix);
+	cell(f, fi, o, num[3], prefix);
+	cell(f, fi, o, num[4], prefix);
+	pct_cell(f, fi, o, pct[2], prefix);
+	fputs("</tr>\n", f);
+}
+
+/* Exit cost (metrics.md#exit-cost); absent from summaries before it. */
+static void exit_cost(FILE *f, int fi, const struct cpu_row *r, int nr)
+{
+	static const char *const cols[] = { "CPU", "state", "entries", "declared_ns", "declared share",
+					    "measured_ns", "measured share", "lateness samples",
+					    "early", "early_ns", "early share", NULL };
+	const json_t *st;
+	char p[256];
+	size_t j;
+
+	if (!json_object_get(r[nr - 1].c, "exit_cost_ns"))
+		return;
+	fprintf(f, "<h3 id=\"f%d-exit-cost\">Exit cost</h3>\n"
+		   "<p class=\"note\">Time spent leaving idle, share of the window: declared = entries "
+		   "\xc3\x97 exit latency; measured = entries \xc3\x97 mean timer lateness of the state "
+		   "(states with samples). Early = periods shorter than the target residency.</p>\n"
+		   "<table class=\"data\">\n", fi);
+	th_row(f, cols);
+	for (int c = 0; c < nr; c++) {
+		json_array_foreach(json_object_get(r[c].c, "states"), j, st) {
+			if (!jnum(st, "entries"))
+				continue;
+			report_path(p, sizeof(p), "%s.states.%zu", r[c].prefix, j);
+			exit_cost_row(f, fi, r[c].label, jstr(st, "name"), st, p);
+		}
+		exit_cost_row(f, fi, r[c].label, "all states", r[c].c, r[c].prefix);
+	}
+	fputs("</table>\n", f);
+}
+
 static void details(FILE *f, int fi, const json_t *d)
 {
 	static const struct {
@@ -824,6 +878,7 @@ void report_summary_section(FILE *f, int fi, const struct report_input *in)
 	matrix(f, fi, r, nr);
 	histograms(f, fi, d, r, nr);
 	lateness(f, fi, r, nr);
+	exit_cost(f, fi, r, nr);
 	details(f, fi, d);
 	packing(f, fi, d);
 	frequency(f, fi, d);
