@@ -2,9 +2,10 @@
 # examples/prometheus/rules.yml and examples/grafana/idlescope.json, proven:
 # promtool checks the rules and runs their unit tests (and fails them when a
 # rule is broken); the dashboard is well-formed; no panel or rule names a
-# metric serve does not export; and a real Prometheus scraping a real serve,
-# with the rules loaded, answers every panel's query and every recording
-# rule with a non-empty, finite result.
+# metric serve does not export; and a real Prometheus scraping two real
+# serves (default series, and per-CPU ones), with the rules loaded, answers
+# every panel's query and every recording rule for each with a non-empty,
+# finite result.
 
 bats_require_minimum_version 1.5.0
 load helpers
@@ -17,14 +18,14 @@ DASHBOARD=$EXAMPLES/grafana/idlescope.json
 JQ_LIB=$BATS_TEST_DIRNAME/../lib
 
 # "title|refId|expr" of every panel target, with Grafana's interval
-# variables and the dashboard's template variables (regex matchers only)
-# replaced by concrete values: 10 scrapes for $__rate_interval.
-panel_queries() {
-	jq -r '([.templating.list[] | select(.type != "datasource") | .name]) as $vars |
+# variables replaced by concrete values (10 scrapes for $__rate_interval) and
+# the dashboard's template variables, all in regex matchers, by $1 (.+).
+panel_queries() { # [value]
+	jq -r --arg val "${1:-.+}" '([.templating.list[] | select(.type != "datasource") | .name]) as $vars |
 		.panels[] | .title as $t | .targets[] |
 		"\($t)|\(.refId)|\(.expr |
 			gsub("\\$__rate_interval"; "10s") | gsub("\\$__range"; "30s") | gsub("\\$__interval"; "1s") |
-			reduce $vars[] as $v (.; gsub("\\$(\($v)\\b|\\{\($v)\\})"; ".+")))"' "$DASHBOARD"
+			reduce $vars[] as $v (.; gsub("\\$(\($v)\\b|\\{\($v)\\})"; $val)))"' "$DASHBOARD"
 }
 
 # "name|expr" of every rule, the expression on one line.
@@ -156,26 +157,43 @@ nonempty_finite() {
 	[ "$output" = idlescope_idle_state_usage_total ]
 }
 
-@test "a real Prometheus scraping a real serve, rules loaded: every panel's query and every recording rule answer, non-empty and finite; no alert fires" {
+# The two serves of the live test see the same CPUs and events, so a query
+# that sums over cpu or keeps it answers both with the same label sets;
+# except where a "> 0" or ">= 0" filter drops a series: a state with a
+# period in one instance's window and none in the other's may differ.
+@test "a real Prometheus scraping two real serves (default, and per-CPU histograms and detail), rules loaded: every panel's query and every recording rule answer each, non-empty and finite, with the same label sets; no alert fires" {
 	command -v prometheus >/dev/null || skip "prometheus not installed (make deps)"
-	local d=$BATS_TEST_TMPDIR ok title ref q n try
+	local d=$BATS_TEST_TMPDIR ok title ref q n try inst t1 t2 name
 	start_serve --listen 127.0.0.1:0
+	t1=$(serve_target "$URL")
+	SERVE2_PID=$SERVE_PID
+	start_serve --listen 127.0.0.1:0 --per-cpu-histograms --per-cpu-detail
+	t2=$(serve_target "$URL")
 	# timers and wakeups for the lateness and cause panels
 	cyclictest --laptop -q -t "$(nproc)" -a -i 1000 -D 90 >/dev/null 2>&1 3>&- &
 	LOAD_PID=$!
-	start_prometheus "$(realpath "$RULES")"
-	# 10 scrapes of serve, and the rules evaluated on them
+	PROM_TARGETS="$t1 $t2" start_prometheus "$(realpath "$RULES")"
+	# 10 scrapes of each serve, and the rules evaluated on them
 	for _ in $(seq 60); do
-		n=$(prom_query 'count_over_time(up{job="idlescope"}[1m])' | jq -r '.data.result[0].value[1] // 0')
+		n=$(prom_query 'min(count_over_time(up{job="idlescope"}[1m])) and count(up{job="idlescope"} == 1) == 2' |
+			jq -r '.data.result[0].value[1] // 0')
 		[ "$n" -ge 10 ] && break
 		kill -0 "$PROM_PID"
 		sleep 1
 	done
 	[ "$n" -ge 10 ]
-	# each query: retried for up to 10 s (a scrape can be late on a busy host)
-	{ panel_queries
-	  yq -r '.groups[].rules[] | .record // empty' "$RULES" | sort -u | sed 's/^/recording rule|-|/'; } >"$d/queries"
+	for inst in "$t1" "$t2"; do
+		panel_queries "$inst"
+		yq -r '.groups[].rules[] | .record // empty' "$RULES" | sort -u |
+			sed "s/^\(.*\)$/recording rule|-|\1{instance=\"$inst\"}/"
+	done >"$d/queries"
 	echo "$(wc -l <"$d/queries") queries"
+	[ "$(wc -l <"$d/queries")" -ge 60 ]
+	# the recording rules with such a filter
+	yq -r '.groups[].rules[] | select(.record and (.expr | test(">=? 0\\b"))) | .record' "$RULES" | sort -u >"$d/filtered"
+	[ "$(wc -l <"$d/filtered")" -ge 3 ]
+	# each query: retried for up to 10 s (a scrape can be late on a busy host);
+	# the label sets without instance go to labels.t1 and labels.t2
 	while IFS='|' read -r title ref q; do
 		ok=0
 		for try in $(seq 10); do
@@ -185,12 +203,22 @@ nonempty_finite() {
 		done
 		echo "$title $ref: $(jq -c '.data.result | length' <<<"$output") series, try $try: $q"
 		[ "$ok" -eq 1 ] || { echo "FAILED: $output" >&2; false; }
+		[[ "$q" == *"$t1"* ]] && inst=t1 || inst=t2
+		case $q in
+		*'> 0'* | *'>= 0'*) continue ;;
+		esac
+		name=${q%%\{*}
+		[ "$title" = "recording rule" ] && grep -qxF "$name" "$d/filtered" && continue
+		echo "$title $ref ${name:0:40}: $(jq -c '[.data.result[].metric | del(.instance)] | sort' <<<"$output")" >>"$d/labels.$inst"
 	done <"$d/queries"
+	wc -l "$d/labels.t1" "$d/labels.t2"
+	[ "$(wc -l <"$d/labels.t1")" -ge 20 ]
+	diff "$d/labels.t1" "$d/labels.t2"
 	# every rule evaluates without error
 	run curl -sS "$PROM/api/v1/rules"
 	[ "$(jq '[.data.groups[].rules[]] | length' <<<"$output")" -eq "$(yq '[.groups[].rules[]] | length' "$RULES")" ]
 	jq -e 'all(.data.groups[].rules[]; .health == "ok" and (.lastError // "") == "")' <<<"$output"
-	# nothing to alert on: exporter up, nothing dropped
+	# nothing to alert on: exporters up, nothing dropped
 	run prom_query 'ALERTS{alertstate="firing"}'
 	echo "$output"
 	[ "$(jq '.data.result | length' <<<"$output")" -eq 0 ]

@@ -5,6 +5,7 @@
 
 setup() {
 	SERVE_PID=
+	SERVE2_PID=
 	PROM_PID=
 	LOAD_PID=
 	STATS_OLD=
@@ -12,7 +13,7 @@ setup() {
 
 teardown() {
 	local p
-	for p in "$LOAD_PID" "$PROM_PID" "$SERVE_PID"; do
+	for p in "$LOAD_PID" "$PROM_PID" "$SERVE_PID" "$SERVE2_PID"; do
 		[ -n "$p" ] || continue
 		kill "$p" 2>/dev/null || true
 		wait "$p" 2>/dev/null || true
@@ -46,21 +47,28 @@ start_serve() {
 	return 1
 }
 
-# Starts a Prometheus server on a free loopback port, scraping the serve of
-# URL every second, with the rule files given (evaluated every second), its
-# data in the test's temporary directory; waits until it is ready and sets
-# PROM (http://127.0.0.1:PORT) and PROM_PID.
+# The HOST:PORT of a serve URL.
+serve_target() { # url
+	local t=${1#http://}
+	echo "${t%/metrics}"
+}
+
+# Starts a Prometheus server on a free loopback port, scraping in job
+# idlescope every second the serve of URL (or the HOST:PORT targets in
+# PROM_TARGETS), with the rule files given (evaluated every second), its data
+# in the test's temporary directory; waits until it is ready and sets PROM
+# (http://127.0.0.1:PORT) and PROM_PID.
 start_prometheus() { # rule files...
-	local d=$BATS_TEST_TMPDIR target port f
-	target=${URL#http://}
-	target=${target%/metrics}
+	local d=$BATS_TEST_TMPDIR targets port f t
+	targets=${PROM_TARGETS:-$(serve_target "$URL")}
 	port=$(free_port)
 	{
 		printf 'global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n'
 		[ $# -eq 0 ] || printf 'rule_files:\n'
 		for f in "$@"; do printf '  - %s\n' "$f"; done
 		printf 'scrape_configs:\n  - job_name: idlescope\n'
-		printf '    static_configs:\n      - targets: [%s]\n' "'$target'"
+		printf '    static_configs:\n      - targets:\n'
+		for t in $targets; do printf "          - '%s'\n" "$t"; done
 	} >"$d/prometheus.yml"
 	prometheus --config.file="$d/prometheus.yml" --storage.tsdb.path="$d/tsdb" \
 		--web.listen-address="127.0.0.1:$port" --log.level=warn >"$d/prom.log" 2>&1 3>&- &
