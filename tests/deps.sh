@@ -22,7 +22,7 @@ if [ -n "$arch" ] && [ "$arch" != "$host" ]; then
 	esac
 else
 	pkgs=(make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libjansson-dev
-	      pkg-config bats rt-tests stress-ng libcmocka-dev jq util-linux linux-perf
+	      pkg-config bats rt-tests stress-ng libcmocka-dev jq yq util-linux linux-perf
 	      libmicrohttpd-dev dpkg-dev curl iproute2 prometheus chromium fonts-dejavu-core
 	      idlestat trace-cmd rt-app python3 libncurses-dev tmux bash-completion)
 	# make bench's anchor observers (what a user would run instead): only where

@@ -5,49 +5,7 @@
 
 bats_require_minimum_version 1.5.0
 load helpers
-
-setup() {
-	SERVE_PID=
-	PROM_PID=
-	LOAD_PID=
-	STATS_OLD=
-}
-
-teardown() {
-	local p
-	for p in "$LOAD_PID" "$PROM_PID" "$SERVE_PID"; do
-		[ -n "$p" ] || continue
-		kill "$p" 2>/dev/null || true
-		wait "$p" 2>/dev/null || true
-	done
-	[ -z "$STATS_OLD" ] || sysctl -qw kernel.bpf_stats_enabled="$STATS_OLD"
-}
-
-# A TCP port nothing listens on now (random, so parallel runs do not collide).
-free_port() {
-	local p
-	for _ in $(seq 50); do
-		p=$((20000 + RANDOM % 40000))
-		[ -z "$(ss -Htln "sport = :$p")" ] && { echo "$p"; return 0; }
-	done
-	return 1
-}
-
-# Starts serve in the background (port 0 unless args say otherwise); waits
-# for its "http://HOST:PORT/metrics" line and sets URL and SERVE_PID.
-start_serve() {
-	local out=$BATS_TEST_TMPDIR/serve.out
-	"$IDLESCOPE" serve "$@" >"$out" 2>"$out.err" 3>&- &
-	SERVE_PID=$!
-	for _ in $(seq 100); do
-		URL=$(sed -n 's/^idlescope serve: \(http:.*\)$/\1/p' "$out")
-		[ -n "$URL" ] && return 0
-		kill -0 "$SERVE_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	echo "serve did not start: $(cat "$out.err")" >&2
-	return 1
-}
+load serve_helpers
 
 # Per CPU and state "cpu:name|usage+rejected" from sysfs (the oracle).
 sysfs_usage() {
@@ -303,25 +261,11 @@ entries_by_state() {
 @test "a Prometheus server scrapes it: rate() over idlescope counters returns data" {
 	command -v prometheus >/dev/null || skip "prometheus not installed (make deps)"
 	start_serve --listen 127.0.0.1:0
-	local d=$BATS_TEST_TMPDIR pport target n=0 q
-	target=${URL#http://}
-	target=${target%/metrics}
-	pport=$(free_port)
-	cat >"$d/prometheus.yml" <<-EOF
-		global:
-		  scrape_interval: 1s
-		  evaluation_interval: 1s
-		scrape_configs:
-		  - job_name: idlescope
-		    static_configs:
-		      - targets: ['$target']
-	EOF
-	prometheus --config.file="$d/prometheus.yml" --storage.tsdb.path="$d/tsdb" \
-		--web.listen-address="127.0.0.1:$pport" --log.level=warn >"$d/prom.log" 2>&1 3>&- &
-	PROM_PID=$!
+	local d=$BATS_TEST_TMPDIR n=0 q
+	start_prometheus
 	q='sum(rate(idlescope_idle_state_entries_total[10s]))'
 	for _ in $(seq 60); do
-		run curl -sS --get "http://127.0.0.1:$pport/api/v1/query" --data-urlencode "query=$q"
+		run prom_query "$q"
 		if [ "$status" -eq 0 ] && [ "$(jq -r '.data.result | length' <<<"$output")" -gt 0 ]; then
 			n=1
 			break
@@ -337,19 +281,17 @@ entries_by_state() {
 	# about one second per second between two scrapes, whatever the load
 	# (irate: the last two samples; rate() over so short a series
 	# extrapolates)
-	run curl -sS --get "http://127.0.0.1:$pport/api/v1/query" \
-		--data-urlencode 'query=irate(idlescope_counted_seconds_total[5s])'
+	run prom_query 'irate(idlescope_counted_seconds_total[5s])'
 	echo "$output"
 	jq -e '.data.result[0].value[1] | tonumber | . > 0.7 and . < 1.3' <<<"$output"
-	run curl -sS --get "http://127.0.0.1:$pport/api/v1/query" --data-urlencode 'query=up{job="idlescope"}'
+	run prom_query 'up{job="idlescope"}'
 	[ "$(jq -r '.data.result[0].value[1]' <<<"$output")" = 1 ]
-	run curl -sS --get "http://127.0.0.1:$pport/api/v1/query" \
-		--data-urlencode 'query=histogram_quantile(0.5, sum by (le) (rate(idlescope_idle_duration_seconds_bucket[10s])))'
+	run prom_query 'histogram_quantile(0.5, sum by (le) (rate(idlescope_idle_duration_seconds_bucket[10s])))'
 	[ "$(jq -r '.data.result | length' <<<"$output")" -eq 1 ]
 	# the example queries of examples/prometheus.yml answer from the default series
 	n=0
 	while read -r q; do
-		run curl -sS --get "http://127.0.0.1:$pport/api/v1/query" --data-urlencode "query=$q"
+		run prom_query "$q"
 		echo "$q: $output"
 		[ "$(jq -r .status <<<"$output")" = success ]
 		[ "$(jq -r '.data.result | length' <<<"$output")" -gt 0 ]

@@ -1,0 +1,89 @@
+# Starting `idlescope serve` on a loopback port for the BATS tests that scrape it
+# (serve.bats, prometheus.bats), a Prometheus server scraping it, the load
+# they run, and their teardown: every process they start ends with the test,
+# and a changed kernel.bpf_stats_enabled (STATS_OLD, its old value) is restored.
+
+setup() {
+	SERVE_PID=
+	SERVE2_PID=
+	PROM_PID=
+	LOAD_PID=
+	STATS_OLD=
+}
+
+teardown() {
+	local p
+	for p in "$LOAD_PID" "$PROM_PID" "$SERVE_PID" "$SERVE2_PID"; do
+		[ -n "$p" ] || continue
+		kill "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	done
+	[ -z "$STATS_OLD" ] || sysctl -qw kernel.bpf_stats_enabled="$STATS_OLD"
+}
+
+# A TCP port nothing listens on now (random, so parallel runs do not collide).
+free_port() {
+	local p
+	for _ in $(seq 50); do
+		p=$((20000 + RANDOM % 40000))
+		[ -z "$(ss -Htln "sport = :$p")" ] && { echo "$p"; return 0; }
+	done
+	return 1
+}
+
+# Starts serve in the background (port 0 unless args say otherwise); waits
+# for its "http://HOST:PORT/metrics" line and sets URL and SERVE_PID.
+start_serve() {
+	local out=$BATS_TEST_TMPDIR/serve.out
+	"$IDLESCOPE" serve "$@" >"$out" 2>"$out.err" 3>&- &
+	SERVE_PID=$!
+	for _ in $(seq 100); do
+		URL=$(sed -n 's/^idlescope serve: \(http:.*\)$/\1/p' "$out")
+		[ -n "$URL" ] && return 0
+		kill -0 "$SERVE_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "serve did not start: $(cat "$out.err")" >&2
+	return 1
+}
+
+# The HOST:PORT of a serve URL.
+serve_target() { # url
+	local t=${1#http://}
+	echo "${t%/metrics}"
+}
+
+# Starts a Prometheus server on a free loopback port, scraping in job
+# idlescope every second the serve of URL (or the HOST:PORT targets in
+# PROM_TARGETS), with the rule files given (evaluated every second), its data
+# in the test's temporary directory; waits until it is ready and sets PROM
+# (http://127.0.0.1:PORT) and PROM_PID.
+start_prometheus() { # rule files...
+	local d=$BATS_TEST_TMPDIR targets port f t
+	targets=${PROM_TARGETS:-$(serve_target "$URL")}
+	port=$(free_port)
+	{
+		printf 'global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n'
+		[ $# -eq 0 ] || printf 'rule_files:\n'
+		for f in "$@"; do printf '  - %s\n' "$f"; done
+		printf 'scrape_configs:\n  - job_name: idlescope\n'
+		printf '    static_configs:\n      - targets:\n'
+		for t in $targets; do printf "          - '%s'\n" "$t"; done
+	} >"$d/prometheus.yml"
+	prometheus --config.file="$d/prometheus.yml" --storage.tsdb.path="$d/tsdb" \
+		--web.listen-address="127.0.0.1:$port" --log.level=warn >"$d/prom.log" 2>&1 3>&- &
+	PROM_PID=$!
+	PROM=http://127.0.0.1:$port
+	for _ in $(seq 100); do
+		curl -sf -o /dev/null "$PROM/-/ready" && return 0
+		kill -0 "$PROM_PID" 2>/dev/null || break
+		sleep 0.2
+	done
+	echo "prometheus did not start: $(cat "$d/prom.log")" >&2
+	return 1
+}
+
+# The JSON answer of Prometheus' instant query API to the PromQL $1.
+prom_query() {
+	curl -sS --get "$PROM/api/v1/query" --data-urlencode "query=$1"
+}
