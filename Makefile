@@ -51,7 +51,7 @@ CFLAGS   += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude -Iuser -I$(OU
 	    -DIDLESCOPE_VERSION='"$(VERSION)"'
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Werror \
 	    -Iinclude -Ivmlinux/$(ARCH) $(CLANG_BPF_SYS_INCLUDES)
-LDLIBS   := -lbpf -lelf -lz -ljansson -lm -lncurses -ltinfo
+LDLIBS   := -lbpf -lelf -lz -ljansson -lm -lncurses -ltinfo -lyaml -lcrypt
 ifeq ($(STATIC),1)
 LDFLAGS  += -static
 endif
@@ -240,7 +240,7 @@ SYSROOT_STAMP := $(SYSROOT)/.idlescope-sysroot
 CFLAGS   += -isystem $(SYSROOT)/usr/include -isystem $(SYSROOT)/usr/include/aarch64-linux-gnu
 LDFLAGS  += -L$(SYSROOT)/usr/lib/aarch64-linux-gnu
 # Recipe-time check: -lzstd only when the sysroot script found libelf.a needs it.
-LDLIBS    = -lbpf -lelf -lz -ljansson -lm -lncurses -ltinfo \
+LDLIBS    = -lbpf -lelf -lz -ljansson -lm -lncurses -ltinfo -lyaml -lcrypt \
 	    $(shell test -f $(SYSROOT)/usr/lib/aarch64-linux-gnu/libzstd.a && echo -lzstd)
 
 .PHONY: cross-toolchain
