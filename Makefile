@@ -69,7 +69,7 @@ CFLAGS    += -isystem $(MHD_DIR)/include
 HTTP_LIBS := -L$(MHD_DIR)/lib $(HTTP_LIBS)
 else
 # Debian's libmicrohttpd has HTTPS: `serve --web-config` checks client
-# certificates with GnuTLS (user/util/tls_peer.c).
+# certificates with GnuTLS (user/util/tls_gnutls.c).
 CFLAGS    += -DIDLESCOPE_GNUTLS
 HTTP_LIBS += -lgnutls
 endif

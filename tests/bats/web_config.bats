@@ -15,8 +15,9 @@ setup() {
 	PROM_PID=
 	NODE_PID=
 	D=$BATS_TEST_TMPDIR
-	command -v openssl >/dev/null && command -v htpasswd >/dev/null ||
+	if ! command -v openssl >/dev/null || ! command -v htpasswd >/dev/null; then
 		skip "openssl or htpasswd missing (make deps)"
+	fi
 	# a CA, a server certificate for 127.0.0.1 and a client certificate
 	# signed by it, and a client certificate nobody signed
 	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 \
@@ -95,8 +96,10 @@ retry() {
 
 # Whether the Prometheus at PROM has scraped both its targets (up or down).
 both_scraped() {
-	curl -s "$PROM/api/v1/targets" |
-		jq -e '[.data.activeTargets[] | select(.health != "unknown")] | length == 2' >/dev/null
+	local j
+	# (jq -e is true on no input at all: a Prometheus not yet listening)
+	j=$(curl -sf "$PROM/api/v1/targets") &&
+		[ "$(jq '[.data.activeTargets[] | select(.health != "unknown")] | length' <<<"$j")" = 2 ]
 }
 
 # The HTTP status curl gets for URL with the given options ("000": no HTTP answer).
@@ -173,6 +176,20 @@ assert_basic_auth() { # curl options for the transport...
 	run curl -sS -u alice:'open sesame' "$URL"
 	[ "$status" -ne 0 ]
 	[[ $output != *idlescope_* ]]
+}
+
+@test "web-config: a key that is not the certificate's, or a file that is not PEM: one line, usage error, nothing loaded" {
+	require_dynamic
+	web_config tls
+	sed -i 's/key_file: server.key/key_file: rogue.key/' "$D/web.yml"
+	run -2 "$DYN" serve --web-config "$D/web.yml" --listen 127.0.0.1:0 -d 5
+	[ "$output" = "idlescope: $D/web.yml: cert_file and key_file: The certificate and the given key do not match." ]
+	echo 'not a certificate' >"$D/junk.pem"
+	web_config tls
+	sed -i 's/cert_file: server.crt/cert_file: junk.pem/' "$D/web.yml"
+	run -2 "$DYN" serve --web-config "$D/web.yml" --listen 127.0.0.1:0 -d 5
+	[ "${#lines[@]}" -eq 1 ]
+	[[ $output == "idlescope: $D/web.yml: cert_file and key_file: "* ]]
 }
 
 @test "web-config: RequireAndVerifyClientCert: no certificate or one the CA did not sign 403, the CA's client 200" {

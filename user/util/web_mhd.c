@@ -7,12 +7,13 @@
 #include <string.h>
 
 #include "util/diag.h"
-#include "util/tls_peer.h"
+#include "util/tls_gnutls.h"
 
 int web_mhd_load(struct web_mhd *w, const char *path, char *err, size_t errlen, char *note,
 		 size_t notelen)
 {
 	struct web_config *c = &w->cfg;
+	char why[200];
 	int n = 0;
 
 	memset(w, 0, sizeof(*w));
@@ -34,6 +35,11 @@ int web_mhd_load(struct web_mhd *w, const char *path, char *err, size_t errlen, 
 		snprintf(err, errlen, "%s: this build cannot check client certificates (no GnuTLS); "
 			 "use the Debian package or a STATIC=0 build", path);
 		return EXIT_RUNTIME;
+	}
+	/* a key that is not the certificate's, or not PEM, found before anything loads */
+	if (c->tls && tls_peer_can_verify() && tls_check_keypair(c->cert_pem, c->key_pem, why, sizeof(why))) {
+		snprintf(err, errlen, "%s: cert_file and key_file: %s", path, why);
+		return EXIT_USAGE;
 	}
 	if (web_auth_init(&w->auth, c)) {
 		snprintf(err, errlen, "out of memory");

@@ -1,7 +1,8 @@
-/* The client certificate check of `serve --web-config`: libmicrohttpd sends
- * the CA list and asks for a certificate, but leaves checking it to the
- * application (GnuTLS's gnutls_certificate_verify_peers2). */
-#include "util/tls_peer.h"
+/* GnuTLS for `serve --web-config`: libmicrohttpd loads the key pair but says
+ * only that it failed, and it sends the CA list and asks for a client
+ * certificate but leaves checking it to the application
+ * (gnutls_certificate_verify_peers2). */
+#include "util/tls_gnutls.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -12,6 +13,26 @@
 bool tls_peer_can_verify(void)
 {
 	return true;
+}
+
+int tls_check_keypair(const char *cert_pem, const char *key_pem, char *why, size_t len)
+{
+	gnutls_certificate_credentials_t cred;
+	gnutls_datum_t cert = { (unsigned char *)cert_pem, (unsigned int)strlen(cert_pem) };
+	gnutls_datum_t key = { (unsigned char *)key_pem, (unsigned int)strlen(key_pem) };
+	int err;
+
+	if ((err = gnutls_certificate_allocate_credentials(&cred)) < 0) {
+		snprintf(why, len, "%s", gnutls_strerror(err));
+		return -1;
+	}
+	err = gnutls_certificate_set_x509_key_mem2(cred, &cert, &key, GNUTLS_X509_FMT_PEM, NULL, 0);
+	gnutls_certificate_free_credentials(cred);
+	if (err < 0) {
+		snprintf(why, len, "%s", gnutls_strerror(err));
+		return -1;
+	}
+	return 0;
 }
 
 bool tls_peer_allowed(void *session, enum web_client_auth auth, char *why, size_t len)
@@ -58,6 +79,14 @@ bool tls_peer_allowed(void *session, enum web_client_auth auth, char *why, size_
 bool tls_peer_can_verify(void)
 {
 	return false;
+}
+
+int tls_check_keypair(const char *cert_pem, const char *key_pem, char *why, size_t len)
+{
+	(void)cert_pem;
+	(void)key_pem;
+	snprintf(why, len, "this build has no GnuTLS");
+	return -1;
 }
 
 bool tls_peer_allowed(void *session, enum web_client_auth auth, char *why, size_t len)
