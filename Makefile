@@ -51,7 +51,7 @@ CFLAGS   += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude -Iuser -I$(OU
 	    -DIDLESCOPE_VERSION='"$(VERSION)"'
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Werror \
 	    -Iinclude -Ivmlinux/$(ARCH) $(CLANG_BPF_SYS_INCLUDES)
-LDLIBS   := -lbpf -lelf -lz -ljansson -lm -lncurses -ltinfo
+LDLIBS   := -lbpf -lelf -lz -ljansson -lm -lncurses -ltinfo -lyaml -lcrypt
 ifeq ($(STATIC),1)
 LDFLAGS  += -static
 endif
@@ -67,6 +67,11 @@ MHD_DIR   ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/idlescope/mhd-$(ARCH)
 MHD_STAMP := $(MHD_DIR)/.idlescope-mhd
 CFLAGS    += -isystem $(MHD_DIR)/include
 HTTP_LIBS := -L$(MHD_DIR)/lib $(HTTP_LIBS)
+else
+# Debian's libmicrohttpd has HTTPS: `serve --web-config` checks client
+# certificates with GnuTLS (user/util/tls_gnutls.c).
+CFLAGS    += -DIDLESCOPE_GNUTLS
+HTTP_LIBS += -lgnutls
 endif
 
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
@@ -103,6 +108,7 @@ help:
 	@echo 'make vmtest-oracle  the BATS oracle tests in an acpi_idle guest and in cpuidle.off=1 guests'
 	@echo 'make compat     make vmtest, then docs/compat.md from what the guests probed'
 	@echo 'make vmlinux    regenerate vmlinux/$$(ARCH)/vmlinux.h from BTF'
+	@echo 'make dynamic    $(OUT)/dynamic/idlescope, linked with Debian'"'"'s shared libraries (serve has TLS)'
 	@echo 'make ARCH=arm64 cross-build build/arm64/idlescope (after sudo make deps ARCH=arm64)'
 
 $(OUT) $(OUT)/user $(OUT)/tests:
@@ -166,6 +172,15 @@ $(MHD_STAMP): tests/mhd-static.sh
 $(USER_OBJS): | $(MHD_STAMP)
 endif
 
+# The dynamic build (Debian's libraries, as the Debian package links them):
+# the one whose `serve` has TLS; the web-config tests run it.
+.PHONY: dynamic
+dynamic: $(if $(filter 0,$(STATIC)),$(OUT)/idlescope,$(OUT)/dynamic/idlescope)
+$(OUT)/dynamic/idlescope: FORCE
+	$(Q)$(MAKE) --no-print-directory STATIC=0 OUT=$(OUT)/dynamic $(OUT)/dynamic/idlescope
+.PHONY: FORCE
+FORCE:
+
 run: deps all
 	./$(OUT)/idlescope record -d 10
 
@@ -183,10 +198,10 @@ unit: $(UNIT_BINS)
 replay: check-root $(REPLAY_BINS)
 	$(Q)set -e; for t in $(REPLAY_BINS); do $$t; done
 
-bats: check-root all
-	$(Q)IDLESCOPE=$(abspath $(OUT)/idlescope) IDLESCOPE_MAN=$(abspath $(MANPAGE)) bats tests/bats
+bats: check-root all dynamic
+	$(Q)IDLESCOPE=$(abspath $(OUT)/idlescope) IDLESCOPE_DYNAMIC=$(abspath $(OUT)/dynamic/idlescope) IDLESCOPE_MAN=$(abspath $(MANPAGE)) bats tests/bats
 
-test: deps all check-root $(UNIT_BINS) $(REPLAY_BINS) fuzz-build \
+test: deps all dynamic check-root $(UNIT_BINS) $(REPLAY_BINS) fuzz-build \
       $(if $(filter 0,$(IDLESCOPE_VMTEST)),,vmtest-bins)
 	$(Q)OUT=$(OUT) IDLESCOPE_MAN=$(abspath $(MANPAGE)) ./tests/run.sh
 
@@ -240,7 +255,7 @@ SYSROOT_STAMP := $(SYSROOT)/.idlescope-sysroot
 CFLAGS   += -isystem $(SYSROOT)/usr/include -isystem $(SYSROOT)/usr/include/aarch64-linux-gnu
 LDFLAGS  += -L$(SYSROOT)/usr/lib/aarch64-linux-gnu
 # Recipe-time check: -lzstd only when the sysroot script found libelf.a needs it.
-LDLIBS    = -lbpf -lelf -lz -ljansson -lm -lncurses -ltinfo \
+LDLIBS    = -lbpf -lelf -lz -ljansson -lm -lncurses -ltinfo -lyaml -lcrypt \
 	    $(shell test -f $(SYSROOT)/usr/lib/aarch64-linux-gnu/libzstd.a && echo -lzstd)
 
 .PHONY: cross-toolchain

@@ -21,7 +21,7 @@
 #                 sources (default http://deb.debian.org/debian)
 #
 # Layout of the result: $SYSROOT/usr/include/... and
-# $SYSROOT/usr/lib/aarch64-linux-gnu/lib{bpf,elf,z,jansson,ncurses,tinfo}.a, plus
+# $SYSROOT/usr/lib/aarch64-linux-gnu/lib{bpf,elf,z,jansson,ncurses,tinfo,yaml,crypt}.a, plus
 # $SYSROOT/.idlescope-sysroot listing the suite and "package version" lines.
 set -euo pipefail
 
@@ -40,11 +40,13 @@ LIBDIR=usr/lib/aarch64-linux-gnu
 # -dev packages unpacked into the sysroot (their runtime packages are not
 # needed for a static link). libzstd-dev is added when libelf.a calls zstd
 # (not the case for bookworm's elfutils 0.188; checked below).
-PKGS=(libbpf-dev libelf-dev zlib1g-dev libjansson-dev libncurses-dev)
+PKGS=(libbpf-dev libelf-dev zlib1g-dev libjansson-dev libncurses-dev
+      libyaml-dev libcrypt-dev) # the last two: serve --web-config (YAML, bcrypt)
 FILES=(usr/include/bpf/libbpf.h usr/include/bpf/bpf.h usr/include/libelf.h
        usr/include/gelf.h usr/include/zlib.h usr/include/jansson.h usr/include/curses.h
        "$LIBDIR/libbpf.a" "$LIBDIR/libelf.a" "$LIBDIR/libz.a" "$LIBDIR/libjansson.a"
-       "$LIBDIR/libncurses.a" "$LIBDIR/libtinfo.a")
+       "$LIBDIR/libncurses.a" "$LIBDIR/libtinfo.a"
+       usr/include/yaml.h usr/include/crypt.h "$LIBDIR/libyaml.a" "$LIBDIR/libcrypt.a")
 
 die() { echo "arm64-sysroot: $*" >&2; exit 1; }
 log() { echo "arm64-sysroot: $*"; }

@@ -30,6 +30,9 @@ else
 	optional=(bpftrace libbpf-tools)
 	# robustness tests: libFuzzer runtime, strace (files written), capsh
 	pkgs+=(libclang-rt-14-dev strace libcap2-bin)
+	# serve --web-config: YAML, bcrypt, GnuTLS (the dynamic build); its tests'
+	# certificates and hashes (openssl, htpasswd)
+	pkgs+=(libyaml-dev libcrypt-dev libgnutls28-dev file openssl apache2-utils)
 	# make vmtest / make test: x86_64 and arm64 guests (tests/vm/run.sh)
 	[ "${IDLESCOPE_VMTEST:-1}" = 0 ] ||
 		pkgs+=(qemu-system-x86 qemu-system-arm busybox-static acpica-tools cpio device-tree-compiler)

@@ -35,7 +35,9 @@ for t in "$out"/tests/test_* "$out"/tests/replay_*; do
 	count_cmocka "$log"
 done
 
-IDLESCOPE=$(realpath "$out/idlescope") bats --tap tests/bats | tee "$log"
+# the dynamic build (make dynamic) for the TLS tests of web_config.bats
+IDLESCOPE=$(realpath "$out/idlescope") IDLESCOPE_DYNAMIC=$(realpath "$out/dynamic/idlescope") \
+	bats --tap tests/bats | tee "$log"
 host_tap=$out/coverage-host.tap # for the oracle coverage table at the end
 cp "$log" "$host_tap"
 pass=$((pass + $(grep -c '^ok ' "$log")))

@@ -19,6 +19,7 @@
 #include "session/parts.h"
 #include "session/self_cost.h"
 #include "util/listen.h"
+#include "util/web_mhd.h"
 #include "model/model.h"
 #include "render/prom.h"
 #include "sys/topology.h"
@@ -27,6 +28,8 @@
 struct serve {
 	struct common_opts o;
 	const char *listen_arg;
+	const char *web_config; /* --web-config FILE */
+	struct web_mhd web;     /* its TLS options and request gate */
 	struct listen_addr addr;
 	bool wake;
 	bool cpu_hist, cpu_detail; /* --per-cpu-histograms, --per-cpu-detail */
@@ -51,7 +54,7 @@ struct serve {
 
 static const char doc[] =
 	"Keep the BPF programs attached and serve the counters as Prometheus metrics at "
-	"http://HOST:PORT/metrics.\v"
+	"http://HOST:PORT/metrics (https:// with --web-config's TLS).\v"
 	"Counters are cumulative from the start. Without -i every scrape reads the BPF maps; "
 	"with -i SECONDS a snapshot is taken every SECONDS and scrapes get the last one. "
 	"Runs until SIGINT/SIGTERM (or -d SECONDS), then detaches and exits 0. By default the "
@@ -59,12 +62,16 @@ static const char doc[] =
 	"seconds; the histograms and wakeups are per state and cause over the selected CPUs. "
 	"The metric families are listed in docs/metrics.md.";
 
-enum { OPT_LISTEN = 0x300, OPT_CPU_HIST, OPT_CPU_DETAIL, OPT_GROUP_HIST };
+enum { OPT_LISTEN = 0x300, OPT_CPU_HIST, OPT_CPU_DETAIL, OPT_GROUP_HIST, OPT_WEB_CONFIG };
 
 static const struct argp_option serve_options[] = {
 	{ "listen", OPT_LISTEN, "HOST:PORT", 0,
 	  "Listen on HOST:PORT (default " LISTEN_DEFAULT "; [::1]:PORT for IPv6, port 0 picks a "
 	  "free one)", 0 },
+	{ "web-config", OPT_WEB_CONFIG, "FILE", 0,
+	  "TLS and basic auth from a Prometheus exporter-toolkit web configuration file "
+	  "(tls_server_config, basic_auth_users with bcrypt hashes), as node_exporter's "
+	  "--web.config.file; TLS needs a build with GnuTLS (the Debian package)", 0 },
 	{ "per-cpu-histograms", OPT_CPU_HIST, NULL, 0,
 	  "Idle duration and timer lateness histograms per CPU and state (16 series per CPU and "
 	  "state each), not per state over all CPUs", 0 },
@@ -88,6 +95,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_LISTEN:
 		r->listen_arg = arg;
+		break;
+	case OPT_WEB_CONFIG:
+		r->web_config = arg;
 		break;
 	case OPT_CPU_HIST:
 		r->cpu_hist = true;
@@ -194,8 +204,8 @@ static const char index_html[] =
 	"<h1>idlescope</h1>\n<p>CPU idle-state residency, prediction error and wakeup causes "
 	"from eBPF.</p>\n<p><a href=\"/metrics\">Metrics</a></p>\n</body></html>\n";
 
-static enum MHD_Result reply(struct MHD_Connection *conn, unsigned int code, const char *type,
-			     void *body, size_t len, enum MHD_ResponseMemoryMode mode)
+static enum MHD_Result reply(struct serve *r, struct MHD_Connection *conn, unsigned int code,
+			     const char *type, void *body, size_t len, enum MHD_ResponseMemoryMode mode)
 {
 	struct MHD_Response *resp = MHD_create_response_from_buffer(len, body, mode);
 	enum MHD_Result ret;
@@ -203,6 +213,7 @@ static enum MHD_Result reply(struct MHD_Connection *conn, unsigned int code, con
 	if (!resp)
 		return MHD_NO;
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	web_mhd_headers(&r->web, resp);
 	ret = MHD_queue_response(conn, code, resp);
 	MHD_destroy_response(resp);
 	return ret;
@@ -213,6 +224,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 			      size_t *upload_data_size, void **con_cls)
 {
 	struct serve *r = cls;
+	enum MHD_Result ret;
 	char *text = NULL;
 	size_t len = 0;
 	int err = 0;
@@ -221,14 +233,16 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 	(void)upload_data;
 	(void)upload_data_size;
 	(void)con_cls;
+	if (!web_mhd_admit(&r->web, conn, &ret))
+		return ret;
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
-		return reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain",
+		return reply(r, conn, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain",
 			     (void *)"only GET and HEAD\n", 18, MHD_RESPMEM_PERSISTENT);
 	if (!strcmp(url, "/"))
-		return reply(conn, MHD_HTTP_OK, "text/html; charset=utf-8", (void *)index_html,
+		return reply(r, conn, MHD_HTTP_OK, "text/html; charset=utf-8", (void *)index_html,
 			     sizeof(index_html) - 1, MHD_RESPMEM_PERSISTENT);
 	if (strcmp(url, "/metrics"))
-		return reply(conn, MHD_HTTP_NOT_FOUND, "text/plain", (void *)"not found\n", 10,
+		return reply(r, conn, MHD_HTTP_NOT_FOUND, "text/plain", (void *)"not found\n", 10,
 			     MHD_RESPMEM_PERSISTENT);
 	pthread_mutex_lock(&r->lock);
 	if (r->o.interval_ns) {
@@ -246,10 +260,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 		char msg[128];
 		int n = snprintf(msg, sizeof(msg), "cannot read the BPF maps: %s\n", strerror(-err));
 
-		return reply(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain", msg, (size_t)n,
+		return reply(r, conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain", msg, (size_t)n,
 			     MHD_RESPMEM_MUST_COPY);
 	}
-	return reply(conn, MHD_HTTP_OK, PROM_CONTENT_TYPE, text, len, MHD_RESPMEM_MUST_FREE);
+	return reply(r, conn, MHD_HTTP_OK, PROM_CONTENT_TYPE, text, len, MHD_RESPMEM_MUST_FREE);
 }
 
 /* -i: a fresh snapshot for the scrapes to come */
@@ -301,7 +315,7 @@ int cmd_serve(int argc, char **argv)
 			   .lock = PTHREAD_MUTEX_INITIALIZER };
 	struct window_ticks ticks = { on_interval, on_refresh, &r };
 	struct MHD_Daemon *mhd = NULL;
-	char err[512];
+	char err[512], note[512];
 	FILE *out;
 	int ret;
 
@@ -312,6 +326,14 @@ int cmd_serve(int argc, char **argv)
 		diag_error("%s", err);
 		return EXIT_USAGE;
 	}
+	/* the web configuration before anything loads: a bad file, or TLS
+	 * this build lacks, is refused rather than served in plain text */
+	if ((ret = web_mhd_load(&r.web, r.web_config, err, sizeof(err), note, sizeof(note)))) {
+		diag_error("%s", err);
+		goto cleanup;
+	}
+	if (note[0])
+		diag_error("%s", note);
 	if ((ret = cli_prepare(&r.o, &r.topo, &r.sel, &out)))
 		goto cleanup;
 	ret = EXIT_RUNTIME;
@@ -347,17 +369,18 @@ int cmd_serve(int argc, char **argv)
 	ret = EXIT_RUNTIME;
 	if (r.o.interval_ns)
 		on_interval(&r, r.start);
-	mhd = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
+	mhd = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | web_mhd_flags(&r.web) |
 				       (r.o.verbose ? MHD_USE_ERROR_LOG : 0),
 			       0, NULL, NULL, handle, &r, MHD_OPTION_LISTEN_SOCKET, r.fd,
 			       MHD_OPTION_CONNECTION_TIMEOUT, 10u, MHD_OPTION_CONNECTION_LIMIT, 64u,
-			       MHD_OPTION_EXTERNAL_LOGGER, http_log, NULL, MHD_OPTION_END);
+			       MHD_OPTION_EXTERNAL_LOGGER, http_log, NULL, MHD_OPTION_ARRAY,
+			       r.web.options, MHD_OPTION_END);
 	if (!mhd) {
 		diag_error("cannot start the HTTP server on %s", r.bound);
 		goto cleanup;
 	}
 	r.fd = -1; /* MHD closes it */
-	printf("idlescope serve: http://%s/metrics\n", r.bound);
+	printf("idlescope serve: %s://%s/metrics\n", r.web.cfg.tls ? "https" : "http", r.bound);
 	fflush(stdout);
 
 	window_wait(&r.win, r.start, &ticks);
@@ -374,5 +397,6 @@ cleanup:
 	free(r.k_none);
 	free(r.busy_prev);
 	topology_free(&r.topo);
+	web_mhd_free(&r.web);
 	return ret;
 }

@@ -1,0 +1,279 @@
+#!/usr/bin/env bats
+# `serve --web-config`: exporter-toolkit's web configuration, checked with
+# curl and openssl against a CA, certificates and bcrypt hashes made here by
+# openssl and Apache's htpasswd, scraped by a real Prometheus over TLS with
+# basic auth, and the same file given to node_exporter. TLS needs the
+# dynamic build (IDLESCOPE_DYNAMIC, `make dynamic`); the static one refuses it.
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+DYN=${IDLESCOPE_DYNAMIC:-$BATS_TEST_DIRNAME/../../build/dynamic/idlescope}
+
+setup() {
+	SERVE_PID=
+	PROM_PID=
+	NODE_PID=
+	D=$BATS_TEST_TMPDIR
+	if ! command -v openssl >/dev/null || ! command -v htpasswd >/dev/null; then
+		skip "openssl or htpasswd missing (make deps)"
+	fi
+	# a CA, a server certificate for 127.0.0.1 and a client certificate
+	# signed by it, and a client certificate nobody signed
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 \
+		-subj /CN=idlescope-test-ca -keyout "$D/ca.key" -out "$D/ca.crt" 2>/dev/null
+	sign server "subjectAltName=IP:127.0.0.1"
+	sign client "extendedKeyUsage=clientAuth"
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 \
+		-subj /CN=rogue -keyout "$D/rogue.key" -out "$D/rogue.crt" 2>/dev/null
+	HASH=$(htpasswd -nbBC 10 alice 'open sesame' | cut -d: -f2 | tr -d '\n')
+}
+
+teardown() {
+	# shellcheck disable=SC2086 # the unset ones vanish
+	kill $PROM_PID $NODE_PID $SERVE_PID 2>/dev/null || true
+	wait
+}
+
+sign() { # name extension
+	openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=$1" \
+		-keyout "$D/$1.key" -out "$D/$1.csr" 2>/dev/null
+	openssl x509 -req -in "$D/$1.csr" -CA "$D/ca.crt" -CAkey "$D/ca.key" -CAcreateserial \
+		-days 1 -extfile <(echo "$2") -out "$D/$1.crt" 2>/dev/null
+}
+
+# a loopback port free now, as the kernel picks it
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+require_dynamic() {
+	[ -x "$DYN" ] || skip "no dynamic build at $DYN (make dynamic)"
+}
+
+# Writes $D/web.yml: TLS (unless "plain") and alice's bcrypt hash, plus any
+# further lines of tls_server_config given.
+web_config() { # plain | tls [tls_server_config lines...]
+	local mode=$1 l
+	shift
+	{
+		if [ "$mode" = tls ]; then
+			printf 'tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n'
+			for l in "$@"; do printf '  %s\n' "$l"; done
+		fi
+		printf 'basic_auth_users:\n  alice: %s\n' "$HASH"
+	} >"$D/web.yml"
+}
+
+# Starts BIN serve on a free loopback port with ARGS; sets URL (from its
+# start-up line), ADDR (its HOST:PORT) and SERVE_PID.
+serve_with() { # bin args...
+	local bin=$1
+	shift
+	"$bin" serve --listen 127.0.0.1:0 "$@" >"$D/serve.out" 2>"$D/serve.err" 3>&- &
+	SERVE_PID=$!
+	for _ in $(seq 100); do
+		URL=$(sed -n 's/^idlescope serve: \(https\{0,1\}:.*\)$/\1/p' "$D/serve.out")
+		ADDR=${URL#*://}
+		ADDR=${ADDR%/metrics}
+		[ -n "$URL" ] && return 0
+		kill -0 "$SERVE_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "serve did not start: $(cat "$D/serve.err")" >&2
+	return 1
+}
+
+# Runs CMD... every half second until it succeeds, for 30 s at most.
+retry() {
+	local i
+	for i in $(seq 60); do
+		"$@" && return 0
+		[ "$i" -eq 60 ] || sleep 0.5
+	done
+	return 1
+}
+
+# Whether the Prometheus at PROM has scraped both its targets (up or down).
+both_scraped() {
+	local j
+	# (jq -e is true on no input at all: a Prometheus not yet listening)
+	j=$(curl -sf "$PROM/api/v1/targets") &&
+		[ "$(jq '[.data.activeTargets[] | select(.health != "unknown")] | length' <<<"$j")" = 2 ]
+}
+
+# The HTTP status curl gets for URL with the given options ("000": no HTTP answer).
+status_of() { # curl options...
+	curl -s -o /dev/null -w '%{http_code}' "$@" "$URL" || true
+}
+
+# The three basic-auth cases, then the metrics themselves.
+assert_basic_auth() { # curl options for the transport...
+	local h
+	[ "$(status_of "$@")" = 401 ]
+	[ "$(status_of "$@" -u alice:'open sesame!')" = 401 ]
+	[ "$(status_of "$@" -u bob:'open sesame')" = 401 ]
+	h=$(curl -s -D - -o /dev/null "$@" "$URL")
+	grep -qi '^WWW-Authenticate: Basic' <<<"$h"
+	[ "$(status_of "$@" -u alice:'open sesame')" = 200 ]
+	curl -sf "$@" -u alice:'open sesame' "$URL" >"$D/scrape"
+	grep -q '^idlescope_idle_state_entries_total{' "$D/scrape"
+	# a wrong password is refused after the right one was cached
+	[ "$(status_of "$@" -u alice:'open sesame ')" = 401 ]
+}
+
+@test "web-config: a bad file is one line and a usage error, before anything loads" {
+	printf 'tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n  ciphers: [x]\n' >"$D/web.yml"
+	run -2 "$IDLESCOPE" serve --web-config "$D/web.yml" -d 1
+	[ "${#lines[@]}" -eq 1 ]
+	[ "$output" = "idlescope: $D/web.yml:4: unknown key 'ciphers' in tls_server_config" ]
+	printf 'basic_auth_users:\n  alice: open sesame\n' >"$D/web.yml"
+	run -2 "$IDLESCOPE" serve --web-config "$D/web.yml" -d 1
+	[ "${#lines[@]}" -eq 1 ]
+	[[ $output == "idlescope: $D/web.yml:2: basic_auth_users: the password of 'alice' is not a bcrypt hash"* ]]
+	printf 'tls_server_config:\n  cert_file: nope.crt\n  key_file: server.key\n' >"$D/web.yml"
+	run -2 "$IDLESCOPE" serve --web-config "$D/web.yml" -d 1
+	[ "$output" = "idlescope: $D/web.yml:2: cannot read cert_file '$D/nope.crt': No such file or directory" ]
+	run -2 "$IDLESCOPE" serve --web-config "$D/none.yml" -d 1
+	[ "${#lines[@]}" -eq 1 ]
+}
+
+@test "web-config: the static build refuses TLS in one line (exit 1) rather than serve plain HTTP" {
+	file -L "$IDLESCOPE" | grep -q 'statically linked' || skip "$IDLESCOPE is not the static build"
+	web_config tls
+	run -1 "$IDLESCOPE" serve --web-config "$D/web.yml" --listen 127.0.0.1:0 -d 5
+	[ "${#lines[@]}" -eq 1 ]
+	[[ $output == "idlescope: $D/web.yml asks for TLS"*"static build"*"Debian package or a STATIC=0 build" ]]
+}
+
+@test "web-config: basic auth over plain HTTP: none, wrong and unknown 401, right 200; a note says the passwords go in clear" {
+	web_config plain
+	serve_with "$IDLESCOPE" --web-config "$D/web.yml"
+	[[ $URL == http://* ]]
+	[ "$(cat "$D/serve.err")" = "idlescope: note: $D/web.yml has basic_auth_users but no tls_server_config: passwords cross the network in clear text" ]
+	assert_basic_auth
+}
+
+@test "web-config: TLS with the configured certificate and basic auth; plain HTTP to the TLS port gets no answer" {
+	require_dynamic
+	local served made
+	web_config tls
+	serve_with "$DYN" --web-config "$D/web.yml"
+	[[ $URL == https://127.0.0.1:* ]]
+	[ ! -s "$D/serve.err" ]
+	assert_basic_auth --cacert "$D/ca.crt"
+	# the certificate served is the one in the file (openssl's fingerprints)
+	served=$(openssl s_client -connect "$ADDR" -CAfile "$D/ca.crt" </dev/null 2>/dev/null |
+		openssl x509 -noout -fingerprint -sha256)
+	made=$(openssl x509 -in "$D/server.crt" -noout -fingerprint -sha256)
+	[ -n "$made" ] && [ "$served" = "$made" ]
+	# a client that does not trust the CA stops at the handshake
+	run curl -sS -o /dev/null -u alice:'open sesame' "$URL"
+	[ "$status" -eq 60 ]
+	# plain HTTP to the TLS port: no HTTP answer at all, no metrics
+	URL=http://$ADDR/metrics
+	[ "$(status_of -u alice:'open sesame')" = 000 ]
+	run curl -sS -u alice:'open sesame' "$URL"
+	[ "$status" -ne 0 ]
+	[[ $output != *idlescope_* ]]
+}
+
+@test "web-config: a key that is not the certificate's, or a file that is not PEM: one line, usage error, nothing loaded" {
+	require_dynamic
+	web_config tls
+	sed -i 's/key_file: server.key/key_file: rogue.key/' "$D/web.yml"
+	run -2 "$DYN" serve --web-config "$D/web.yml" --listen 127.0.0.1:0 -d 5
+	[ "$output" = "idlescope: $D/web.yml: cert_file and key_file: The certificate and the given key do not match." ]
+	echo 'not a certificate' >"$D/junk.pem"
+	web_config tls
+	sed -i 's/cert_file: server.crt/cert_file: junk.pem/' "$D/web.yml"
+	run -2 "$DYN" serve --web-config "$D/web.yml" --listen 127.0.0.1:0 -d 5
+	[ "${#lines[@]}" -eq 1 ]
+	[[ $output == "idlescope: $D/web.yml: cert_file and key_file: "* ]]
+}
+
+@test "web-config: RequireAndVerifyClientCert: no certificate or one the CA did not sign 403, the CA's client 200" {
+	require_dynamic
+	web_config tls 'client_auth_type: RequireAndVerifyClientCert' 'client_ca_file: ca.crt'
+	serve_with "$DYN" --web-config "$D/web.yml"
+	[ "$(status_of --cacert "$D/ca.crt" -u alice:'open sesame')" = 403 ]
+	[ "$(status_of --cacert "$D/ca.crt" --cert "$D/rogue.crt" --key "$D/rogue.key" -u alice:'open sesame')" = 403 ]
+	assert_basic_auth --cacert "$D/ca.crt" --cert "$D/client.crt" --key "$D/client.key"
+}
+
+@test "web-config: min_version TLS13 turns a TLS 1.2 client away" {
+	require_dynamic
+	web_config tls 'min_version: TLS13'
+	serve_with "$DYN" --web-config "$D/web.yml"
+	[ "$(status_of --cacert "$D/ca.crt" -u alice:'open sesame' --tlsv1.3)" = 200 ]
+	[ "$(status_of --cacert "$D/ca.crt" -u alice:'open sesame' --tls-max 1.2)" = 000 ]
+	openssl s_client -connect "$ADDR" -CAfile "$D/ca.crt" -tls1_3 </dev/null 2>/dev/null |
+		grep -q '^New, TLSv1.3,'
+}
+
+@test "web-config: a real Prometheus scrapes over TLS with basic auth (up), and a wrong password is down with 401" {
+	require_dynamic
+	command -v prometheus >/dev/null || skip "prometheus not installed (make deps)"
+	local port j
+	web_config tls
+	serve_with "$DYN" --web-config "$D/web.yml"
+	port=$(free_port)
+	cat >"$D/prometheus.yml" <<-EOF
+		global:
+		  scrape_interval: 1s
+		scrape_configs:
+		  - job_name: idlescope
+		    scheme: https
+		    tls_config:
+		      ca_file: $D/ca.crt
+		    basic_auth:
+		      username: alice
+		      password: 'open sesame'
+		    static_configs:
+		      - targets: ['$ADDR']
+		  - job_name: wrong-password
+		    scheme: https
+		    tls_config:
+		      ca_file: $D/ca.crt
+		    basic_auth:
+		      username: alice
+		      password: 'open sesame?'
+		    static_configs:
+		      - targets: ['$ADDR']
+	EOF
+	prometheus --config.file="$D/prometheus.yml" --storage.tsdb.path="$D/tsdb" \
+		--web.listen-address="127.0.0.1:$port" --log.level=warn >"$D/prom.log" 2>&1 3>&- &
+	PROM_PID=$!
+	PROM=http://127.0.0.1:$port
+	retry both_scraped || { cat "$D/prom.log"; false; }
+	j=$(curl -sS "$PROM/api/v1/targets")
+	echo "$j"
+	[ "$(jq -r '.data.activeTargets[] | select(.labels.job == "idlescope") | .health' <<<"$j")" = up ]
+	[ "$(jq -r '.data.activeTargets[] | select(.labels.job == "wrong-password") | .health' <<<"$j")" = down ]
+	jq -r '.data.activeTargets[] | select(.labels.job == "wrong-password") | .lastError' <<<"$j" | grep -q 401
+	# a query returns idlescope's series, scraped through TLS
+	run curl -sS --get "$PROM/api/v1/query" \
+		--data-urlencode 'query=idlescope_idle_state_entries_total{job="idlescope"}'
+	echo "$output"
+	jq -e '.data.result | length > 0' <<<"$output"
+}
+
+@test "web-config: node_exporter takes the same file, with the same answers" {
+	command -v prometheus-node-exporter >/dev/null || skip "prometheus-node-exporter not installed"
+	local port
+	web_config tls 'min_version: TLS12'
+	port=$(free_port)
+	prometheus-node-exporter --web.config.file="$D/web.yml" --web.listen-address="127.0.0.1:$port" \
+		--collector.disable-defaults --collector.loadavg >"$D/node.log" 2>&1 3>&- &
+	NODE_PID=$!
+	URL=https://127.0.0.1:$port/metrics
+	retry curl -s -o /dev/null --cacert "$D/ca.crt" "$URL" || { cat "$D/node.log"; false; }
+	[ "$(status_of --cacert "$D/ca.crt")" = 401 ]
+	[ "$(status_of --cacert "$D/ca.crt" -u alice:'open sesame!')" = 401 ]
+	[ "$(status_of --cacert "$D/ca.crt" -u alice:'open sesame')" = 200 ]
+	# and idlescope (when it has TLS) with that very file
+	[ -x "$DYN" ] || return 0
+	serve_with "$DYN" --web-config "$D/web.yml"
+	[ "$(status_of --cacert "$D/ca.crt")" = 401 ]
+	[ "$(status_of --cacert "$D/ca.crt" -u alice:'open sesame')" = 200 ]
+}

@@ -1,0 +1,132 @@
+/* The web configuration in libmicrohttpd's terms: TLS from memory (the PEM
+ * files read at start-up), the client certificate checked per request, and
+ * basic auth answered with 401 and WWW-Authenticate as exporter-toolkit does. */
+#include "util/web_mhd.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "util/diag.h"
+#include "util/tls_gnutls.h"
+
+int web_mhd_load(struct web_mhd *w, const char *path, char *err, size_t errlen, char *note,
+		 size_t notelen)
+{
+	struct web_config *c = &w->cfg;
+	char why[200];
+	int n = 0;
+
+	memset(w, 0, sizeof(*w));
+	note[0] = '\0';
+	w->options[0].option = MHD_OPTION_END;
+	if (!path)
+		return 0;
+	if (web_config_load(path, c, err, errlen))
+		return EXIT_USAGE;
+	w->loaded = true;
+	if (c->tls && MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+		snprintf(err, errlen,
+			 "%s asks for TLS (tls_server_config), which this static build cannot serve: "
+			 "its libmicrohttpd has no HTTPS (a static GnuTLS needs p11-kit); use the Debian "
+			 "package or a STATIC=0 build", path);
+		return EXIT_RUNTIME;
+	}
+	if (c->client_auth != WEB_NO_CLIENT_CERT && !tls_peer_can_verify()) {
+		snprintf(err, errlen, "%s: this build cannot check client certificates (no GnuTLS); "
+			 "use the Debian package or a STATIC=0 build", path);
+		return EXIT_RUNTIME;
+	}
+	/* a key that is not the certificate's, or not PEM, found before anything loads */
+	if (c->tls && tls_peer_can_verify() && tls_check_keypair(c->cert_pem, c->key_pem, why, sizeof(why))) {
+		snprintf(err, errlen, "%s: cert_file and key_file: %s", path, why);
+		return EXIT_USAGE;
+	}
+	if (web_auth_init(&w->auth, c)) {
+		snprintf(err, errlen, "out of memory");
+		return EXIT_RUNTIME;
+	}
+	if (c->nr_users && !c->tls)
+		snprintf(note, notelen, "note: %s has basic_auth_users but no tls_server_config: "
+			 "passwords cross the network in clear text", path);
+	if (c->tls) {
+		web_config_priorities(c, w->priorities, sizeof(w->priorities));
+		w->options[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0, c->cert_pem };
+		w->options[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0, c->key_pem };
+		w->options[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_PRIORITIES, 0, w->priorities };
+		if (c->client_ca_pem)
+			w->options[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_TRUST, 0,
+								   c->client_ca_pem };
+	}
+	w->options[n].option = MHD_OPTION_END;
+	return 0;
+}
+
+unsigned int web_mhd_flags(const struct web_mhd *w)
+{
+	return (w->cfg.tls ? MHD_USE_TLS : 0) | (w->cfg.nr_users ? MHD_USE_THREAD_PER_CONNECTION : 0);
+}
+
+void web_mhd_headers(const struct web_mhd *w, struct MHD_Response *resp)
+{
+	for (int i = 0; i < w->cfg.nr_headers; i++)
+		MHD_add_response_header(resp, w->cfg.headers[i].name, w->cfg.headers[i].value);
+}
+
+static enum MHD_Result refuse(struct web_mhd *w, struct MHD_Connection *conn, unsigned int code,
+			      const char *body)
+{
+	struct MHD_Response *resp =
+		MHD_create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_MUST_COPY);
+	enum MHD_Result ret;
+
+	if (!resp)
+		return MHD_NO;
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+	web_mhd_headers(w, resp);
+	ret = code == MHD_HTTP_UNAUTHORIZED ? MHD_queue_basic_auth_fail_response(conn, "idlescope", resp)
+					    : MHD_queue_response(conn, code, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+bool web_mhd_admit(struct web_mhd *w, struct MHD_Connection *conn, enum MHD_Result *ret)
+{
+	char why[256], body[300];
+	char *user, *password = NULL;
+	bool ok;
+
+	if (!w->loaded)
+		return true;
+	if (w->cfg.tls && w->cfg.client_auth != WEB_NO_CLIENT_CERT) {
+		const union MHD_ConnectionInfo *ci =
+			MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+
+		if (!tls_peer_allowed(ci ? ci->tls_session : NULL, w->cfg.client_auth, why, sizeof(why))) {
+			snprintf(body, sizeof(body), "%s\n", why);
+			*ret = refuse(w, conn, MHD_HTTP_FORBIDDEN, body);
+			return false;
+		}
+	}
+	if (!w->cfg.nr_users)
+		return true;
+	user = MHD_basic_auth_get_username_password(conn, &password);
+	ok = user && password && web_auth_check(&w->auth, user, password);
+	if (password) {
+		explicit_bzero(password, strlen(password));
+		MHD_free(password);
+	}
+	if (user)
+		MHD_free(user);
+	if (!ok)
+		*ret = refuse(w, conn, MHD_HTTP_UNAUTHORIZED, "Unauthorized\n");
+	return ok;
+}
+
+void web_mhd_free(struct web_mhd *w)
+{
+	if (!w->loaded)
+		return;
+	web_auth_free(&w->auth);
+	web_config_free(&w->cfg);
+	w->loaded = false;
+}

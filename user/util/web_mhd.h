@@ -1,0 +1,40 @@
+/* `serve --web-config FILE` applied to libmicrohttpd: the daemon's TLS
+ * flags and options, and the gate every request passes (client certificate,
+ * then basic auth) before a handler answers it. */
+#ifndef IDLESCOPE_WEB_MHD_H
+#define IDLESCOPE_WEB_MHD_H
+
+#include <stdbool.h>
+
+#include <microhttpd.h>
+
+#include "util/web_auth.h"
+#include "util/web_config.h"
+
+#define WEB_MHD_MAX_OPTIONS 8
+
+struct web_mhd {
+	bool loaded;
+	struct web_config cfg;
+	struct web_auth auth;
+	char priorities[96];
+	struct MHD_OptionItem options[WEB_MHD_MAX_OPTIONS]; /* ends with MHD_OPTION_END */
+};
+
+/* Reads FILE (NULL: no web configuration, plain HTTP for anyone). Returns 0,
+ * or an exit code with a one-line reason in err: EXIT_USAGE for a bad file,
+ * EXIT_RUNTIME when this build cannot serve TLS. note gets a one-line
+ * remark for start-up ("" when none). */
+int web_mhd_load(struct web_mhd *w, const char *path, char *err, size_t errlen, char *note,
+		 size_t notelen);
+/* MHD_USE_* flags the configuration needs (TLS; a thread per connection
+ * when bcrypt may run, so one check does not hold up the other scrapes). */
+unsigned int web_mhd_flags(const struct web_mhd *w);
+/* Whether the request may be answered; when not, the refusal (403 or 401
+ * with WWW-Authenticate) is queued and *ret is what the handler returns. */
+bool web_mhd_admit(struct web_mhd *w, struct MHD_Connection *conn, enum MHD_Result *ret);
+/* http_server_config.headers on a response */
+void web_mhd_headers(const struct web_mhd *w, struct MHD_Response *resp);
+void web_mhd_free(struct web_mhd *w);
+
+#endif
