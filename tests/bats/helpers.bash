@@ -221,3 +221,31 @@ wait_exec_idlescope() { # pid
 	done
 	return 1
 }
+
+# A TCP port nothing listens on now (random, so parallel runs do not collide).
+free_port() {
+	local p
+	for _ in $(seq 50); do
+		p=$((20000 + RANDOM % 40000))
+		[ -z "$(ss -Htln "sport = :$p")" ] && { echo "$p"; return 0; }
+	done
+	return 1
+}
+
+# The real Prometheus on config $1 and loopback port $2, its data and log in
+# the test's directory; waits until it is ready. Sets PROM_PID and PROM (its
+# URL); the caller's teardown kills PROM_PID.
+run_prometheus() { # config port
+	local d=$BATS_TEST_TMPDIR
+	prometheus --config.file="$1" --storage.tsdb.path="$d/tsdb" \
+		--web.listen-address="127.0.0.1:$2" --log.level=warn >"$d/prom.log" 2>&1 3>&- &
+	PROM_PID=$!
+	PROM=http://127.0.0.1:$2
+	for _ in $(seq 100); do
+		curl -sf -o /dev/null "$PROM/-/ready" && return 0
+		kill -0 "$PROM_PID" 2>/dev/null || break
+		sleep 0.2
+	done
+	echo "prometheus did not start: $(cat "$d/prom.log")" >&2
+	return 1
+}

@@ -21,16 +21,6 @@ teardown() {
 	[ -z "$STATS_OLD" ] || sysctl -qw kernel.bpf_stats_enabled="$STATS_OLD"
 }
 
-# A TCP port nothing listens on now (random, so parallel runs do not collide).
-free_port() {
-	local p
-	for _ in $(seq 50); do
-		p=$((20000 + RANDOM % 40000))
-		[ -z "$(ss -Htln "sport = :$p")" ] && { echo "$p"; return 0; }
-	done
-	return 1
-}
-
 # Starts serve in the background (port 0 unless args say otherwise); waits
 # for its "http://HOST:PORT/metrics" line and sets URL and SERVE_PID.
 start_serve() {
@@ -70,17 +60,7 @@ start_prometheus() { # rule files...
 		printf '    static_configs:\n      - targets:\n'
 		for t in $targets; do printf "          - '%s'\n" "$t"; done
 	} >"$d/prometheus.yml"
-	prometheus --config.file="$d/prometheus.yml" --storage.tsdb.path="$d/tsdb" \
-		--web.listen-address="127.0.0.1:$port" --log.level=warn >"$d/prom.log" 2>&1 3>&- &
-	PROM_PID=$!
-	PROM=http://127.0.0.1:$port
-	for _ in $(seq 100); do
-		curl -sf -o /dev/null "$PROM/-/ready" && return 0
-		kill -0 "$PROM_PID" 2>/dev/null || break
-		sleep 0.2
-	done
-	echo "prometheus did not start: $(cat "$d/prom.log")" >&2
-	return 1
+	run_prometheus "$d/prometheus.yml" "$port"
 }
 
 # The JSON answer of Prometheus' instant query API to the PromQL $1.

@@ -42,11 +42,6 @@ sign() { # name extension
 		-days 1 -extfile <(echo "$2") -out "$D/$1.crt" 2>/dev/null
 }
 
-# a loopback port free now, as the kernel picks it
-free_port() {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
 require_dynamic() {
 	[ -x "$DYN" ] || skip "no dynamic build at $DYN (make dynamic)"
 }
@@ -241,11 +236,8 @@ assert_basic_auth() { # curl options for the transport...
 		    static_configs:
 		      - targets: ['$ADDR']
 	EOF
-	prometheus --config.file="$D/prometheus.yml" --storage.tsdb.path="$D/tsdb" \
-		--web.listen-address="127.0.0.1:$port" --log.level=warn >"$D/prom.log" 2>&1 3>&- &
-	PROM_PID=$!
-	PROM=http://127.0.0.1:$port
-	retry both_scraped || { cat "$D/prom.log"; false; }
+	run_prometheus "$D/prometheus.yml" "$port"
+	retry both_scraped || { cat "$BATS_TEST_TMPDIR/prom.log"; false; }
 	j=$(curl -sS "$PROM/api/v1/targets")
 	echo "$j"
 	[ "$(jq -r '.data.activeTargets[] | select(.labels.job == "idlescope") | .health' <<<"$j")" = up ]
