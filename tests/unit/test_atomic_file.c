@@ -1,7 +1,8 @@
 /* Unit tests for user/util/atomic_file.c in a scratch directory: the file
  * replaced whole (a reader holding the old one keeps the old content), no
- * temporary file left after a commit or an abort, mode 0644 under umask
- * 022, and the errors a start-up check reports. */
+ * temporary file left after a commit or an abort, mode 0644 for a new file
+ * whatever the umask and the mode an existing file had otherwise, and the
+ * errors a start-up check reports. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -69,8 +70,9 @@ static void test_replaced_whole(void **state)
 	struct stat st;
 
 	(void)state;
-	umask(022);
+	umask(077);
 	put("first\n");
+	umask(022);
 	assert_int_equal(entries(), 1);
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0644);
@@ -86,6 +88,11 @@ static void test_replaced_whole(void **state)
 	assert_string_equal(buf, "second\n");
 	fclose(old);
 	assert_int_equal(entries(), 1);
+	/* a mode set on it stays */
+	assert_int_equal(chmod(path, 0640), 0);
+	put("third\n");
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0640);
 }
 
 static void test_abort_keeps_the_file(void **state)

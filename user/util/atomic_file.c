@@ -13,12 +13,16 @@ int atomic_file_begin(struct atomic_file *a, const char *path)
 {
 	const char *base = strrchr(path, '/');
 	struct stat st;
+	mode_t mode = 0644;
 	int fd, n;
 
 	a->path = path;
 	a->f = NULL;
-	if (!stat(path, &st) && S_ISDIR(st.st_mode))
-		return -EISDIR;
+	if (!stat(path, &st)) {
+		if (S_ISDIR(st.st_mode))
+			return -EISDIR;
+		mode = st.st_mode & 07777; /* an admin's chmod stays */
+	}
 	base = base ? base + 1 : path;
 	if (!*base)
 		return -EISDIR;
@@ -33,7 +37,8 @@ int atomic_file_begin(struct atomic_file *a, const char *path)
 		fd = open(a->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
-	if (!(a->f = fdopen(fd, "w"))) {
+	/* not less the umask: the file is there for another user to read */
+	if (fchmod(fd, mode) || !(a->f = fdopen(fd, "w"))) {
 		int e = errno;
 
 		close(fd);

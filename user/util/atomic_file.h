@@ -13,9 +13,9 @@ struct atomic_file {
 	FILE *f;
 };
 
-/* Opens the temporary file for writing in a->f, mode 0644 less the umask
- * (a collector often runs as another user). Returns 0 or -errno (-EISDIR
- * when path is a directory). */
+/* Opens the temporary file for writing in a->f, with path's mode, or 0644
+ * for a new file whatever the umask (a collector often runs as another
+ * user). Returns 0 or -errno (-EISDIR when path is a directory). */
 int atomic_file_begin(struct atomic_file *a, const char *path);
 /* Flushes, syncs and closes it, then renames it over path. On failure the
  * temporary file is removed and path keeps its previous content. Returns 0
