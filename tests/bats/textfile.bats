@@ -148,10 +148,11 @@ proc_idle() {
 
 # Each CPU's idle time in the file (counted time minus busy: completed and
 # in-flight periods) lies between the kernel's idle time (/proc/stat idle +
-# iowait, 10 ms ticks) over a span inside the window (the command's reads)
-# and over one outside it (before record starts, after it exits). Runs with
-# and without a cpuidle driver.
-# bats test_tags=oracle
+# iowait, USER_HZ ticks) over a span inside the window (the command's reads)
+# and over one outside it (before record starts, after it exits); the
+# allowances are those of nodriver.bats's finer check of record itself.
+# Runs with and without a cpuidle driver.
+# bats test_tags=oracle,nodriver
 @test "each CPU's idle seconds in the file within /proc/stat's idle time inside and outside the window" {
 	local d=$BATS_TEST_TMPDIR
 	proc_idle >"$d/o1"
@@ -169,9 +170,11 @@ proc_idle() {
 				n++
 				idle = w - busy[c]; lo = (i2[c] - i1[c]) / hz; hi = (o2[c] - o1[c]) / hz
 				printf "%s: idle %.3f s, /proc/stat inside %.2f, outside %.2f\n", c, idle, lo, hi
-				# 2 ticks of rounding each side; inside, the idle loop
-				# around cpu_idle (up to 3%) is not an idle period
-				if (!(c in busy) || idle < lo * 0.97 - 0.02 || idle > hi + 0.02) bad = bad " " c
+				# 2 ticks of rounding each side; the idle loop around
+				# cpu_idle is not in a period (more per period under
+				# TCG: 10% allowed), interrupts handled in idle are not
+				# in /proc/stat (up to 5%, nodriver.bats)
+				if (!(c in busy) || idle < lo * 0.9 - 2 / hz || idle > hi * 1.05 + 2 / hz) bad = bad " " c
 			}
 			if (n < 1 || bad != "") { print "out of bounds:" bad; exit 1 }
 		}' "$d/o1" "$d/i1" "$d/i2" "$d/o2" "$TF"

@@ -264,6 +264,7 @@ static int emit_summary(struct record *r, uint64_t start, uint64_t stop)
 	struct idle_raw raw;
 	char without[96];
 	uint64_t t0 = idle_now_ns();
+	json_t *doc;
 	int err;
 
 	parts_format(r->without, without, sizeof(without));
@@ -294,16 +295,16 @@ static int emit_summary(struct record *r, uint64_t start, uint64_t stop)
 		diag_error("out of memory");
 		return -1;
 	}
+	/* --fail-if sees the summary as JSON has it: the prom write below holds
+	 * its counters monotonic in place */
+	doc = r->o.nr_asserts ? summary_json(&s) : NULL;
 	if (r->o.format == FMT_PROM)
 		err = write_prom(r, &s, &raw, t0);
 	else
 		err = render_summary(r->out, r->o.format, &s, NULL, r->o.interval_ns != 0);
-	if (!err && r->o.nr_asserts) {
-		json_t *doc = summary_json(&s);
-
+	if (!err && r->o.nr_asserts)
 		r->assert_ret = cli_check_asserts(&r->o, doc, flatten_summary, r->out);
-		json_decref(doc);
-	}
+	json_decref(doc);
 	summary_free(&s);
 	idle_raw_free(&raw);
 	if (fflush(r->out) || ferror(r->out)) {
@@ -401,7 +402,7 @@ int cmd_record(int argc, char **argv)
 		goto cleanup;
 	ret = EXIT_RUNTIME;
 	r.prom.start = start;
-	/* the textfile exists from the start, every counter at 0 */
+	/* the textfile exists from the start */
 	if (r.o.interval_ns && r.textfile && write_prom(&r, NULL, NULL, 0))
 		goto cleanup;
 	if (r.o.interval_ns && !r.textfile) {

@@ -85,6 +85,8 @@ int live_prom_snapshot(struct live_prom *p, FILE *f)
 			     .wake_enabled = false, .missing_events = l->sess.missing };
 	struct window_capture w = { .start_ns = p->start, .info = l->info,
 				    .groups = l->groups.nr_groups ? &l->groups : NULL,
+				    /* record follows hotplug: offline time is not busy */
+				    .hotplug = l->o.track_hotplug ? &l->hotplug : NULL,
 				    .k_start = p->k_none, .k_end = p->k_none };
 	int err;
 
