@@ -53,7 +53,9 @@ require_node_exporter() {
 }
 
 # node_exporter with only the textfile collector on TF_DIR, as nobody, on
-# a free loopback port; sets NE_URL and NE_PID.
+# a free loopback port; sets NE_URL and NE_PID. (With its default
+# collectors too the file's samples come through the same, but promtool
+# lints their own names, node_memory_MemFree_bytes's camelCase and more.)
 start_node_exporter() {
 	local log=$BATS_TEST_TMPDIR/ne.log port
 	setpriv --reuid=nobody --regid=nogroup --clear-groups \
