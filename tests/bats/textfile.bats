@@ -15,6 +15,7 @@ setup() {
 	REC_PID=
 	NE_PID=
 	SERVE_PID=
+	STATS_OLD=
 	# node_exporter runs as nobody: the directory must be open to it
 	TF_DIR=$(mktemp -d /tmp/idlescope-textfile.XXXXXX)
 	chmod 755 "$TF_DIR"
@@ -27,6 +28,7 @@ teardown() {
 	for p in $REC_PID $NE_PID $SERVE_PID; do
 		kill "$p" 2>/dev/null && wait "$p" 2>/dev/null
 	done
+	[ -z "$STATS_OLD" ] || sysctl -qw kernel.bpf_stats_enabled="$STATS_OLD"
 	rm -rf "$TF_DIR"
 }
 
@@ -295,4 +297,54 @@ complete() { # file
 	"$PROM_SAMPLES" --series "$TF" | LC_ALL=C sort >"$BATS_TEST_TMPDIR/file.s"
 	[ "$(wc -l <"$BATS_TEST_TMPDIR/file.s")" -gt 50 ]
 	diff "$BATS_TEST_TMPDIR/serve.s" "$BATS_TEST_TMPDIR/file.s"
+}
+
+# The counted seconds of the file now.
+counted() {
+	sed -n 's/^idlescope_counted_seconds_total //p' "$TF"
+}
+
+# Waits for n rewrites of the file after this call (up to 10 s).
+rewrites() { # n
+	local c k=0 prev
+	prev=$(counted)
+	for _ in $(seq 200); do
+		c=$(counted)
+		if [ -n "$c" ] && [ "$c" != "$prev" ]; then
+			k=$((k + 1))
+			prev=$c
+			[ "$k" -ge "$1" ] && return 0
+		fi
+		sleep 0.05
+	done
+	return 1
+}
+
+# Part 5 in the textfile: the observer's cost, against bpftool and /proc.
+@test "the file carries record's own cost: program runs between bpftool's reads around a rewrite, map memory equal to bpftool's, RSS from /proc" {
+	command -v bpftool >/dev/null || skip "no bpftool"
+	local f=$BATS_TEST_TMPDIR/f id before after got rss vm
+	STATS_OLD=$(sysctl -n kernel.bpf_stats_enabled)
+	sysctl -qw kernel.bpf_stats_enabled=1
+	start_record_i -i 0.2
+	# a program that runs on a busy host too (cpu_idle may not)
+	id=$(bpf_prog_of_pid "$REC_PID" tp_btf_local_timer_entry)
+	before=$(bpf_prog_runs "$id")
+	# the second rewrite from now read the maps after bpftool did; the copy
+	# (that one or a later one) was written before bpftool reads again
+	rewrites 2
+	cp "$TF" "$f"
+	after=$(bpf_prog_runs "$id")
+	got=$(sed -n 's/^idlescope_bpf_program_runs_total{program="tp_btf_local_timer_entry"} \([0-9]*\)$/\1/p' "$f")
+	echo "bpftool $before, file $got, bpftool $after"
+	[ "$after" -gt 0 ]
+	[ "$before" -le "$got" ] && [ "$got" -le "$after" ]
+	grep -qx 'idlescope_bpf_stats_enabled 1' "$f"
+	[ "$(grep -c '^idlescope_dropped_total{' "$f")" -eq 3 ]
+	[ "$(sed -n 's/^idlescope_bpf_map_memory_bytes //p' "$f")" -eq "$(bpftool_map_memlock_of_pid "$REC_PID")" ]
+	rss=$(sed -n 's/^idlescope_process_resident_memory_bytes //p' "$f")
+	vm=$(($(rss_kb_of_pid "$REC_PID") * 1024))
+	echo "RSS file $rss, /proc $vm"
+	[ $((rss > vm ? rss - vm : vm - rss)) -lt 1048576 ]
+	awk '/^idlescope_process_cpu_seconds_total / { exit !($2 > 0 && $2 < 30) }' "$f"
 }
