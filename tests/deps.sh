@@ -25,6 +25,8 @@ else
 	      pkg-config bats rt-tests stress-ng libcmocka-dev jq yq util-linux linux-perf
 	      libmicrohttpd-dev dpkg-dev curl iproute2 prometheus chromium fonts-dejavu-core
 	      idlestat trace-cmd rt-app python3 libncurses-dev tmux bash-completion)
+	# record --format prom: textfile.bats runs the real node_exporter on it
+	pkgs+=(prometheus-node-exporter python3-prometheus-client)
 	# make bench's anchor observers (what a user would run instead): only where
 	# Debian has them, as the bench skips an anchor it cannot run
 	optional=(bpftrace libbpf-tools)
@@ -52,6 +54,11 @@ if [ ${#missing[@]} -gt 0 ]; then
 	echo "installing: ${missing[*]}"
 	apt-get update -qq
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+	# textfile.bats runs its own node_exporter on a loopback port: the
+	# service the package's postinst started (where systemd runs) goes
+	if [[ " ${missing[*]} " == *" prometheus-node-exporter "* ]] && [ -d /run/systemd/system ]; then
+		systemctl disable --now prometheus-node-exporter.service >/dev/null 2>&1 || true
+	fi
 fi
 
 # optional ones: those the package lists have (no update just for them)

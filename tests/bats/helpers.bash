@@ -249,3 +249,24 @@ run_prometheus() { # config port
 	echo "prometheus did not start: $(cat "$d/prom.log")" >&2
 	return 1
 }
+
+# The ID of the BPF program named $2 that live process $1 holds.
+bpf_prog_of_pid() { # pid name
+	local id
+	for id in $(grep -h '^prog_id:' /proc/"$1"/fdinfo/* | awk '{ print $2 }' | sort -un); do
+		[ "$(bpftool -j prog show id "$id" | jq -r .name)" = "$2" ] && { echo "$id"; return 0; }
+	done
+	return 1
+}
+
+# Runs of BPF program $1 as the kernel counts them (bpftool; 0 before any).
+bpf_prog_runs() { # id
+	bpftool -j prog show id "$1" | jq '.run_cnt // 0'
+}
+
+# bpftool's memlock of the BPF maps live process $1 holds, summed.
+bpftool_map_memlock_of_pid() { # pid
+	local maps
+	maps=$(grep -h '^map_id:' /proc/"$1"/fdinfo/* | awk '{ print $2 }' | sort -un | jq -sc .)
+	bpftool -j map show | jq --argjson ids "$maps" '[.[] | select(.id as $i | $ids | index($i)) | .bytes_memlock] | add'
+}

@@ -363,14 +363,11 @@ still_loaded() {
 	sysctl -qw kernel.bpf_stats_enabled=1
 	start_serve --listen 127.0.0.1:0
 	sleep 1
-	local m=$BATS_TEST_TMPDIR/m.txt id before after got ids maps
-	ids=$(grep -h '^prog_id:' /proc/"$SERVE_PID"/fdinfo/* | awk '{ print $2 }' | sort -un)
-	for id in $ids; do
-		[ "$(bpftool -j prog show id "$id" | jq -r .name)" = tp_btf_cpu_idle ] && break
-	done
-	before=$(bpftool -j prog show id "$id" | jq '.run_cnt // 0')
+	local m=$BATS_TEST_TMPDIR/m.txt id before after got
+	id=$(bpf_prog_of_pid "$SERVE_PID" tp_btf_cpu_idle)
+	before=$(bpf_prog_runs "$id")
 	curl -sS -o "$m" "$URL"
-	after=$(bpftool -j prog show id "$id" | jq '.run_cnt // 0')
+	after=$(bpf_prog_runs "$id")
 	got=$(sed -n 's/^idlescope_bpf_program_runs_total{program="tp_btf_cpu_idle"} \([0-9]*\)$/\1/p' "$m")
 	echo "bpftool $before, scrape $got, bpftool $after"
 	[ "$after" -gt 0 ]
@@ -380,9 +377,7 @@ still_loaded() {
 	[ "$(grep -c '^idlescope_dropped_total{' "$m")" -eq 3 ]
 	grep -q '^idlescope_bpf_program_run_seconds_total{program="tp_btf_cpu_idle"} 0\.[0-9]' "$m"
 	# the maps: bpftool's memlock of the maps the process holds, summed
-	maps=$(grep -h '^map_id:' /proc/"$SERVE_PID"/fdinfo/* | awk '{ print $2 }' | sort -un | jq -sc .)
-	[ "$(sed -n 's/^idlescope_bpf_map_memory_bytes //p' "$m")" -eq \
-		"$(bpftool -j map show | jq --argjson ids "$maps" '[.[] | select(.id as $i | $ids | index($i)) | .bytes_memlock] | add')" ]
+	[ "$(sed -n 's/^idlescope_bpf_map_memory_bytes //p' "$m")" -eq "$(bpftool_map_memlock_of_pid "$SERVE_PID")" ]
 	# the process: RSS within 1 MB of VmRSS read now, CPU time under the wall time
 	local rss vm
 	rss=$(sed -n 's/^process_resident_memory_bytes //p' "$m")

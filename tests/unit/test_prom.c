@@ -16,6 +16,7 @@
 
 #include "model/model.h"
 #include "render/prom.h"
+#include "session/self_cost.h"
 
 static char *render(const struct prom_scrape *p)
 {
@@ -315,6 +316,47 @@ static void test_optional_families_absent(void **state)
 	assert_null(strstr(text, "wakeups"));
 	assert_null(strstr(text, "group"));
 	assert_null(strstr(text, "lateness"));
+	free(text);
+}
+
+/* The observer's cost: serve's process families carry the standard names;
+ * for node_exporter's textfile collector (textfile) they are prefixed,
+ * since node_exporter drops a file's family named like its own process_*. */
+static void test_self_cost_names(void **state)
+{
+	struct summary s;
+	struct cpu_summary cs;
+	struct self_cost c = { .stats_enabled = true, .nr_progs = 1, .map_bytes = 4096,
+			       .cpu_ns = 1250000000ULL, .rss_bytes = 3000000 };
+	struct prom_scrape p = { .s = &s, .version = "x", .self = &c };
+	char *text;
+
+	(void)state;
+	one_cpu(&s, &cs);
+	snprintf(c.progs[0].name, sizeof(c.progs[0].name), "tp_btf_cpu_idle");
+	c.progs[0].runs = 7;
+	c.progs[0].run_ns = 2500;
+	text = render(&p);
+	assert_non_null(strstr(text, "\nprocess_cpu_seconds_total 1.25\n"));
+	assert_non_null(strstr(text, "\nprocess_resident_memory_bytes 3000000\n"));
+	assert_null(strstr(text, "idlescope_process_"));
+	free(text);
+	p.textfile = true;
+	text = render(&p);
+	assert_non_null(strstr(text,
+		"# HELP idlescope_process_cpu_seconds_total User and system CPU time of the idlescope process.\n"
+		"# TYPE idlescope_process_cpu_seconds_total counter\n"
+		"idlescope_process_cpu_seconds_total 1.25\n"));
+	assert_non_null(strstr(text,
+		"# TYPE idlescope_process_resident_memory_bytes gauge\n"
+		"idlescope_process_resident_memory_bytes 3000000\n"));
+	assert_null(strstr(text, "\nprocess_"));
+	assert_null(strstr(text, "# TYPE process_"));
+	/* the rest of the cost is the same in both */
+	assert_non_null(strstr(text, "idlescope_bpf_program_runs_total{program=\"tp_btf_cpu_idle\"} 7\n"));
+	assert_non_null(strstr(text, "idlescope_bpf_program_run_seconds_total{program=\"tp_btf_cpu_idle\"} 0.0000025\n"));
+	assert_non_null(strstr(text, "idlescope_bpf_map_memory_bytes 4096\n"));
+	assert_non_null(strstr(text, "idlescope_bpf_stats_enabled 1\n"));
 	free(text);
 }
 
@@ -702,6 +744,7 @@ int main(void)
 		cmocka_unit_test(test_bucket_edges),
 		cmocka_unit_test(test_wake_and_groups),
 		cmocka_unit_test(test_optional_families_absent),
+		cmocka_unit_test(test_self_cost_names),
 		cmocka_unit_test(test_default_families),
 		cmocka_unit_test(test_default_totals_two_cpus),
 		cmocka_unit_test(test_size_budget),

@@ -73,8 +73,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->output = arg;
 		break;
 	case OPT_FORMAT:
-		if (parse_format(arg, &o->format))
-			argp_error(state, "unknown format '%s' (table, json or csv)", arg);
+		if (parse_format(arg, &o->format) || (o->format == FMT_PROM && !(takes & CLI_PROM)))
+			argp_error(state, "unknown format '%s' (%s)", arg,
+				   takes & CLI_PROM ? "table, json, csv or prom" : "table, json or csv");
 		break;
 	case 'v':
 		o->verbose = true;
@@ -104,6 +105,9 @@ void cli_takes(unsigned int which)
 		options[i] = all_options[i];
 		if (all_options[i].name && !(which & bit_of(all_options[i].key)))
 			options[i].flags |= OPTION_HIDDEN;
+		if (all_options[i].key == OPT_FORMAT && (which & CLI_PROM))
+			options[i].doc = "table (default), json, csv or prom (Prometheus text, for "
+					 "node_exporter's textfile collector)";
 	}
 	common_argp.options = options;
 }

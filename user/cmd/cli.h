@@ -38,6 +38,7 @@ enum cli_opt {
 	CLI_VERBOSE = 1 << 5,  /* -v */
 	CLI_FAIL_IF = 1 << 6,  /* --fail-if */
 	CLI_ALL = (1 << 7) - 1,
+	CLI_PROM = 1 << 7,     /* --format prom too (record) */
 };
 /* The shared options, an argp child whose input is a struct common_opts. */
 extern struct argp common_argp;

@@ -51,7 +51,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case OPT_FORMAT:
-		if (parse_format(arg, &c->format) || c->format == FMT_CSV)
+		if (parse_format(arg, &c->format) || c->format == FMT_CSV || c->format == FMT_PROM)
 			argp_error(state, "unknown format '%s' (table or json)", arg);
 		break;
 	case 'o':

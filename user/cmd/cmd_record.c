@@ -12,6 +12,7 @@
 #include "cmd/cli.h"
 #include "model/flatten.h"
 #include "cmd/commands.h"
+#include "cmd/live_prom.h"
 #include "sys/cpuidle_sysfs.h"
 #include "session/idle_loader.h"
 #include "session/snapshot.h"
@@ -24,6 +25,7 @@
 #include "sys/sysfs.h"
 #include "session/parts.h"
 #include "session/window.h"
+#include "util/atomic_file.h"
 #include "util/workload.h"
 
 struct record {
@@ -47,13 +49,20 @@ struct record {
 	struct idle_raw prev; /* last interval snapshot */
 	uint64_t prev_ns;
 	int seq;
+	/* --format prom: -o's file, replaced whole (NULL: stdout), and the
+	 * snapshots that -i writes into it */
+	const char *textfile;
+	struct live_prom prom;
 };
 
 static const char doc[] =
 	"Measure per-CPU idle-state residency and prediction error (too deep / too shallow), "
 	"cross-checked against the kernel's cpuidle counters.\v"
 	"Runs for -d SECONDS, for the lifetime of COMMAND, or until Ctrl-C/SIGTERM; each prints "
-	"a complete summary. With COMMAND, its exit status is idlescope's.";
+	"a complete summary. With COMMAND, its exit status is idlescope's. --format prom -o "
+	"DIR/idlescope.prom writes serve's metric families for node_exporter's textfile "
+	"collector, replacing the file whole (write, then rename); with -i it is rewritten "
+	"every interval, counters cumulative from the start.";
 
 enum { OPT_PACKING = 0x200 };
 
@@ -165,12 +174,42 @@ static void print_interval(struct record *r, uint64_t start)
 	r->prev_ns = now;
 }
 
+/* --format prom: the Prometheus text into -o's file, replaced whole, or
+ * onto stdout. s and raw: record's final summary; NULL: the maps now. */
+static int write_prom(struct record *r, struct summary *s, const struct idle_raw *raw,
+		      uint64_t t0)
+{
+	struct atomic_file af;
+	FILE *f = r->out;
+	int err;
+
+	if (r->textfile && (err = atomic_file_begin(&af, r->textfile)))
+		goto fail;
+	if (r->textfile)
+		f = af.f;
+	err = s ? live_prom_write(&r->prom, s, raw, t0, f) : live_prom_snapshot(&r->prom, f);
+	if (r->textfile && err)
+		atomic_file_abort(&af);
+	else if (r->textfile)
+		err = atomic_file_commit(&af);
+	else if (!err && (fflush(f) || ferror(f)))
+		err = -EIO;
+	if (!err)
+		return 0;
+fail:
+	diag_error("cannot write '%s': %s", r->textfile ? r->textfile : "stdout", strerror(-err));
+	return -1;
+}
+
 static void on_interval(void *ctx, uint64_t now)
 {
 	struct record *r = ctx;
 
 	(void)now; /* the tick's time: the interval ends at its read */
-	print_interval(r, r->start);
+	if (r->textfile)
+		write_prom(r, NULL, NULL, 0); /* an error said; the next interval tries again */
+	else
+		print_interval(r, r->start);
 }
 
 /* disable flags and PM QoS into the maps, hotplug polled (live_refresh) */
@@ -224,6 +263,8 @@ static int emit_summary(struct record *r, uint64_t start, uint64_t stop)
 					      .poke_why = r->live.sess.poke_why } };
 	struct idle_raw raw;
 	char without[96];
+	uint64_t t0 = idle_now_ns();
+	json_t *doc;
 	int err;
 
 	parts_format(r->without, without, sizeof(without));
@@ -254,13 +295,16 @@ static int emit_summary(struct record *r, uint64_t start, uint64_t stop)
 		diag_error("out of memory");
 		return -1;
 	}
-	err = render_summary(r->out, r->o.format, &s, NULL, r->o.interval_ns != 0);
-	if (!err && r->o.nr_asserts) {
-		json_t *doc = summary_json(&s);
-
+	/* --fail-if sees the summary as JSON has it: the prom write below holds
+	 * its counters monotonic in place */
+	doc = r->o.nr_asserts ? summary_json(&s) : NULL;
+	if (r->o.format == FMT_PROM)
+		err = write_prom(r, &s, &raw, t0);
+	else
+		err = render_summary(r->out, r->o.format, &s, NULL, r->o.interval_ns != 0);
+	if (!err && r->o.nr_asserts)
 		r->assert_ret = cli_check_asserts(&r->o, doc, flatten_summary, r->out);
-		json_decref(doc);
-	}
+	json_decref(doc);
 	summary_free(&s);
 	idle_raw_free(&raw);
 	if (fflush(r->out) || ferror(r->out)) {
@@ -287,13 +331,28 @@ int cmd_record(int argc, char **argv)
 	uint64_t edge_from, start, stop;
 	int ret = EXIT_RUNTIME, sig = 0;
 
+	cli_takes(CLI_ALL | CLI_PROM);
 	argp_parse(&record_argp, argc, argv, ARGP_IN_ORDER, NULL, &r);
 	idle_set_verbose(r.o.verbose);
+	if (r.o.format == FMT_PROM) {
+		if (r.o.interval_ns && !r.o.output) {
+			diag_error("--format prom -i rewrites a file: give it with -o FILE");
+			return EXIT_USAGE;
+		}
+		/* not opened by cli_prepare: replaced whole at each write */
+		r.textfile = r.o.output;
+		r.o.output = NULL;
+	}
 	window_block_signals(); /* a signal from here on: a summary or one error line */
 
 	if ((ret = cli_prepare(&r.o, &r.topo, &r.sel, &r.out)))
 		goto cleanup;
 	ret = EXIT_RUNTIME;
+	if (r.textfile && (ret = atomic_file_check(r.textfile))) {
+		diag_error("cannot write '%s': %s", r.textfile, strerror(-ret));
+		ret = EXIT_RUNTIME;
+		goto cleanup;
+	}
 	if (alloc_tables(&r)) {
 		diag_error("out of memory");
 		goto cleanup;
@@ -306,6 +365,13 @@ int cmd_record(int argc, char **argv)
 	    (ret = live_load(&r.live)))
 		goto cleanup;
 	ret = EXIT_RUNTIME;
+	if (r.o.format == FMT_PROM &&
+	    live_prom_init(&r.prom, &r.live, &r.sel, 0,
+			   &(struct prom_scrape){ .wake = r.live.sess.wake, .textfile = true,
+						  .no_timers = (r.without & PART_TIMERS) != 0 })) {
+		diag_error("out of memory");
+		goto cleanup;
+	}
 	for (int c = 0; c < r.topo.nr_possible; c++)
 		r.dev_id[c] = cpulist_has(&r.sel, c) ? cpuidle_device_id(c) : 0;
 	if (cpuidle_counters_open(&r.kfiles, r.topo.nr_possible, &r.sel, r.live.info)) {
@@ -335,7 +401,11 @@ int cmd_record(int argc, char **argv)
 	if ((ret = live_start(&r.live, start)))
 		goto cleanup;
 	ret = EXIT_RUNTIME;
-	if (r.o.interval_ns) {
+	r.prom.start = start;
+	/* the textfile exists from the start */
+	if (r.o.interval_ns && r.textfile && write_prom(&r, NULL, NULL, 0))
+		goto cleanup;
+	if (r.o.interval_ns && !r.textfile) {
 		idle_session_read_stats(&r.live.sess, &r.prev);
 		r.prev_ns = start;
 	}
@@ -367,6 +437,7 @@ cleanup:
 	live_close(&r.live);
 	cpuidle_counters_close(&r.kfiles);
 	idle_raw_free(&r.prev);
+	live_prom_free(&r.prom);
 	if (r.out && r.out != stdout)
 		fclose(r.out);
 	free(r.k_start);

@@ -11,13 +11,12 @@
 
 #include "cmd/cli.h"
 #include "cmd/commands.h"
+#include "cmd/live_prom.h"
 #include "sys/cpuidle_sysfs.h"
 #include "session/idle_loader.h"
-#include "session/snapshot.h"
 #include "util/clock.h"
 #include "session/live.h"
 #include "session/parts.h"
-#include "session/self_cost.h"
 #include "util/listen.h"
 #include "util/web_mhd.h"
 #include "model/model.h"
@@ -39,12 +38,11 @@ struct serve {
 	struct session_cli sc; /* session_argp's view of wake, topology and without */
 	struct topology topo;
 	struct live live; /* tables, groups, BPF session (session/live.h) */
-	struct cpuidle_counters *k_none; /* no sysfs cross-check: all invalid */
+	struct live_prom prom; /* the snapshots (cmd/live_prom.h) */
 	struct cpulist sel;
 	struct window win;
 	uint64_t start;
-	uint64_t *busy_prev; /* [nr_possible]: busy seconds never go back */
-	/* the maps, live.info[] and busy_prev[] are shared with the HTTP thread */
+	/* the maps, live.info[] and prom are shared with the HTTP thread */
 	pthread_mutex_t lock;
 	char *cached; /* --interval: the last snapshot's text */
 	size_t cached_len;
@@ -121,77 +119,18 @@ static const struct argp_child children[] = { { &common_argp, 0, NULL, 0 },
 					       { &session_argp, 0, NULL, 0 }, { 0 } };
 static const struct argp serve_argp = { serve_options, parse_opt, NULL, doc, children, NULL, NULL };
 
-/* What the model holds for a report, adjusted for counters that must not go
- * back: a cause still pending at this instant is left out of unknown (it
- * gets its real cause later), in the CPU's counts and in the totals, and
- * busy time is held at its last value when the in-flight estimate of this
- * instant reads lower. */
-static void keep_monotonic(struct serve *r, struct summary *s, const struct idle_raw *raw)
-{
-	for (int i = 0; i < s->nr_cpus; i++) {
-		struct cpu_summary *cs = &s->cpus[i];
-		const struct idle_cpu_slot *slot = &raw->slots[cs->cpu];
-
-		if (cs->wake.in_flight) {
-			cs->wake.count[WAKE_UNKNOWN]--;
-			cs->wake.early[WAKE_UNKNOWN] -= slot->wake_early;
-			cs->wake.in_flight = 0;
-			s->totals.wake.count[WAKE_UNKNOWN]--;
-			s->totals.wake.early[WAKE_UNKNOWN] -= slot->wake_early;
-			s->totals.wake.in_flight--;
-		}
-		if (cs->busy_ns < r->busy_prev[cs->cpu])
-			cs->busy_ns = r->busy_prev[cs->cpu];
-		r->busy_prev[cs->cpu] = cs->busy_ns;
-	}
-}
-
-/* One snapshot as exposition text (malloc'ed) in *text. Call with the lock.
- * The counted window ends when the CPUs' and groups' counters had been read
- * (raw.read_ns): every period it counts ended before that. */
+/* One snapshot as exposition text (malloc'ed) in *text. Call with the lock. */
 static int snapshot(struct serve *r, char **text, size_t *len)
 {
-	uint64_t t0 = idle_now_ns();
-	struct idle_raw raw;
-	static struct self_cost self;
-	struct summary s = { .topo = &r->topo, .idle_attach = r->live.sess.idle_attach,
-			     .miss_attach = r->live.sess.have_idle_miss ? r->live.sess.miss_attach : NULL,
-			     /* no detail rows: they need /proc/kallsyms on every scrape */
-			     .wake_enabled = false, .missing_events = r->live.sess.missing };
-	struct window_capture w = { .start_ns = r->start, .info = r->live.info,
-				    .groups = r->live.groups.nr_groups ? &r->live.groups : NULL,
-				    .k_start = r->k_none, .k_end = r->k_none };
 	FILE *f;
-	int err;
+	int err = -ENOMEM;
 
-	cpuidle_read_system(&r->live.sys); /* the governor may change while we serve */
-	s.sys = r->live.sys;
-	if ((err = idle_session_read(&r->live.sess, &raw)))
-		return err;
-	w.stop_ns = raw.read_ns;
-	w.raw = &raw;
-	if (summary_build(&s, &w, &r->sel)) {
-		summary_free(&s);
-		idle_raw_free(&raw);
-		return -ENOMEM;
-	}
-	keep_monotonic(r, &s, &raw);
-	err = -ENOMEM;
 	*text = NULL;
-	self_cost_read(&r->live.sess, &self);
 	if ((f = open_memstream(text, len))) {
-		struct prom_scrape p = { .self = &self, .s = &s, .version = IDLESCOPE_VERSION, .wake = r->live.sess.wake,
-					 .no_timers = (r->without & PART_TIMERS) != 0,
-					 .cpu_hist = r->cpu_hist, .cpu_detail = r->cpu_detail,
-					 .group_hist = r->group_hist,
-					 .scrape_ns = idle_now_ns() - t0 };
-
-		err = prom_write(f, &p) ? -EIO : 0;
-		if (fclose(f))
+		err = live_prom_snapshot(&r->prom, f);
+		if (fclose(f) && !err)
 			err = -ENOMEM;
 	}
-	summary_free(&s);
-	idle_raw_free(&raw);
 	if (err) {
 		free(*text);
 		*text = NULL;
@@ -300,15 +239,6 @@ static void http_log(void *cls, const char *fmt, va_list ap)
 	vfprintf(stderr, fmt, ap);
 }
 
-static int alloc_tables(struct serve *r)
-{
-	size_t n = (size_t)r->topo.nr_possible;
-
-	r->k_none = calloc(n * IS_MAX_STATES, sizeof(*r->k_none));
-	r->busy_prev = calloc(n, sizeof(*r->busy_prev));
-	return r->k_none && r->busy_prev ? 0 : -1;
-}
-
 int cmd_serve(int argc, char **argv)
 {
 	struct serve r = { .o = { .format = FMT_TABLE }, .wake = true, .fd = -1,
@@ -336,11 +266,6 @@ int cmd_serve(int argc, char **argv)
 		diag_error("%s", note);
 	if ((ret = cli_prepare(&r.o, &r.topo, &r.sel, &out)))
 		goto cleanup;
-	ret = EXIT_RUNTIME;
-	if (alloc_tables(&r)) {
-		diag_error("out of memory");
-		goto cleanup;
-	}
 	if ((ret = live_prepare(&r.live, &r.topo,
 				&(struct live_opts){ .topology = r.topology, .wake = r.wake, .without = r.without,
 						     .verbose = r.o.verbose })))
@@ -357,6 +282,15 @@ int cmd_serve(int argc, char **argv)
 	 * began after their start (a CPU idle since before the attach counts as
 	 * idle from the start, up to its first exit) */
 	r.start = idle_now_ns();
+	if (live_prom_init(&r.prom, &r.live, &r.sel, r.start,
+			   &(struct prom_scrape){ .wake = r.live.sess.wake,
+						  .no_timers = (r.without & PART_TIMERS) != 0,
+						  .cpu_hist = r.cpu_hist, .cpu_detail = r.cpu_detail,
+						  .group_hist = r.group_hist })) {
+		diag_error("out of memory");
+		ret = EXIT_RUNTIME;
+		goto cleanup;
+	}
 	if ((ret = live_start(&r.live, r.start)) || (ret = live_attach(&r.live)))
 		goto cleanup;
 	r.win.duration_ns = r.o.duration_ns;
@@ -394,8 +328,7 @@ cleanup:
 	window_cleanup(&r.win);
 	live_close(&r.live);
 	free(r.cached);
-	free(r.k_none);
-	free(r.busy_prev);
+	live_prom_free(&r.prom);
 	topology_free(&r.topo);
 	web_mhd_free(&r.web);
 	return ret;

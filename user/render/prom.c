@@ -266,7 +266,8 @@ static void group_families(FILE *f, const struct summary *s, bool hist)
 }
 
 /* What observing costs, for an alert on the observer itself. */
-static void self_families(FILE *f, const struct summary *s, const struct self_cost *c)
+static void self_families(FILE *f, const struct summary *s, const struct self_cost *c,
+			  bool textfile)
 {
 	char a[96], sec[32];
 
@@ -300,12 +301,13 @@ static void self_families(FILE *f, const struct summary *s, const struct self_co
 	family(f, "idlescope_bpf_map_memory_bytes", "gauge",
 	       "Memory of idlescope's BPF maps (memlock, as /proc/PID/fdinfo and bpftool give it).");
 	fprintf(f, "idlescope_bpf_map_memory_bytes %" PRIu64 "\n", c->map_bytes);
-	family(f, "process_cpu_seconds_total", "counter",
-	       "User and system CPU time of the idlescope process.");
-	fprintf(f, "process_cpu_seconds_total %s\n", prom_seconds(sec, sizeof(sec), c->cpu_ns));
-	family(f, "process_resident_memory_bytes", "gauge",
-	       "Resident memory of the idlescope process.");
-	fprintf(f, "process_resident_memory_bytes %" PRIu64 "\n", c->rss_bytes);
+	/* node_exporter's own process_* win over a file's: another name there */
+	snprintf(a, sizeof(a), "%sprocess_cpu_seconds_total", textfile ? "idlescope_" : "");
+	family(f, a, "counter", "User and system CPU time of the idlescope process.");
+	fprintf(f, "%s %s\n", a, prom_seconds(sec, sizeof(sec), c->cpu_ns));
+	snprintf(a, sizeof(a), "%sprocess_resident_memory_bytes", textfile ? "idlescope_" : "");
+	family(f, a, "gauge", "Resident memory of the idlescope process.");
+	fprintf(f, "%s %" PRIu64 "\n", a, c->rss_bytes);
 }
 
 int prom_write(FILE *f, const struct prom_scrape *p)
@@ -365,6 +367,6 @@ int prom_write(FILE *f, const struct prom_scrape *p)
 	if (s->nr_groups)
 		group_families(f, s, p->group_hist);
 	if (p->self)
-		self_families(f, s, p->self);
+		self_families(f, s, p->self, p->textfile);
 	return ferror(f) ? -1 : 0;
 }

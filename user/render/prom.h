@@ -1,5 +1,5 @@
 /* The Prometheus text exposition (format 0.0.4) of the summary model, for
- * `idlescope serve`: a pure function of its input, so it is unit-tested
+ * `idlescope serve` and `record --format prom`: a pure function of its input, so it is unit-tested
  * against hand-written text and its size per CPU is held to a budget. */
 #ifndef IDLESCOPE_PROM_H
 #define IDLESCOPE_PROM_H
@@ -36,8 +36,12 @@ struct prom_scrape {
 	 * a group per SMT core, so they are opt-in */
 	bool group_hist;
 	uint64_t scrape_ns;  /* time taken to read the maps and build s */
-	/* serve's own cost (programs, maps, process), or NULL for none */
+	/* the observer's own cost (programs, maps, process), or NULL for none */
 	const struct self_cost *self;
+	/* for node_exporter's textfile collector (record --format prom): the
+	 * process families as idlescope_process_*, since node_exporter serves
+	 * its own process_* and drops a family of the same name from a file */
+	bool textfile;
 };
 
 /* Writes every family with # HELP and # TYPE. By default the series per CPU

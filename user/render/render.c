@@ -14,6 +14,8 @@ int parse_format(const char *name, enum out_format *out)
 		*out = FMT_JSON;
 	else if (!strcmp(name, "csv"))
 		*out = FMT_CSV;
+	else if (!strcmp(name, "prom"))
+		*out = FMT_PROM;
 	else
 		return -1;
 	return 0;

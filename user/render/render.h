@@ -7,7 +7,9 @@
 
 #include "model/model.h"
 
-enum out_format { FMT_TABLE, FMT_JSON, FMT_CSV };
+/* FMT_PROM: the Prometheus text of render/prom.h, `record --format prom`
+ * only (a live session's counters and its own cost) */
+enum out_format { FMT_TABLE, FMT_JSON, FMT_CSV, FMT_PROM };
 
 /* Returns 0, or -1 for an unknown name. */
 int parse_format(const char *name, enum out_format *out);
