@@ -221,3 +221,17 @@ wait_exec_idlescope() { # pid
 	done
 	return 1
 }
+
+# Waits for serve's "idlescope serve: URL" line in outfile (up to 10 s,
+# while pid lives) and prints the URL.
+serve_url() { # outfile pid
+	local url
+	for _ in $(seq 100); do
+		url=$(sed -n 's/^idlescope serve: \(http:.*\)$/\1/p' "$1")
+		[ -n "$url" ] && { echo "$url"; return 0; }
+		kill -0 "$2" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "serve did not start: $(cat "$1" "$1.err" 2>/dev/null)" >&2
+	return 1
+}
