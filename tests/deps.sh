@@ -30,6 +30,8 @@ else
 	optional=(bpftrace libbpf-tools)
 	# robustness tests: libFuzzer runtime, strace (files written), capsh
 	pkgs+=(libclang-rt-14-dev strace libcap2-bin)
+	# make deb / deb-test: debhelper, lintian, man -w, systemd in a container
+	pkgs+=(debhelper lintian man-db systemd-container)
 	# make vmtest / make test: x86_64 and arm64 guests (tests/vm/run.sh)
 	[ "${IDLESCOPE_VMTEST:-1}" = 0 ] ||
 		pkgs+=(qemu-system-x86 qemu-system-arm busybox-static acpica-tools cpio device-tree-compiler)
