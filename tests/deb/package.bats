@@ -56,7 +56,7 @@ dpkg_locked() {
 
 @test "lintian: no errors (warnings and info listed)" {
 	command -v lintian >/dev/null || { echo "lintian not installed (sudo make deps)" >&2; return 1; }
-	run lintian --info --pedantic --fail-on error "$IDLESCOPE_DEB"
+	run lintian --display-info --pedantic --display-experimental --fail-on error "$IDLESCOPE_DEB"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	! grep -q '^E: ' <<<"$output"
