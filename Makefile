@@ -101,6 +101,7 @@ help:
 	@echo 'make vmtest     kernel VMs: Debian 6.1 and 6.12, x86_64 and arm64 guests under QEMU TCG'
 	@echo 'make deps       install build and test dependencies from Debian (root)'
 	@echo 'make install    install the binary, man page and bash completion under $$(DESTDIR)$$(PREFIX)'
+	@echo 'make deb        build/idlescope_VERSION_ARCH.deb (debhelper, dynamic link); make deb-test checks it (root)'
 	@echo 'make fuzz       libFuzzer targets, FUZZ_SECONDS (300) each; make test runs them briefly'
 	@echo 'make soak       10 min of record -i 1 under stress-ng: RSS and map memory flat (root)'
 	@echo 'make bench      overhead vs a minimal BPF floor, side by side; writes docs/performance.md'
@@ -241,6 +242,15 @@ install: $(OUT)/idlescope
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/idlescope $(DESTDIR)$(MANDIR)/$(notdir $(MANPAGE)) \
 	      $(DESTDIR)$(BASHCOMPDIR)/idlescope
+
+# The Debian package (docs/install.md): built by debhelper in a staging copy
+# under $(OUT)/deb, linked dynamically; deb-test installs, checks and removes it.
+.PHONY: deb deb-test
+deb:
+	$(Q)OUT=$(OUT) ./debian/make-deb.sh
+
+deb-test: check-root
+	$(Q)deb=$$(OUT=$(OUT) ./debian/make-deb.sh) && IDLESCOPE_DEB=$$(realpath "$$deb") bats tests/deb
 
 vmlinux:
 	./vmlinux/gen.sh $(ARCH)

@@ -35,6 +35,8 @@ else
 	# serve --web-config: YAML, bcrypt, GnuTLS (the dynamic build); its tests'
 	# certificates and hashes (openssl, htpasswd)
 	pkgs+=(libyaml-dev libcrypt-dev libgnutls28-dev file openssl apache2-utils)
+	# make deb / deb-test: debhelper, lintian, man -w, systemd in a container
+	pkgs+=(debhelper lintian man-db systemd-container)
 	# make vmtest / make test: x86_64 and arm64 guests (tests/vm/run.sh)
 	[ "${IDLESCOPE_VMTEST:-1}" = 0 ] ||
 		pkgs+=(qemu-system-x86 qemu-system-arm busybox-static acpica-tools cpio device-tree-compiler)

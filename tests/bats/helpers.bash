@@ -270,3 +270,17 @@ bpftool_map_memlock_of_pid() { # pid
 	maps=$(grep -h '^map_id:' /proc/"$1"/fdinfo/* | awk '{ print $2 }' | sort -un | jq -sc .)
 	bpftool -j map show | jq --argjson ids "$maps" '[.[] | select(.id as $i | $ids | index($i)) | .bytes_memlock] | add'
 }
+
+# Waits for serve's "idlescope serve: URL" line in outfile (up to 10 s,
+# while pid lives) and prints the URL.
+serve_url() { # outfile pid
+	local url
+	for _ in $(seq 100); do
+		url=$(sed -n 's/^idlescope serve: \(http:.*\)$/\1/p' "$1")
+		[ -n "$url" ] && { echo "$url"; return 0; }
+		kill -0 "$2" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "serve did not start: $(cat "$1" "$1.err" 2>/dev/null)" >&2
+	return 1
+}

@@ -356,6 +356,11 @@ int cmd_ab(int argc, char **argv)
 
 	cli_takes(CLI_DURATION | CLI_OUTPUT | CLI_FORMAT);
 	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &a);
+	/* /proc/sys files are writable by uid 0 alone, whatever the capabilities */
+	if (geteuid() != 0) {
+		diag_error("ab writes the settings it compares (sysfs, /proc/sys): run it as root");
+		return EXIT_RUNTIME;
+	}
 	if (!a.nr_metrics) {
 		for (size_t i = 0; i < sizeof(default_metrics) / sizeof(default_metrics[0]); i++)
 			a.metrics[a.nr_metrics++] = default_metrics[i];
