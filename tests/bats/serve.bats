@@ -387,3 +387,46 @@ still_loaded() {
 	run promtool check metrics <"$m"
 	[ "$status" -eq 0 ] && [ -z "$output" ]
 }
+
+# Exit cost (docs/metrics.md#exit-cost): the declared cost per CPU and state
+# is its entries times the exit latency sysfs declares (read here), and no
+# sample where there is no table; early periods at most the entries and,
+# being shorter than the target residency each, their time below early x
+# target.
+# bats test_tags=oracle
+@test "exit cost families: declared = entries x sysfs latency per CPU and state; early within entries and targets" {
+	start_serve --listen 127.0.0.1:0
+	local d=$BATS_TEST_TMPDIR c s line e cost early et lat tgt bad=
+	cyclictest --laptop -q -t "$(nproc)" -a -i 700 -D 3 >/dev/null 2>&1 3>&- &
+	LOAD_PID=$!
+	sleep 2
+	curl -sS "$URL" >"$d/m"
+	promtool check metrics <"$d/m"
+	grep -q '^# TYPE idlescope_idle_state_exit_cost_seconds_total counter' "$d/m"
+	if [ "$(cpuidle_driver)" = none ]; then
+		# no table: nothing declared, nothing early
+		! grep -q '^idlescope_idle_state_exit_cost_seconds_total{' "$d/m"
+		run awk '/^idlescope_idle_state_early(_seconds)?_total\{/ && $2 != 0' "$d/m"
+		[ -z "$output" ]
+		return 0
+	fi
+	while read -r line; do
+		c=$(sed 's/.*cpu="\([0-9]*\)".*/\1/' <<<"$line")
+		s=$(sed 's/.*state="\([^"]*\)".*/\1/' <<<"$line")
+		e=$(awk '{ print $2 }' <<<"$line")
+		cost=$(grep -F "idlescope_idle_state_exit_cost_seconds_total{cpu=\"$c\",state=\"$s\"}" "$d/m" | awk '{ print $2 }')
+		early=$(grep -F "idlescope_idle_state_early_total{cpu=\"$c\",state=\"$s\"}" "$d/m" | awk '{ print $2 }')
+		et=$(grep -F "idlescope_idle_state_early_seconds_total{cpu=\"$c\",state=\"$s\"}" "$d/m" | awk '{ print $2 }')
+		for k in /sys/devices/system/cpu/cpu"$c"/cpuidle/state*; do
+			[ "$(cat "$k/name")" = "$s" ] || continue
+			lat=$(cat "$k/latency")
+			tgt=$(cat "$k/residency")
+		done
+		awk -v e="$e" -v cost="$cost" -v lat="$lat" -v early="$early" -v et="$et" -v tgt="$tgt" 'BEGIN {
+			want = e * lat * 1e-6
+			exit !((cost - want <= 1e-9 + want * 1e-9) && (want - cost <= 1e-9 + want * 1e-9) &&
+			       early <= e && et <= early * tgt * 1e-6 + 1e-9) }' ||
+			bad+="cpu $c $s: entries $e cost $cost (latency $lat us) early $early/$et s (target $tgt us); "
+	done < <(grep '^idlescope_idle_state_entries_total{' "$d/m")
+	[ -z "$bad" ] || { echo "$bad" >&2; false; }
+}

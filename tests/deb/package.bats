@@ -67,6 +67,9 @@ dpkg_locked() {
 	[ "$(dpkg-query -W -f='${Status}' idlescope)" = "install ok installed" ]
 	ldd /usr/bin/idlescope | grep -q 'libbpf\.so\.1 => /'
 	ldd /usr/bin/idlescope | grep -q 'libmicrohttpd\.so\.12 => /'
+	# serve --web-config's TLS: Debian's GnuTLS (the static build has none)
+	ldd /usr/bin/idlescope | grep -q 'libgnutls\.so\.30 => /'
+	ldd /usr/bin/idlescope | grep -q 'libyaml-0\.so\.2 => /'
 	dpkg-deb -f "$IDLESCOPE_DEB" Depends | grep -q 'libbpf1'
 }
 

@@ -84,7 +84,8 @@ static void hist_samples(FILE *f, const char *name, const char *labels, const ui
 	fprintf(f, "%s_count{%s} %" PRIu64 "\n", name, labels, total);
 }
 
-enum state_field { SF_ENTRIES, SF_TIME, SF_ABOVE, SF_BELOW, SF_TARGET, SF_EXIT, SF_DISABLED };
+enum state_field { SF_ENTRIES, SF_TIME, SF_ABOVE, SF_BELOW, SF_TARGET, SF_EXIT, SF_DISABLED,
+		   SF_EARLY, SF_EARLY_TIME, SF_EXIT_COST };
 
 static void state_family(FILE *f, const struct summary *s, const char *name, const char *type,
 			 const char *help, enum state_field field)
@@ -123,6 +124,18 @@ static void state_family(FILE *f, const struct summary *s, const char *name, con
 				break;
 			case SF_DISABLED:
 				fprintf(f, "%s{%s} %d\n", name, labels, st->disabled ? 1 : 0);
+				break;
+			case SF_EARLY:
+				fprintf(f, "%s{%s} %" PRIu64 "\n", name, labels, st->early);
+				break;
+			case SF_EARLY_TIME:
+				fprintf(f, "%s{%s} %s\n", name, labels,
+					prom_seconds(sec, sizeof(sec), st->early_ns));
+				break;
+			case SF_EXIT_COST: /* unknown without a table: no sample */
+				if (st->classified)
+					fprintf(f, "%s{%s} %s\n", name, labels,
+						prom_seconds(sec, sizeof(sec), st->exit.declared_ns));
 				break;
 			}
 		}
@@ -342,6 +355,14 @@ int prom_write(FILE *f, const struct prom_scrape *p)
 	state_family(f, s, "idlescope_idle_state_below_total", "counter",
 		     "Too shallow: periods that would have met the first enabled deeper state's "
 		     "target residency (the kernel's rule).", SF_BELOW);
+	state_family(f, s, "idlescope_idle_state_early_total", "counter",
+		     "Periods shorter than the state's target residency (above without its "
+		     "condition on a shallower state); 0 without a state table.", SF_EARLY);
+	state_family(f, s, "idlescope_idle_state_early_seconds_total", "counter",
+		     "Time in periods shorter than the state's target residency.", SF_EARLY_TIME);
+	state_family(f, s, "idlescope_idle_state_exit_cost_seconds_total", "counter",
+		     "Declared exit cost: periods times the state's declared exit latency; no "
+		     "sample without a state table.", SF_EXIT_COST);
 	if (p->cpu_detail) {
 		state_family(f, s, "idlescope_idle_state_target_residency_seconds", "gauge",
 			     "The state's target residency (sysfs residency).", SF_TARGET);
