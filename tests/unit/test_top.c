@@ -352,6 +352,20 @@ static void test_plain_rows(void **state)
 	i = find(&t, "all ");
 	assert_true(i >= 0);
 	assert_non_null(strstr(t.lines[1], "wakeups/s 960: timer 800"));
+	/* no exit cost known (the fake's totals have none): no line */
+	assert_int_equal(find(&t, "exit cost"), -1);
+	top_text_free(&t);
+	/* 8 CPUs x 1 s: declared 8 ms = 0.10%, measured 16 ms = 0.20% over 240
+	 * of 960 periods = 25%, early 40 ms = 0.50% */
+	s.totals.entries = 960;
+	s.totals.exit = (struct exit_cost){ .declared_known = true, .declared_ns = 8000000,
+					    .measured_known = true, .measured_ns = 16000000,
+					    .measured_periods = 240, .early_known = true,
+					    .early_ns = 40000000 };
+	memset(&t, 0, sizeof(t));
+	assert_int_equal(render_top(&s, &l, &t), 0);
+	assert_string_equal(t.lines[2], "exit cost (of the CPUs' time): declared 0.10%, measured "
+					"0.20% (25% of periods); early 0.50%");
 	top_text_free(&t);
 	free_fake(&s);
 }

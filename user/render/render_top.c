@@ -358,6 +358,33 @@ static int causes_line(struct top_text *t, const struct summary *s, double secs,
 	return add_line(t, TOP_PLAIN, width, "%s", buf);
 }
 
+/* "exit cost (share of the CPUs' time): declared 0.42%, measured 0.61%
+ * (80% of periods); early 1.2%" for the interval, where any is known. */
+static int exit_line(struct top_text *t, const struct summary *s, int width)
+{
+	const struct exit_cost *e = &s->totals.exit;
+	uint64_t all = s->duration_ns * (uint64_t)(s->nr_cpus ? s->nr_cpus : 1);
+	char buf[MAX_WIDTH + 1];
+	int n;
+
+	if (!s->totals.entries || !(e->declared_known || e->measured_known || e->early_known))
+		return 0;
+	n = snprintf(buf, sizeof(buf), "exit cost (of the CPUs' time): declared ");
+	n += e->declared_known ? snprintf(buf + n, sizeof(buf) - (size_t)n, "%.2f%%",
+					  100 * exit_cost_share(e->declared_ns, all))
+			       : snprintf(buf + n, sizeof(buf) - (size_t)n, "-");
+	n += snprintf(buf + n, sizeof(buf) - (size_t)n, ", measured ");
+	n += e->measured_known
+		     ? snprintf(buf + n, sizeof(buf) - (size_t)n, "%.2f%% (%.0f%% of periods)",
+				100 * exit_cost_share(e->measured_ns, all),
+				100.0 * (double)e->measured_periods / (double)s->totals.entries)
+		     : snprintf(buf + n, sizeof(buf) - (size_t)n, "-");
+	if (e->early_known && n < MAX_WIDTH)
+		snprintf(buf + n, sizeof(buf) - (size_t)n, "; early %.2f%%",
+			 100 * exit_cost_share(e->early_ns, all));
+	return add_line(t, TOP_PLAIN, width, "%s", buf);
+}
+
 static int legend_line(struct top_text *t, const struct summary *s, const struct columns *c,
 		       int width)
 {
@@ -472,7 +499,7 @@ int render_top(const struct summary *s, const struct top_layout *l, struct top_t
 	else if (l->clock)
 		snprintf(title + n, sizeof(title) - (size_t)n, "  %s", l->clock);
 	if ((err = add_line(t, TOP_TITLE, width, "%s", title)) ||
-	    (err = causes_line(t, s, secs, width)))
+	    (err = causes_line(t, s, secs, width)) || (err = exit_line(t, s, width)))
 		return err;
 	if ((c.truncated || c.nr_states < s->totals.nr_states) &&
 	    (err = legend_line(t, s, &c, width)))
