@@ -263,6 +263,9 @@ adv() { # jq filter, then advise arguments
 #   100us: C3 out; QoS 50 us; 5 periods, 50 ms; p99 <= C2's (~80 us)
 #   1ms:   nothing out
 # C1's median (~10 us) is over 2x its declared 1 us: a warning.
+# Ideal states (deepest target <= the period): POLL's 20 us periods C1 (2 us),
+# C1's 500 us C2 (100 us), C2's 2 ms and C3's 10 ms C3 (800 us): C2 and C3
+# out leaves 20 + 20 + 5 = 45 of 55 periods without their ideal; C3 out, 25.
 @test "advise --latency-budget: states left out, PM QoS, cost and bound as worked out by hand" {
 	local tr="$BATS_TEST_DIRNAME/../replay/traces" j="$BATS_TEST_TMPDIR/b.json"
 	run "$IDLESCOPE" replay --profile "$tr/acpi-1.json" "$tr/budget.ftrace" --format json -o "$j"
@@ -272,7 +275,8 @@ adv() { # jq filter, then advise arguments
 	[ "$status" -eq 0 ]
 	echo "$output" | jq -e '.feasible and ([.disable[].name] == ["C2", "C3"]) and .pm_qos_us == 1 and
 		.moved_entries == 25 and .moved_ns == 90000000 and ((.moved_share - 90 / 106.15) | fabs) < 1e-9 and
-		.predicted_ns >= 9216 and .predicted_ns < 10240 and .deepest_kept == "C1"'
+		.predicted_ns >= 9216 and .predicted_ns < 10240 and .deepest_kept == "C1" and
+		.ideal_left_out == 45 and ((.ideal_left_out_share - 45 / 55) | fabs) < 1e-12'
 	echo "$output" | jq -e '[.states[] | [.name, .source, .fits, .slower_than_declared, .samples]] ==
 		[["POLL","measured",true,false,10],["C1","measured",true,true,20],
 		 ["C2","measured",false,false,20],["C3","declared",false,false,5]]'
@@ -280,7 +284,7 @@ adv() { # jq filter, then advise arguments
 		.states[3].latency_ns == 400000 and .states[3].measured_ns >= 458752'
 	echo "$output" | jq -e '[.warnings[] | select(startswith("C1: measured median exit latency"))] | length == 1'
 	run b --latency-budget 100us
-	echo "$output" | jq -e '([.disable[].name] == ["C3"]) and .pm_qos_us == 50 and .moved_entries == 5 and
+	echo "$output" | jq -e '([.disable[].name] == ["C3"]) and .pm_qos_us == 50 and .moved_entries == 5 and .ideal_left_out == 25 and
 		.moved_ns == 50000000 and .predicted_ns >= 73728 and .predicted_ns < 81920'
 	run b --latency-budget 1ms
 	echo "$output" | jq -e '.disable == [] and .moved_ns == 0 and .predicted_ns == 400000'
@@ -291,7 +295,7 @@ adv() { # jq filter, then advise arguments
 	run "$IDLESCOPE" advise "$j" --latency-budget 50us --write-ab "$BATS_TEST_TMPDIR/ab.set"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"proposal: leave out C2 (state2), C3 (state3): disable them, or hold /dev/cpu_dma_latency at 1 us"* ]]
-	[[ "$output" == *"cost: 25 periods, 90.0ms (84.79% of these CPUs' time)"* ]]
+	[[ "$output" == *"cost: 25 periods, 90.0ms (84.79% of these CPUs' time) go to shallower states; 45 periods (81.8%) had a left-out state as their ideal"* ]]
 	[ "$(grep -v '^#' "$BATS_TEST_TMPDIR/ab.set")" = "cpu_dma_latency=none,1" ]
 	run "$IDLESCOPE" advise "$j" --latency-budget 1ms --write-ab "$BATS_TEST_TMPDIR/none.set"
 	[ "$status" -eq 0 ]

@@ -145,8 +145,13 @@ entries_by_state() {
 	s=$(grep -c '^idlescope_idle_state_entries_total{cpu="1",' "$m")
 	n=$(grep -c 'cpu="1"' "$m")
 	echo "CPU 1: $n series, $s states"
-	# + 3 state parameters and 2 histograms of 16 per state, 2 x 10 causes
-	[ "$n" -eq $((4 * s + 1 + 3 * s + 32 * s + 20)) ]
+	# + 3 state parameters and 2 histograms of 16 per state, 2 x 10 causes,
+	# early and early seconds per state, and the declared exit cost of each
+	# state a table declares (none without a cpuidle driver)
+	local x=$s
+	[ "$(cpuidle_driver)" != none ] || x=0
+	[ "$(grep -c '^idlescope_idle_state_exit_cost_seconds_total{cpu="1",' "$m")" -eq "$x" ]
+	[ "$n" -eq $((4 * s + 1 + 3 * s + 32 * s + 20 + 2 * s + x)) ]
 	grep -q '^idlescope_idle_duration_seconds_bucket{cpu="1",state=".*",le="+Inf"} ' "$m"
 	grep -q '^idlescope_timer_lateness_seconds_count{cpu="1",state="' "$m"
 	grep -q '^idlescope_wakeups_total{cpu="1",cause="timer"} ' "$m"
@@ -166,7 +171,7 @@ entries_by_state() {
 	wait "$SERVE_PID" || true
 	start_serve --listen 127.0.0.1:0 --per-cpu-detail --no-wakeups
 	curl -sS -o "$m" "$URL"
-	[ "$(grep -c 'cpu="1"' "$m")" -eq $((4 * s + 1 + 3 * s)) ]
+	[ "$(grep -c 'cpu="1"' "$m")" -eq $((4 * s + 1 + 3 * s + 2 * s + x)) ]
 	kill "$SERVE_PID"
 	wait "$SERVE_PID" || true
 	# --group-histograms: 16 series per group, nothing per CPU
@@ -395,7 +400,7 @@ still_loaded() {
 # target.
 # bats test_tags=oracle
 @test "exit cost families: declared = entries x sysfs latency per CPU and state; early within entries and targets" {
-	start_serve --listen 127.0.0.1:0
+	start_serve --listen 127.0.0.1:0 --per-cpu-detail
 	local d=$BATS_TEST_TMPDIR c s line e cost early et lat tgt bad=
 	cyclictest --laptop -q -t "$(nproc)" -a -i 700 -D 3 >/dev/null 2>&1 3>&- &
 	LOAD_PID=$!

@@ -465,12 +465,14 @@ if len(sys.argv) > 2:
     out.append(open(sys.argv[2]).read().rstrip("\n") + "\n")
     out.append("By default (`serve` with no flag) the series per CPU are the state counters "
                "(entries, residency, above, below) and busy seconds: 4 per state + 1, plus 3 per "
-               "group; the histograms and wakeup counters are per state and cause over all CPUs. "
+               "group; the histograms, wakeup counters, early periods and exit cost are per state "
+               "and cause over all CPUs. "
                "`tests/unit/test_prom.c` holds that to at most 25 series per CPU (exactly, for 4 "
                "to 6 states; with a group per SMT core up to 5 states) and counts every flag's "
                "series exactly. With all three flags every family is per CPU and per group, as "
                "`serve` wrote before the flags existed; the synthetic machine with clusters of 2 "
                "CPUs then has the line counts of the guests' scrapes in issue #13 (417, 6,012 and "
-               "23,916 lines, the unit test checks them) and about their bytes (30 KB, 437 KB and "
-               "1.75 MB reported there).\n")
+               "23,916 lines, the unit test checks them) plus the 3 exit cost families added "
+               "since (12 lines per CPU and 6 header lines), and about their bytes (30 KB, "
+               "437 KB and 1.75 MB reported there).\n")
 print("\n".join(out))

@@ -69,6 +69,8 @@ static void one_cpu_totals(struct summary *s, const struct cpu_summary *cs)
  *   POLL: periods of 500 and 1000 ns: both < 1024, so le=0.000001023 holds 2
  *   C1:   one period of 2 s, above 1, disabled: in (2^30, 2^32), so only
  *         le=4.294967295 and up hold it
+ *   a table: declared exit cost POLL 2 x 0, C1 1 x 1 us; early C1 (none
+ *   here, its 2 s period is past the 2 us target; POLL's target is 0)
  * 3.5 s counted, 0.25 s busy, the scrape took 123 us. */
 static void one_cpu(struct summary *s, struct cpu_summary *cs)
 {
@@ -98,6 +100,8 @@ static void one_cpu(struct summary *s, struct cpu_summary *cs)
 	c1->exit_latency_ns = 1000;
 	c1->disabled = true;
 	c1->hist[is_hist_bucket(2000000000ULL)]++;
+	poll->classified = c1->classified = true;
+	c1->exit.declared_ns = 1000;
 	one_cpu_totals(s, cs);
 }
 
@@ -130,6 +134,18 @@ static const char one_cpu_text[] =
 	"# TYPE idlescope_idle_state_below_total counter\n"
 	"idlescope_idle_state_below_total{cpu=\"3\",state=\"POLL\"} 0\n"
 	"idlescope_idle_state_below_total{cpu=\"3\",state=\"C1\"} 0\n"
+	"# HELP idlescope_idle_state_early_total Periods shorter than the state's target residency (above without its condition on a shallower state); 0 without a state table.\n"
+	"# TYPE idlescope_idle_state_early_total counter\n"
+	"idlescope_idle_state_early_total{cpu=\"3\",state=\"POLL\"} 0\n"
+	"idlescope_idle_state_early_total{cpu=\"3\",state=\"C1\"} 0\n"
+	"# HELP idlescope_idle_state_early_seconds_total Time in periods shorter than the state's target residency.\n"
+	"# TYPE idlescope_idle_state_early_seconds_total counter\n"
+	"idlescope_idle_state_early_seconds_total{cpu=\"3\",state=\"POLL\"} 0\n"
+	"idlescope_idle_state_early_seconds_total{cpu=\"3\",state=\"C1\"} 0\n"
+	"# HELP idlescope_idle_state_exit_cost_seconds_total Declared exit cost: periods times the state's declared exit latency; no sample without a state table.\n"
+	"# TYPE idlescope_idle_state_exit_cost_seconds_total counter\n"
+	"idlescope_idle_state_exit_cost_seconds_total{cpu=\"3\",state=\"POLL\"} 0\n"
+	"idlescope_idle_state_exit_cost_seconds_total{cpu=\"3\",state=\"C1\"} 0.000001\n"
 	"# HELP idlescope_idle_state_target_residency_seconds The state's target residency (sysfs residency).\n"
 	"# TYPE idlescope_idle_state_target_residency_seconds gauge\n"
 	"idlescope_idle_state_target_residency_seconds{cpu=\"3\",state=\"POLL\"} 0\n"
@@ -544,6 +560,10 @@ static void synth_build(struct synth *y, int n, int nr_states, int cluster)
 			}
 			st->above = st->entries / 7;
 			st->below = st->entries / 11;
+			st->early = st->above;
+			st->early_ns = st->early * (target_ns[i] / 2);
+			st->classified = t->states[i].classified = true;
+			st->exit.declared_ns = st->entries * st->exit_latency_ns;
 			t->states[i].index = i;
 			snprintf(t->states[i].name, sizeof(t->states[i].name), "%s", names[i]);
 			t->states[i].entries += st->entries;
@@ -631,12 +651,13 @@ static struct size synth_size(int n, int nr_states, int cluster, bool cpu_hist, 
  * G groups, counted family by family in prom.c:
  *   per CPU: entries, residency, above, below (4 S) + busy (1)      = 4 S + 1
  *   fixed:   build, cpuidle, counted, scrape (4)
+ *            + early, early seconds and declared exit cost per state (3 S)
  *            + idle duration and timer lateness per state (2 x 16 S)
  *            + wakeups and early wakeups per cause (2 x 10)
  *            + per group: info, seconds, periods (3 G)
  * --per-cpu-histograms moves the 32 S histogram series to each CPU,
- * --per-cpu-detail the 20 wakeup series, and adds 3 S state parameters per
- * CPU; --group-histograms adds 16 per group. The slope is measured as the
+ * --per-cpu-detail the 20 wakeup series and the 3 S early and exit cost
+ * ones, and adds 3 S state parameters per CPU; --group-histograms adds 16 per group. The slope is measured as the
  * brief of #13 states it: (series(128) - series(32)) / 96, with two
  * packages (G = 2, fixed), and with the default tree of an SMT server
  * (cores of 2 CPUs in 2 packages: 1.5 series per CPU more). */
@@ -646,15 +667,16 @@ static void test_size_budget(void **state)
 
 	(void)state;
 	for (int nr_states = 4; nr_states <= 6; nr_states++) {
-		long S = nr_states, fixed = 4 + 32 * S + 20 + 3 * 2;
+		long S = nr_states, fixed = 4 + 3 * S + 32 * S + 20 + 3 * 2;
 		struct {
 			bool hist, detail, ghist;
 			long per_cpu, fixed;
 		} modes[] = {
 			{ false, false, false, 4 * S + 1, fixed },
 			{ true, false, false, 4 * S + 1 + 32 * S, fixed - 32 * S },
-			{ false, true, false, 4 * S + 1 + 3 * S + 20, fixed - 20 },
-			{ true, true, false, 4 * S + 1 + 32 * S + 3 * S + 20, fixed - 32 * S - 20 },
+			{ false, true, false, 4 * S + 1 + 6 * S + 20, fixed - 20 - 3 * S },
+			{ true, true, false, 4 * S + 1 + 32 * S + 6 * S + 20,
+			  fixed - 32 * S - 20 - 3 * S },
 			{ false, false, true, 4 * S + 1, fixed + 16 * 2 },
 		};
 
@@ -690,9 +712,11 @@ static void test_size_budget(void **state)
 static void test_size_like_the_guests(void **state)
 {
 	(void)state;
-	assert_int_equal(synth_size(2, 4, 2, true, true, true).lines, 417);
-	assert_int_equal(synth_size(32, 4, 2, true, true, true).lines, 6012);
-	assert_int_equal(synth_size(128, 4, 2, true, true, true).lines, 23916);
+	/* plus what came after those scrapes: the early, early seconds and
+	 * exit cost families (2 header lines each, 3 x 4 samples per CPU) */
+	assert_int_equal(synth_size(2, 4, 2, true, true, true).lines, 417 + 6 + 12 * 2);
+	assert_int_equal(synth_size(32, 4, 2, true, true, true).lines, 6012 + 6 + 12 * 32);
+	assert_int_equal(synth_size(128, 4, 2, true, true, true).lines, 23916 + 6 + 12 * 128);
 }
 
 /* IDLESCOPE_PROM_SIZES=1: the table of docs/performance.md ("Exporter

@@ -136,6 +136,26 @@ uint64_t adv_median(const struct adv_bin *b, int n)
 	return adv_quantile(b, n, 0.5);
 }
 
+/* The state's row of the chosen x ideal matrix, added in; null (no
+ * table) adds nothing. */
+static int read_ideal(struct ctx *c, const json_t *a, const char *where, struct adv_state_in *s)
+{
+	const json_t *v;
+	size_t k;
+
+	if (json_is_null(a) || !a)
+		return 0;
+	if (!json_is_array(a))
+		return fail(c, "%s.ideal: not an array", where);
+	json_array_foreach(a, k, v) {
+		if (!json_is_integer(v) || json_integer_value(v) < 0)
+			return fail(c, "%s.ideal[%zu]: not a count", where, k);
+		if (k < ADV_MAX_STATES)
+			s->ideal[k] += (uint64_t)json_integer_value(v);
+	}
+	return 0;
+}
+
 /* One state of one CPU into s (a fresh slot or the table's own). */
 static int read_state(struct ctx *c, const json_t *js, const char *where, struct adv_state_in *s,
 		      bool fresh)
@@ -174,6 +194,8 @@ static int read_state(struct ctx *c, const json_t *js, const char *where, struct
 	if (get_u64(c, js, where, "below_qos", &v, &null_b))
 		return -1;
 	s->below_qos += v;
+	if (read_ideal(c, json_object_get(js, "ideal"), where, s))
+		return -1;
 	snprintf(w, sizeof(w), "%s.hist", where);
 	return add_hist(c, json_object_get(js, "hist"), w, &s->bins, &s->nr_bins);
 }

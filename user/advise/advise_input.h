@@ -19,6 +19,9 @@ struct adv_state_in {
 	uint64_t entries, time_ns;
 	uint64_t above, below;       /* the measured counters */
 	uint64_t below_qos;          /* of below: forced by PM QoS */
+	/* the chosen x ideal matrix's row: ideal[k] = periods in this state
+	 * whose ideal state was k (0 without a table) */
+	uint64_t ideal[ADV_MAX_STATES];
 	int nr_bins;
 	struct adv_bin *bins;        /* residency histogram */
 	uint64_t lat_count;          /* timer-ended periods with a lateness */

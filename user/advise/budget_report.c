@@ -84,6 +84,19 @@ json_t *budget_json(const struct adv_table_in *t, uint64_t window_ns, uint64_t b
 	json_object_set_new(o, "moved_share",
 			    json_real(cpu_time ? (double)r.moved_ns / (double)cpu_time : 0));
 	json_object_set_new(o, "predicted_ns", u64j(r.predicted_ns));
+	{ /* the chosen x ideal matrix: periods whose ideal state goes */
+		uint64_t lost = 0, periods = 0;
+
+		for (int k = 0; k < n; k++) {
+			periods += t->st[k].entries;
+			for (int j = 0; j < n; j++)
+				if (r.disable >> j & 1)
+					lost += t->st[k].ideal[j];
+		}
+		json_object_set_new(o, "ideal_left_out", u64j(lost));
+		json_object_set_new(o, "ideal_left_out_share",
+				    json_real(periods ? (double)lost / (double)periods : 0));
+	}
 	json_object_set_new(o, "warnings", warn);
 	return o;
 }
@@ -139,9 +152,12 @@ void budget_print(FILE *f, const json_t *b)
 				   "rank it out)\n",
 				json_string_value(json_object_get(b, "pm_qos_blocker")));
 		fprintf(f, "    cost: %" PRIu64 " periods, %s (%.2f%% of these CPUs' time) go to "
-			   "shallower states; p%g afterwards at most %s\n",
+			   "shallower states; %" PRIu64 " periods (%.1f%%) had a left-out state as their "
+			   "ideal; p%g afterwards at most %s\n",
 			u64of(b, "moved_entries"), hns(u64of(b, "moved_ns")),
-			100 * json_number_value(json_object_get(b, "moved_share")), pct,
+			100 * json_number_value(json_object_get(b, "moved_share")),
+			u64of(b, "ideal_left_out"),
+			100 * json_number_value(json_object_get(b, "ideal_left_out_share")), pct,
 			hns(u64of(b, "predicted_ns")));
 	}
 	json_array_foreach(json_object_get(b, "warnings"), i, s)
