@@ -221,7 +221,8 @@ check_two_cluster() { # json
 	printf '\027\010\104tracing6\0\0\0\0' > "$BATS_TEST_TMPDIR/trace.dat"
 	run "$IDLESCOPE" replay --profile "$TR/arm-2x2.json" "$BATS_TEST_TMPDIR/trace.dat"
 	[ "$status" -eq 1 ]
-	[[ "$output" == *"trace-cmd report -i"* ]]
+	# read by libtracecmd (tests/bats/replay_dat.bats), or a build without it
+	[[ "$output" == *"not a readable trace-cmd trace.dat"* || "$output" == *"trace-cmd report -t -i"* ]]
 	echo '{"cpus": 4}' > "$BATS_TEST_TMPDIR/p.json"
 	run "$IDLESCOPE" replay --profile "$BATS_TEST_TMPDIR/p.json" "$TR/two-cluster.ftrace"
 	[ "$status" -eq 2 ]
