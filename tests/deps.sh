@@ -24,7 +24,8 @@ else
 	pkgs=(make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libjansson-dev
 	      pkg-config bats rt-tests stress-ng libcmocka-dev jq util-linux linux-perf
 	      libmicrohttpd-dev dpkg-dev curl iproute2 prometheus chromium fonts-dejavu-core
-	      idlestat trace-cmd rt-app python3 libncurses-dev tmux bash-completion)
+	      idlestat trace-cmd rt-app python3 libncurses-dev tmux bash-completion
+	      libtracecmd-dev libtraceevent-dev libtracefs-dev libzstd-dev)
 	# make bench's anchor observers (what a user would run instead): only where
 	# Debian has them, as the bench skips an anchor it cannot run
 	optional=(bpftrace libbpf-tools)
