@@ -21,7 +21,8 @@
 #                 sources (default http://deb.debian.org/debian)
 #
 # Layout of the result: $SYSROOT/usr/include/... and
-# $SYSROOT/usr/lib/aarch64-linux-gnu/lib{bpf,elf,z,jansson,ncurses,tinfo}.a, plus
+# $SYSROOT/usr/lib/aarch64-linux-gnu/lib{bpf,elf,z,jansson,ncurses,tinfo}.a (and
+# lib{traceevent,tracefs,zstd}.a for tests/tracecmd-static.sh), plus
 # $SYSROOT/.idlescope-sysroot listing the suite and "package version" lines.
 set -euo pipefail
 
@@ -45,6 +46,10 @@ FILES=(usr/include/bpf/libbpf.h usr/include/bpf/bpf.h usr/include/libelf.h
        usr/include/gelf.h usr/include/zlib.h usr/include/jansson.h usr/include/curses.h
        "$LIBDIR/libbpf.a" "$LIBDIR/libelf.a" "$LIBDIR/libz.a" "$LIBDIR/libjansson.a"
        "$LIBDIR/libncurses.a" "$LIBDIR/libtinfo.a")
+# replay's trace.dat reader: what tests/tracecmd-static.sh builds libtracecmd.a against
+PKGS+=(libtraceevent-dev libtracefs-dev libzstd-dev)
+FILES+=(usr/include/traceevent/event-parse.h usr/include/tracefs/tracefs.h
+	"$LIBDIR/libtraceevent.a" "$LIBDIR/libtracefs.a" "$LIBDIR/libzstd.a")
 
 die() { echo "arm64-sysroot: $*" >&2; exit 1; }
 log() { echo "arm64-sysroot: $*"; }
@@ -158,7 +163,7 @@ fetch "${PKGS[@]}"
 for p in "${PKGS[@]}"; do
 	unpack "${DEB[$p]}"
 done
-if needs_zstd "$NEW"; then
+if needs_zstd "$NEW" && [[ ! -f $NEW/$LIBDIR/libzstd.a ]]; then
 	log "libelf.a references zstd: adding libzstd-dev (the Makefile then links -lzstd)"
 	fetch libzstd-dev
 	unpack "${DEB[libzstd-dev]}"
