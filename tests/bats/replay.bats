@@ -343,17 +343,6 @@ teardown() {
 	teardown_idlestat
 }
 
-host_profile() { # the replay profile of this machine, from its sysfs (cpu0's table for all)
-	local C=/sys/devices/system/cpu s sep=
-	printf '{"schema":"idlescope-profile/1","cpus":%d,"states":[' "$(ls -d $C/cpu[0-9]* | wc -l)"
-	for s in $C/cpu0/cpuidle/state[0-9]*; do
-		printf '%s{"name":"%s","exit_latency_us":%s,"target_residency_us":%s}' "$sep" \
-			"$(cat $s/name)" "$(cat $s/latency)" "$(cat $s/residency)"
-		sep=,
-	done
-	printf ']}\n'
-}
-
 usage_snapshot() { # out
 	local s
 	for s in /sys/devices/system/cpu/cpu[0-9]*/cpuidle/state[0-9]*; do
