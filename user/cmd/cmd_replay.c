@@ -195,9 +195,13 @@ static void warn_trace(const struct replay *r, struct summary *s)
 {
 	const struct trace_data *td = &r->td;
 
-	if (td->garbled)
-		summary_warn(s, "%s: %" PRIu64 " line%s not understood (first: line %u), skipped",
-			     r->file, td->garbled, td->garbled == 1 ? "" : "s", td->first_garbled_line);
+	if (td->garbled) {
+		const char *unit = td->format == TF_TRACE_DAT ? "record" : "line";
+
+		summary_warn(s, "%s: %" PRIu64 " %s%s not understood (first: %s %u), skipped",
+			     r->file, td->garbled, unit, td->garbled == 1 ? "" : "s", unit,
+			     td->first_garbled_line);
+	}
 	if (td->truncated)
 		summary_warn(s, "%s: the last line (line %u) has no newline: not replayed (truncated "
 				"file?)", r->file, td->truncated_line);

@@ -158,20 +158,18 @@ static int on_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, 
 		d->lost_events += (uint64_t)rec->missed_events;
 	else if (rec->missed_events < 0)
 		d->drop_markers++;
-	if (!e || rec->cpu < 0 || rec->cpu > MAX_CPU) {
+	r = -1;
+	if (e && rec->cpu >= 0 && rec->cpu <= MAX_CPU) {
+		ev.re.now_ns = rec->ts;
+		r = trace_decode(e->name, &f, (uint32_t)rec->cpu, &ev.re);
+	}
+	if (r < 0) { /* a record of no known event, or a field out of range */
 		if (!d->garbled++)
 			d->first_garbled_line = c->seq;
 		return 0;
 	}
-	ev.re.now_ns = rec->ts;
-	r = trace_decode(e->name, &f, (uint32_t)rec->cpu, &ev.re);
 	if (r > 0 && (ev.re.kind == RE_HRTIMER_START || ev.re.kind == RE_HRTIMER))
 		dat_fn(&dr, fn, sizeof(fn));
-	if (r < 0) {
-		if (!d->garbled++)
-			d->first_garbled_line = c->seq;
-		return 0;
-	}
 	if (trace_data_add(d, &ev, r, e->name, fn)) {
 		c->err = ENOMEM;
 		return -1;
@@ -200,14 +198,12 @@ static int pick_buffers(struct tracecmd_input *top, const char *instance,
 			snprintf(names + k, sizeof(names) - k, "%s%s", k ? ", " : "", name);
 			continue;
 		}
-		if (!instance || !strcmp(instance, name)) {
-			if (!(hs[*nr] = tracecmd_buffer_instance_handle(top, i))) {
-				snprintf(d->error, sizeof(d->error),
-					 "cannot read the buffer '%s' (truncated file?)", name);
-				return -1;
-			}
-			(*nr)++;
+		if (!(hs[*nr] = tracecmd_buffer_instance_handle(top, i))) {
+			snprintf(d->error, sizeof(d->error),
+				 "cannot read the buffer '%s' (truncated file?)", name);
+			return -1;
 		}
+		(*nr)++;
 	}
 	if (!*nr) {
 		snprintf(d->error, sizeof(d->error), "no buffer '%s' in the file (it has: top%s%s)",
