@@ -73,7 +73,9 @@ endif
 # ships no libtracecmd.a: a static build links a copy built from Debian's
 # trace-cmd source (tests/tracecmd-static.sh, cached); where it cannot be
 # built, idlescope goes without the reader and says so for a trace.dat.
-# Checked at recipe time (=): the script runs before the objects.
+# Checked at recipe time (=): the script runs before the objects. The static
+# link warns about dlopen in libtraceevent's plugin loader: never called, as
+# trace_dat.c opens files with TRACECMD_FL_LOAD_NO_PLUGINS.
 ifeq ($(STATIC),1)
 TRACECMD_DIR   ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/idlescope/tracecmd-$(ARCH)
 TRACECMD_STAMP := $(TRACECMD_DIR)/.idlescope-tracecmd
