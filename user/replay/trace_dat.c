@@ -16,11 +16,6 @@ bool trace_dat_is(const char *buf, size_t len)
 
 #ifndef IDLESCOPE_TRACEDAT
 
-bool trace_dat_supported(void)
-{
-	return false;
-}
-
 int trace_dat_parse_buffer(const char *buf, size_t len, const char *instance,
 			   struct trace_data *d)
 {
@@ -49,11 +44,6 @@ int trace_dat_parse_buffer(const char *buf, size_t len, const char *instance,
 #include <trace-cmd.h>
 
 #define MAX_CPU 4095 /* IS_MAX_CPUS - 1, as trace_parse.c */
-
-bool trace_dat_supported(void)
-{
-	return true;
-}
 
 #define NOT_READABLE                                                                   \
 	"not a readable trace-cmd trace.dat (truncated, damaged, or a version or compression " \

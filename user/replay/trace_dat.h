@@ -12,9 +12,6 @@
 /* The buffer starts like a trace.dat (trace-cmd's magic, "\x17\x08\x44tracing"). */
 bool trace_dat_is(const char *buf, size_t len);
 
-/* Whether this build reads trace.dat files (linked with libtracecmd). */
-bool trace_dat_supported(void);
-
 /* Parses a whole trace.dat held in buf into d (format TF_TRACE_DAT, events
  * in the order trace-cmd report prints them, header_cpus the traced
  * machine's CPU count from the file, lines the number of records).
