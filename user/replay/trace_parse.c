@@ -836,7 +836,7 @@ int trace_parse_buffer(const char *buf, size_t len, struct trace_data *d)
 	if (len >= 7 && !memcmp(buf, "\x17\x08\x44tracing", len < 10 ? len : 10)) {
 		snprintf(d->error, sizeof(d->error),
 			 "a binary trace-cmd trace.dat: convert it first with "
-			 "'trace-cmd report -i FILE > FILE.txt'");
+			 "'trace-cmd report -t -i FILE > FILE.txt'");
 		return -1;
 	}
 	/* the format from the first non-blank line */
