@@ -74,6 +74,26 @@ CFLAGS    += -DIDLESCOPE_GNUTLS
 HTTP_LIBS += -lgnutls
 endif
 
+# trace.dat for `replay` (user/replay/trace_dat.c) through libtracecmd. Debian
+# ships no libtracecmd.a: a static build links a copy built from Debian's
+# trace-cmd source (tests/tracecmd-static.sh, cached); where it cannot be
+# built, idlescope goes without the reader and says so for a trace.dat.
+# Checked at recipe time (=): the script runs before the objects. The static
+# link warns about dlopen in libtraceevent's plugin loader: never called, as
+# trace_dat.c opens files with TRACECMD_FL_LOAD_NO_PLUGINS.
+ifeq ($(STATIC),1)
+TRACECMD_DIR   ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/idlescope/tracecmd-$(ARCH)
+TRACECMD_STAMP := $(TRACECMD_DIR)/.idlescope-tracecmd
+TRACE_HAVE      = $(shell test -f $(TRACECMD_DIR)/lib/libtracecmd.a && echo 1)
+TRACE_CFLAGS    = -isystem $(TRACECMD_DIR)/include
+TRACE_LIBS      = -L$(TRACECMD_DIR)/lib -ltracecmd -ltracefs -ltraceevent -lzstd -lz -ldl -lpthread
+else
+TRACE_HAVE     := $(shell pkg-config --exists libtracecmd && echo 1)
+TRACE_CFLAGS   := $(shell pkg-config --cflags libtracecmd 2>/dev/null)
+TRACE_LIBS     := $(shell pkg-config --libs libtracecmd libtracefs libtraceevent 2>/dev/null)
+endif
+TRACE_LINK      = $(if $(TRACE_HAVE),$(TRACE_LIBS))
+
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(OUT)/%.bpf.o,$(BPF_SRCS))
 SKELS     := $(patsubst bpf/%.bpf.c,$(OUT)/%.skel.h,$(BPF_SRCS))
@@ -151,15 +171,15 @@ $(OUT)/user/report/report_html.o: $(OUT)/report_assets.h
 
 $(OUT)/idlescope: $(USER_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) $(HTTP_LIBS) -o $@
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) $(HTTP_LIBS) $(TRACE_LINK) -o $@
 
 $(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(OUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Itests/unit $< $(LIB_OBJS) $(LDLIBS) $(HTTP_LIBS) -lcmocka -o $@
+	$(Q)$(CC) $(CFLAGS) -Itests/unit $< $(LIB_OBJS) $(LDLIBS) $(HTTP_LIBS) $(TRACE_LINK) -lcmocka -o $@
 
 $(OUT)/tests/replay_%: tests/replay/%_test.c tests/replay/replay.h $(LIB_OBJS) | $(OUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Itests/unit $< $(LIB_OBJS) $(LDLIBS) $(HTTP_LIBS) -lcmocka -o $@
+	$(Q)$(CC) $(CFLAGS) -Itests/unit $< $(LIB_OBJS) $(LDLIBS) $(HTTP_LIBS) $(TRACE_LINK) -lcmocka -o $@
 
 deps:
 	$(Q)./tests/deps.sh $(ARCH)
@@ -181,6 +201,16 @@ $(OUT)/dynamic/idlescope: FORCE
 	$(Q)$(MAKE) --no-print-directory STATIC=0 OUT=$(OUT)/dynamic $(OUT)/dynamic/idlescope
 .PHONY: FORCE
 FORCE:
+
+ifdef TRACECMD_STAMP
+$(TRACECMD_STAMP): tests/tracecmd-static.sh
+	$(call msg,TRACECMD,$(TRACECMD_DIR))
+	$(Q)DEST='$(TRACECMD_DIR)' CC='$(CC)' $(if $(ARM64_CROSS),SYSROOT='$(SYSROOT)') ./tests/tracecmd-static.sh || \
+	    echo 'idlescope: building without the trace.dat reader (replay reads trace-cmd report text)' >&2
+	$(Q)mkdir -p $(@D) && touch $@
+endif
+$(OUT)/user/replay/trace_dat.o: $(TRACECMD_STAMP)
+$(OUT)/user/replay/trace_dat.o: CFLAGS += $(if $(TRACE_HAVE),-DIDLESCOPE_TRACEDAT $(TRACE_CFLAGS))
 
 run: deps all
 	./$(OUT)/idlescope record -d 10
@@ -320,7 +350,7 @@ $(OUT)/fuzz/obj/%.o: user/%.c $(wildcard include/*.h) $(USER_HDRS) $(SKELS)
 
 $(OUT)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_OBJS)
 	$(call msg,FUZZ-LD,$@)
-	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_OBJS) $(LDLIBS) $(HTTP_LIBS) -o $@
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_OBJS) $(LDLIBS) $(HTTP_LIBS) $(TRACE_LINK) -o $@
 
 .PHONY: fuzz fuzz-build
 fuzz-build: $(FUZZ_BINS)

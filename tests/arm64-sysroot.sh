@@ -21,7 +21,8 @@
 #                 sources (default http://deb.debian.org/debian)
 #
 # Layout of the result: $SYSROOT/usr/include/... and
-# $SYSROOT/usr/lib/aarch64-linux-gnu/lib{bpf,elf,z,jansson,ncurses,tinfo,yaml,crypt}.a, plus
+# $SYSROOT/usr/lib/aarch64-linux-gnu/lib{bpf,elf,z,jansson,ncurses,tinfo,yaml,crypt}.a (and
+# lib{traceevent,tracefs,zstd}.a for tests/tracecmd-static.sh), plus
 # $SYSROOT/.idlescope-sysroot listing the suite and "package version" lines.
 set -euo pipefail
 
@@ -47,6 +48,10 @@ FILES=(usr/include/bpf/libbpf.h usr/include/bpf/bpf.h usr/include/libelf.h
        "$LIBDIR/libbpf.a" "$LIBDIR/libelf.a" "$LIBDIR/libz.a" "$LIBDIR/libjansson.a"
        "$LIBDIR/libncurses.a" "$LIBDIR/libtinfo.a"
        usr/include/yaml.h usr/include/crypt.h "$LIBDIR/libyaml.a" "$LIBDIR/libcrypt.a")
+# replay's trace.dat reader: what tests/tracecmd-static.sh builds libtracecmd.a against
+PKGS+=(libtraceevent-dev libtracefs-dev libzstd-dev)
+FILES+=(usr/include/traceevent/event-parse.h usr/include/tracefs/tracefs.h
+	"$LIBDIR/libtraceevent.a" "$LIBDIR/libtracefs.a" "$LIBDIR/libzstd.a")
 
 die() { echo "arm64-sysroot: $*" >&2; exit 1; }
 log() { echo "arm64-sysroot: $*"; }
@@ -160,7 +165,7 @@ fetch "${PKGS[@]}"
 for p in "${PKGS[@]}"; do
 	unpack "${DEB[$p]}"
 done
-if needs_zstd "$NEW"; then
+if needs_zstd "$NEW" && [[ ! -f $NEW/$LIBDIR/libzstd.a ]]; then
 	log "libelf.a references zstd: adding libzstd-dev (the Makefile then links -lzstd)"
 	fetch libzstd-dev
 	unpack "${DEB[libzstd-dev]}"

@@ -21,7 +21,6 @@ set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib/debian-apt.sh disable=SC1091
 . "$(dirname "${BASH_SOURCE[0]}")/lib/debian-apt.sh"
 
-host_arch=$(dpkg --print-architecture)
 DEST=${DEST:-${XDG_CACHE_HOME:-$HOME/.cache}/idlescope/mhd-$(uname -m)}
 CC=${CC:-gcc}
 HOST=${HOST:-}
@@ -33,29 +32,11 @@ die() { echo "mhd-static: $*" >&2; exit 1; }
 log() { echo "mhd-static: $*"; }
 
 [[ -f $STAMP && -f $DEST/lib/libmicrohttpd.a && -f $DEST/include/microhttpd.h ]] && exit 0
-command -v dpkg-source >/dev/null || die "dpkg-source not found (run 'sudo make deps')"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-private_apt_init "$work/apt" "$host_arch"
-private_apt_sources "$SUITE" "$MIRROR"
-# the same archive entries, as source entries
-sed -e 's/^deb \[arch=[^] ]*\]/deb-src/; s/^deb \[arch=[^] ]* /deb-src [/' \
-	"$PRIVATE_APT_DIR/sources.list" >"$work/src.list"
-mv "$work/src.list" "$PRIVATE_APT_DIR/sources.list"
-log "fetching the libmicrohttpd source ($SUITE)"
-private_apt apt-get update >/dev/null || die "apt-get update failed (see above)"
-ver=$(dpkg-query -W -f='${Version}' libmicrohttpd-dev 2>/dev/null || true)
-(cd "$work" && private_apt apt-get source --download-only "libmicrohttpd${ver:+=$ver}" >/dev/null) ||
-	(cd "$work" && private_apt apt-get source --download-only libmicrohttpd >/dev/null) ||
-	die "apt-get source libmicrohttpd failed"
-dsc=
-for f in "$work"/libmicrohttpd_*.dsc; do [[ -f $f ]] && dsc=$f; done
-[[ -n $dsc ]] || die "no libmicrohttpd .dsc downloaded"
-# apt-get source checked the files against the signed Sources index; the
-# uploader's key in the .dsc is not in the archive keyring
-dpkg-source --no-check -x "$dsc" "$work/src" >/dev/null || die "cannot unpack $dsc"
-log "building $(basename "$dsc" .dsc) without HTTPS${HOST:+ for $HOST}"
+origin=$(private_apt_unpack_source "$work" libmicrohttpd libmicrohttpd-dev "$SUITE" "$MIRROR")
+log "building $origin without HTTPS${HOST:+ for $HOST}"
 (
 	cd "$work/src"
 	./configure -q --disable-https --without-gnutls --disable-shared --enable-static \
@@ -72,7 +53,7 @@ rm -rf "$DEST.new"
 mkdir -p "$DEST.new/lib" "$DEST.new/include"
 cp "$work/inst/lib/libmicrohttpd.a" "$DEST.new/lib/"
 cp "$work/inst/include/microhttpd.h" "$DEST.new/include/"
-basename "$dsc" .dsc >"$DEST.new/.idlescope-mhd"
+echo "$origin" >"$DEST.new/.idlescope-mhd"
 rm -rf "$DEST"
 mv "$DEST.new" "$DEST"
 log "installed into $DEST"

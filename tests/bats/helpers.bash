@@ -284,3 +284,14 @@ serve_url() { # outfile pid
 	echo "serve did not start: $(cat "$1" "$1.err" 2>/dev/null)" >&2
 	return 1
 }
+
+host_profile() { # the replay profile of this machine, from its sysfs (cpu0's table for all)
+	local C=/sys/devices/system/cpu s sep=
+	printf '{"schema":"idlescope-profile/1","cpus":%d,"states":[' "$(ls -d $C/cpu[0-9]* | wc -l)"
+	for s in $C/cpu0/cpuidle/state[0-9]*; do
+		printf '%s{"name":"%s","exit_latency_us":%s,"target_residency_us":%s}' "$sep" \
+			"$(cat $s/name)" "$(cat $s/latency)" "$(cat $s/residency)"
+		sep=,
+	done
+	printf ']}\n'
+}

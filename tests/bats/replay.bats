@@ -221,7 +221,8 @@ check_two_cluster() { # json
 	printf '\027\010\104tracing6\0\0\0\0' > "$BATS_TEST_TMPDIR/trace.dat"
 	run "$IDLESCOPE" replay --profile "$TR/arm-2x2.json" "$BATS_TEST_TMPDIR/trace.dat"
 	[ "$status" -eq 1 ]
-	[[ "$output" == *"trace-cmd report -i"* ]]
+	# read by libtracecmd (tests/bats/replay_dat.bats), or a build without it
+	[[ "$output" == *"not a readable trace-cmd trace.dat"* || "$output" == *"trace-cmd report -t -i"* ]]
 	echo '{"cpus": 4}' > "$BATS_TEST_TMPDIR/p.json"
 	run "$IDLESCOPE" replay --profile "$BATS_TEST_TMPDIR/p.json" "$TR/two-cluster.ftrace"
 	[ "$status" -eq 2 ]
@@ -340,17 +341,6 @@ teardown() {
 		fi
 	done
 	teardown_idlestat
-}
-
-host_profile() { # the replay profile of this machine, from its sysfs (cpu0's table for all)
-	local C=/sys/devices/system/cpu s sep=
-	printf '{"schema":"idlescope-profile/1","cpus":%d,"states":[' "$(ls -d $C/cpu[0-9]* | wc -l)"
-	for s in $C/cpu0/cpuidle/state[0-9]*; do
-		printf '%s{"name":"%s","exit_latency_us":%s,"target_residency_us":%s}' "$sep" \
-			"$(cat $s/name)" "$(cat $s/latency)" "$(cat $s/residency)"
-		sep=,
-	done
-	printf ']}\n'
 }
 
 usage_snapshot() { # out

@@ -13,6 +13,11 @@
 #                                  SUITE-updates and SUITE-security entries
 #                                  (main only), or MIRROR's when it has none
 #   private_apt CMD ARG...         run CMD (apt-get, apt-cache) on the state
+#   private_apt_unpack_source DIR SRCPKG DEVPKG SUITE MIRROR
+#                                  `apt-get source` SRCPKG (the version of the
+#                                  installed DEVPKG if the archive has it) into
+#                                  DIR/src, the state in DIR/apt; prints the
+#                                  source package's name_version
 #   private_apt_deb DEBDIR PKG [VERSION]
 #                                  print the DEBDIR/PKG_*_ARCH.deb (of VERSION
 #                                  if given), or nothing if there is none
@@ -124,4 +129,27 @@ private_apt_deb() {
 		fi
 	done
 	printf '%s\n' "$found"
+}
+
+private_apt_unpack_source() {
+	local dir=$1 src=$2 dev=$3 ver f dsc=
+	command -v dpkg-source >/dev/null || die "dpkg-source not found (run 'sudo make deps')"
+	private_apt_init "$dir/apt" "$(dpkg --print-architecture)"
+	private_apt_sources "$4" "$5" >&2
+	# the same archive entries, as source entries
+	sed -e 's/^deb \[arch=[^] ]*\]/deb-src/; s/^deb \[arch=[^] ]* /deb-src [/' \
+		"$PRIVATE_APT_DIR/sources.list" >"$dir/src.list"
+	mv "$dir/src.list" "$PRIVATE_APT_DIR/sources.list"
+	log "fetching the $src source ($4)" >&2
+	private_apt apt-get update >/dev/null || die "apt-get update failed (see above)"
+	ver=$(dpkg-query -W -f='${Version}' "$dev" 2>/dev/null || true)
+	(cd "$dir" && private_apt apt-get source --download-only "$src${ver:+=$ver}" >/dev/null) ||
+		(cd "$dir" && private_apt apt-get source --download-only "$src" >/dev/null) ||
+		die "apt-get source $src failed"
+	for f in "$dir/${src}_"*.dsc; do [[ -f $f ]] && dsc=$f; done
+	[[ -n $dsc ]] || die "no $src .dsc downloaded"
+	# apt-get source checked the files against the signed Sources index; the
+	# uploader's key in the .dsc is not in the archive keyring
+	dpkg-source --no-check -x "$dsc" "$dir/src" >/dev/null || die "cannot unpack $dsc"
+	basename "$dsc" .dsc
 }

@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "idle_stats.h"
 #include "replay/trace_parse.h"
 #include "replay/trace_profile.h"
 #include "replay_event.h"
@@ -399,6 +400,125 @@ static void test_formats_and_errors(void **state)
 	trace_data_free(&d);
 }
 
+/* trace_decode from fields by name, as a binary record's format gives them
+ * (trace_dat.c): numbers where the text has words (below, the function's
+ * address), a comm as a string. */
+struct fake_field {
+	const char *key;
+	uint64_t num;
+	const char *str;
+};
+
+static const struct fake_field *fake_find(const void *ctx, const char *key)
+{
+	for (const struct fake_field *f = ctx; f->key; f++)
+		if (!strcmp(f->key, key))
+			return f;
+	return NULL;
+}
+
+static int fake_num(const void *ctx, const char *key, uint64_t *v)
+{
+	const struct fake_field *f = fake_find(ctx, key);
+
+	if (!f || f->str)
+		return -1;
+	*v = f->num;
+	return 0;
+}
+
+static int fake_str(const void *ctx, const char *key, char *out, size_t len)
+{
+	const struct fake_field *f = fake_find(ctx, key);
+
+	if (!f || !f->str)
+		return -1;
+	snprintf(out, len, "%s", f->str);
+	return 0;
+}
+
+static int fake_decode(const char *name, const struct fake_field *ff, struct replay_event *re)
+{
+	const struct trace_fields f = { fake_num, fake_str, ff };
+
+	memset(re, 0, sizeof(*re));
+	return trace_decode(name, &f, 3, re);
+}
+
+static void test_decode_fields(void **state)
+{
+	struct replay_event re;
+
+	(void)state;
+	assert_int_equal(fake_decode("cpu_idle", (struct fake_field[]){
+		{ "state", 0xffffffffu, NULL }, { "cpu_id", 1, NULL }, { 0 } }, &re), 1);
+	assert_int_equal(re.kind, RE_IDLE);
+	assert_int_equal(re.cpu, 1);
+	assert_int_equal(re.idle.state, IS_PWR_EVENT_EXIT);
+	assert_int_equal(fake_decode("cpu_idle_miss", (struct fake_field[]){
+		{ "state", 2, NULL }, { "cpu_id", 0, NULL }, { "below", 1, NULL }, { 0 } }, &re), 1);
+	assert_int_equal(re.kind, RE_IDLE_MISS);
+	assert_int_equal(re.miss.state, 2);
+	assert_int_equal(re.miss.below, 1);
+	assert_int_equal(fake_decode("sched_wakeup", (struct fake_field[]){
+		{ "comm", 0, "kworker/0:1 x" }, { "pid", 11, NULL }, { "target_cpu", 2, NULL },
+		{ 0 } }, &re), 1);
+	assert_int_equal(re.kind, RE_SCHED_WAKEUP);
+	assert_int_equal(re.cpu, 2);
+	assert_int_equal(re.task.waker_cpu, 3);
+	assert_int_equal(re.task.pid, 11);
+	assert_string_equal(re.task.comm, "kworker/0:1 x");
+	assert_int_equal(fake_decode("hrtimer_expire_entry", (struct fake_field[]){
+		{ "hrtimer", 0xffff888627d206f8ULL, NULL }, { "function", 0xffffffff81234560ULL, NULL },
+		{ "now", 367916011162ULL, NULL }, { 0 } }, &re), 1);
+	assert_int_equal(re.kind, RE_HRTIMER);
+	assert_int_equal(re.cpu, 3);
+	assert_int_equal(re.timer.hrtimer, 0xffff888627d206f8ULL);
+	assert_int_equal(re.timer.now, 367916011162ULL);
+	assert_int_equal(re.timer.fn, 0); /* the importer names the function */
+	assert_int_equal(fake_decode("irq_handler_entry", (struct fake_field[]){
+		{ "irq", 36, NULL }, { "name", 0, "virtio1-req.0" }, { 0 } }, &re), 1);
+	assert_int_equal(re.kind, RE_IRQ);
+	assert_string_equal(re.wake.name, "virtio1-req.0");
+	assert_int_equal(fake_decode("ipi_send_cpu", (struct fake_field[]){
+		{ "cpu", 0, NULL }, { 0 } }, &re), 1);
+	assert_int_equal(re.kind, RE_IPI_SEND);
+	assert_int_equal(re.cpu, 0);
+	assert_int_equal(re.wake.detail, 3);
+	assert_int_equal(fake_decode("ipi_entry", (struct fake_field[]){
+		{ "reason", 0, "(Single function call interrupts)" }, { 0 } }, &re), 1);
+	assert_int_equal(re.kind, RE_CALL_SINGLE);
+	/* a CPU beyond the maps, a field the format lacks, a vector out of range */
+	assert_int_equal(fake_decode("cpu_idle", (struct fake_field[]){
+		{ "state", 1, NULL }, { "cpu_id", 4096, NULL }, { 0 } }, &re), -1);
+	assert_int_equal(fake_decode("sched_wakeup", (struct fake_field[]){
+		{ "pid", 1, NULL }, { "target_cpu", 0, NULL }, { 0 } }, &re), -1);
+	assert_int_equal(fake_decode("softirq_entry", (struct fake_field[]){
+		{ "vec", 32, NULL }, { 0 } }, &re), -1);
+	assert_int_equal(fake_decode("sched_switch", (struct fake_field[]){ { 0 } }, &re), 0);
+}
+
+/* trace-cmd report's counted drop marker, and a %ps function's "/0x0". */
+static void test_report_markers(void **state)
+{
+	static const char buf[] =
+		"cpus=2\n"
+		"CPU:1 [42 EVENTS DROPPED]\n"
+		"  <idle>-0 [001] 367.960822798: hrtimer_expire_entry: hrtimer=0xffff888627d206f8 "
+		"now=367916011162 function=tick_nohz_handler/0x0\n";
+	struct trace_data d;
+
+	(void)state;
+	assert_int_equal(trace_parse_buffer(buf, strlen(buf), &d), 0);
+	assert_int_equal(d.lost_events, 42);
+	assert_int_equal(d.garbled, 0);
+	assert_int_equal(d.nr_ev, 1);
+	assert_int_equal(d.nr_fn_names, 1);
+	assert_string_equal(d.fn_names[0], "tick_nohz_handler");
+	assert_int_equal(d.ev[0].re.timer.fn, 1);
+	trace_data_free(&d);
+}
+
 /* Random bytes and mutated lines: no crash, every line accounted for. */
 static void test_random_input(void **state)
 {
@@ -506,6 +626,8 @@ int main(void)
 		cmocka_unit_test(test_per_cpu_order),
 		cmocka_unit_test(test_cut_mid_line),
 		cmocka_unit_test(test_formats_and_errors),
+		cmocka_unit_test(test_decode_fields),
+		cmocka_unit_test(test_report_markers),
 		cmocka_unit_test(test_random_input),
 		cmocka_unit_test(test_profile),
 	};

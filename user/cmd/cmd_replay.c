@@ -21,6 +21,7 @@
 #include "render/render.h"
 #include "replay/replay_feed.h"
 #include "replay/timer_match.h"
+#include "replay/trace_dat.h"
 #include "replay/trace_machine.h"
 #include "replay/trace_parse.h"
 #include "replay/trace_profile.h"
@@ -33,6 +34,7 @@ struct replay {
 	const char *file;
 	const char *profile_path;
 	const char *topology; /* none, custom:..., NULL = header/profile */
+	const char *instance; /* a trace.dat's buffer, NULL = all */
 	bool wake;
 	int assert_ret;
 	char *buf;
@@ -50,13 +52,13 @@ struct replay {
 };
 
 static const char doc[] =
-	"Replay a recorded trace (trace-cmd report text, the ftrace trace file, or an idlestat "
-	"trace file) through the same BPF handlers as record, and print the same summary.\v"
+	"Replay a recorded trace (trace-cmd's trace.dat or its report text, the ftrace trace "
+	"file, or an idlestat trace file) through the same BPF handlers as record, and print the same summary.\v"
 	"The idle-state tables and groups come from the file's idlestat header or from "
 	"--profile FILE (docs/replay.md), never from this machine; without either, states are "
 	"reported by index.";
 
-enum { OPT_PROFILE = 0x300, OPT_NO_WAKEUPS, OPT_TOPOLOGY };
+enum { OPT_PROFILE = 0x300, OPT_NO_WAKEUPS, OPT_TOPOLOGY, OPT_INSTANCE };
 
 static const struct argp_option options[] = {
 	{ "profile", OPT_PROFILE, "FILE", 0,
@@ -64,6 +66,8 @@ static const struct argp_option options[] = {
 	{ "no-wakeups", OPT_NO_WAKEUPS, NULL, 0, "Skip wakeup attribution", 0 },
 	{ "topology", OPT_TOPOLOGY, "SPEC", 0,
 	  "Groups: from the header or profile (default), custom:0-3,4-7, or none", 0 },
+	{ "instance", OPT_INSTANCE, "NAME", 0,
+	  "A trace.dat's buffer: top, or NAME of trace-cmd record -B NAME (default: all, merged)", 0 },
 	{ 0 }
 };
 
@@ -83,6 +87,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_TOPOLOGY:
 		r->topology = arg;
+		break;
+	case OPT_INSTANCE:
+		r->instance = arg;
 		break;
 	case ARGP_KEY_ARG:
 		if (r->file)
@@ -188,9 +195,13 @@ static void warn_trace(const struct replay *r, struct summary *s)
 {
 	const struct trace_data *td = &r->td;
 
-	if (td->garbled)
-		summary_warn(s, "%s: %" PRIu64 " line%s not understood (first: line %u), skipped",
-			     r->file, td->garbled, td->garbled == 1 ? "" : "s", td->first_garbled_line);
+	if (td->garbled) {
+		const char *unit = td->format == TF_TRACE_DAT ? "record" : "line";
+
+		summary_warn(s, "%s: %" PRIu64 " %s%s not understood (first: %s %u), skipped",
+			     r->file, td->garbled, unit, td->garbled == 1 ? "" : "s", unit,
+			     td->first_garbled_line);
+	}
 	if (td->truncated)
 		summary_warn(s, "%s: the last line (line %u) has no newline: not replayed (truncated "
 				"file?)", r->file, td->truncated_line);
@@ -386,8 +397,15 @@ int cmd_replay(int argc, char **argv)
 	r.parse_ns = idle_now_ns();
 	if (read_file(&r))
 		goto cleanup;
-	if (trace_parse_buffer(r.buf, r.len, &r.td)) {
+	if (trace_dat_is(r.buf, r.len) ? trace_dat_parse_buffer(r.buf, r.len, r.instance, &r.td)
+				       : trace_parse_buffer(r.buf, r.len, &r.td)) {
 		diag_error("%s: %s", r.file, r.td.error);
+		goto cleanup;
+	}
+	if (r.instance && r.td.format != TF_TRACE_DAT) {
+		diag_error("--instance is for trace.dat files; %s is %s text", r.file,
+			   trace_format_name(r.td.format));
+		ret = EXIT_USAGE;
 		goto cleanup;
 	}
 	free(r.buf);

@@ -21,6 +21,8 @@ const char *trace_format_name(enum trace_format f)
 		return "ftrace";
 	case TF_IDLESTAT:
 		return "idlestat";
+	case TF_TRACE_DAT:
+		return "trace-cmd trace.dat";
 	default:
 		return "unknown";
 	}
@@ -120,16 +122,6 @@ static int arg_u64(const char *args, const char *key, uint64_t *v)
 	return 0;
 }
 
-static int arg_cpu(const char *args, const char *key, uint32_t *cpu)
-{
-	uint64_t v;
-
-	if (arg_u64(args, key, &v) || v > MAX_CPU)
-		return -1;
-	*cpu = (uint32_t)v;
-	return 0;
-}
-
 static void arg_str(const char *args, const char *key, char *out, size_t len)
 {
 	const char *p = arg_find(args, key);
@@ -146,7 +138,7 @@ static void arg_str(const char *args, const char *key, char *out, size_t len)
 }
 
 /* arm64 ipi_entry: "(Rescheduling interrupts)" -> the x86-style kind. */
-static enum replay_kind ipi_reason(const char *args)
+enum replay_kind trace_ipi_reason(const char *args)
 {
 	if (strstr(args, "Rescheduling"))
 		return RE_RESCHED;
@@ -173,6 +165,14 @@ static const struct {
 	{ "x86_platform_ipi_entry", RE_OTHER_VECTOR },
 	{ "thermal_apic_entry", RE_OTHER_VECTOR },
 };
+
+enum replay_kind trace_vector_kind(const char *name)
+{
+	for (size_t i = 0; i < sizeof(vectors) / sizeof(vectors[0]); i++)
+		if (!strcmp(name, vectors[i].name))
+			return vectors[i].kind;
+	return 0;
+}
 
 /* trace-cmd's sched plugin prints sched_wakeup as "COMM:PID [PRIO] CPU:NNN"
  * (the comm may hold spaces and colons: parse from the right). */
@@ -205,83 +205,84 @@ static int wakeup_plugin_format(const char *args, struct replay_event *re)
 	return 1;
 }
 
-/* Fills re (zeroed, now_ns set) from a known event's args. Returns 1 used,
- * 0 not used, -1 bad. */
-static int decode(const char *name, const char *args, uint32_t on_cpu, struct replay_event *re)
+static int field_cpu(const struct trace_fields *f, const char *key, uint32_t *cpu)
 {
 	uint64_t v;
 
-	if (!strcmp(name, "cpu_idle")) {
-		re->kind = RE_IDLE;
-		if (arg_u64(args, "state", &v) || arg_cpu(args, "cpu_id", &re->cpu))
+	if (f->num(f->ctx, key, &v) || v > MAX_CPU)
+		return -1;
+	*cpu = (uint32_t)v;
+	return 0;
+}
+
+int trace_decode(const char *name, const struct trace_fields *f, uint32_t on_cpu,
+		 struct replay_event *re)
+{
+	uint64_t v;
+
+	if (!strcmp(name, "cpu_idle") || !strcmp(name, "cpu_frequency")) {
+		re->kind = name[4] == 'i' ? RE_IDLE : RE_FREQ;
+		if (f->num(f->ctx, "state", &v) || field_cpu(f, "cpu_id", &re->cpu) ||
+		    (re->kind == RE_FREQ && v > UINT32_MAX))
 			return -1;
-		re->idle.state = v;
+		if (re->kind == RE_IDLE)
+			re->idle.state = v;
+		else
+			re->freq.khz = v;
 		return 1;
 	}
 	if (!strcmp(name, "cpu_idle_miss")) {
-		char type[16];
+		uint64_t below;
 
 		re->kind = RE_IDLE_MISS;
-		arg_str(args, "type", type, sizeof(type));
-		if (arg_u64(args, "state", &v) || arg_cpu(args, "cpu_id", &re->cpu) ||
-		    (strcmp(type, "above") && strcmp(type, "below")))
+		if (f->num(f->ctx, "state", &v) || field_cpu(f, "cpu_id", &re->cpu) ||
+		    f->num(f->ctx, "below", &below))
 			return -1;
 		re->miss.state = v;
-		re->miss.below = !strcmp(type, "below");
-		return 1;
-	}
-	if (!strcmp(name, "cpu_frequency")) {
-		re->kind = RE_FREQ;
-		if (arg_u64(args, "state", &v) || arg_cpu(args, "cpu_id", &re->cpu) || v > UINT32_MAX)
-			return -1;
-		re->freq.khz = v;
+		re->miss.below = below != 0;
 		return 1;
 	}
 	re->cpu = on_cpu;
 	if (!strcmp(name, "irq_handler_entry")) {
 		re->kind = RE_IRQ;
-		if (arg_u64(args, "irq", &v) || v > UINT32_MAX)
+		if (f->num(f->ctx, "irq", &v) || v > UINT32_MAX)
 			return -1;
 		re->wake.detail = v;
-		arg_str(args, "name", re->wake.name, sizeof(re->wake.name));
+		if (f->str(f->ctx, "name", re->wake.name, sizeof(re->wake.name)))
+			re->wake.name[0] = '\0';
 		return 1;
 	}
 	if (!strcmp(name, "softirq_entry")) {
 		re->kind = RE_SOFTIRQ;
-		if (arg_u64(args, "vec", &v) || v > 31)
+		if (f->num(f->ctx, "vec", &v) || v > 31)
 			return -1;
 		re->wake.detail = v;
 		return 1;
 	}
-	for (size_t i = 0; i < sizeof(vectors) / sizeof(vectors[0]); i++)
-		if (!strcmp(name, vectors[i].name)) {
-			re->kind = vectors[i].kind;
-			re->wake.detail = arg_u64(args, "vector", &v) ? 0 : v;
-			return 1;
-		}
-	if (!strcmp(name, "ipi_entry")) {
-		re->kind = ipi_reason(args);
+	if ((re->kind = trace_vector_kind(name))) {
+		re->wake.detail = f->num(f->ctx, "vector", &v) ? 0 : v;
 		return 1;
 	}
-	if (!strcmp(name, "ipi_send_cpu")) {
-		/* on the sender: cpu = target, detail = sender */
-		re->kind = RE_IPI_SEND;
-		re->wake.detail = on_cpu;
-		return arg_cpu(args, "cpu", &re->cpu) ? -1 : 1;
+	if (!strcmp(name, "ipi_entry")) {
+		char reason[128];
+
+		re->kind = trace_ipi_reason(f->str(f->ctx, "reason", reason, sizeof(reason)) ? ""
+											  : reason);
+		return 1;
 	}
-	if (!strcmp(name, "sched_wake_idle_without_ipi")) {
-		re->kind = RE_NO_IPI;
+	if (!strcmp(name, "ipi_send_cpu") || !strcmp(name, "sched_wake_idle_without_ipi")) {
+		/* on the sender: cpu = target, detail = sender */
+		re->kind = name[0] == 'i' ? RE_IPI_SEND : RE_NO_IPI;
 		re->wake.detail = on_cpu;
-		return arg_cpu(args, "cpu", &re->cpu) ? -1 : 1;
+		return field_cpu(f, "cpu", &re->cpu) ? -1 : 1;
 	}
 	if (!strcmp(name, "hrtimer_start") || !strcmp(name, "hrtimer_expire_entry")) {
-		const char *h = arg_find(args, "hrtimer");
 		int start = !strcmp(name, "hrtimer_start");
-		uint64_t t;
+		uint64_t t, fn;
 
 		re->kind = start ? RE_HRTIMER_START : RE_HRTIMER;
-		if (!h || parse_hex(h, &t) || !arg_find(args, "function") ||
-		    arg_u64(args, start ? "expires" : "now", &v))
+		if (f->num(f->ctx, "hrtimer", &t) || f->num(f->ctx, "function", &fn) ||
+		    f->num(f->ctx, start ? "expires" : "now", &v))
 			return -1;
 		re->timer.hrtimer = t;
 		if (start)
@@ -291,22 +292,77 @@ static int decode(const char *name, const char *args, uint32_t on_cpu, struct re
 		return 1;
 	}
 	if (!strcmp(name, "sched_wakeup")) {
-		const char *c = arg_find(args, "comm"), *pid = strstr(args, " pid=");
-
 		re->kind = RE_SCHED_WAKEUP;
 		re->task.waker_cpu = on_cpu;
-		if (!c)
-			return wakeup_plugin_format(args, re);
-		if (!pid || pid < c || arg_u64(pid + 1, "pid", &v) ||
-		    arg_cpu(args, "target_cpu", &re->cpu))
+		if (f->num(f->ctx, "pid", &v) || field_cpu(f, "target_cpu", &re->cpu) ||
+		    f->str(f->ctx, "comm", re->task.comm, sizeof(re->task.comm)))
 			return -1;
 		re->task.pid = (uint32_t)v; /* the handlers take a u32 */
-		/* a comm may hold spaces: it runs to " pid=" */
-		memcpy(re->task.comm, c, (size_t)(pid - c) < sizeof(re->task.comm) - 1
-						 ? (size_t)(pid - c) : sizeof(re->task.comm) - 1);
 		return 1;
 	}
 	return 0;
+}
+
+/* A text line's arguments as fields: "key=value", in the spelling trace-cmd
+ * report and ftrace print (a hashed %p, type=above|below, a comm that runs
+ * to " pid="). */
+static int text_num(const void *ctx, const char *key, uint64_t *v)
+{
+	const char *args = ctx, *p;
+
+	if (!strcmp(key, "hrtimer"))
+		return (p = arg_find(args, key)) ? parse_hex(p, v) : -1;
+	if (!strcmp(key, "function")) {
+		*v = 0; /* a name, not an address: the importer interns it */
+		return arg_find(args, key) ? 0 : -1;
+	}
+	if (!strcmp(key, "below")) {
+		char type[16];
+
+		arg_str(args, "type", type, sizeof(type));
+		if (strcmp(type, "above") && strcmp(type, "below"))
+			return -1;
+		*v = !strcmp(type, "below");
+		return 0;
+	}
+	return arg_u64(args, key, v);
+}
+
+static int text_str(const void *ctx, const char *key, char *out, size_t len)
+{
+	const char *args = ctx;
+
+	if (!strcmp(key, "comm")) {
+		const char *c = arg_find(args, "comm"), *pid = strstr(args, " pid=");
+		size_t n;
+
+		if (!c || !pid || pid < c)
+			return -1;
+		n = (size_t)(pid - c) < len - 1 ? (size_t)(pid - c) : len - 1;
+		memcpy(out, c, n);
+		out[n] = '\0';
+		return 0;
+	}
+	if (!strcmp(key, "reason")) {
+		snprintf(out, len, "%s", args);
+		return 0;
+	}
+	arg_str(args, key, out, len);
+	return arg_find(args, key) ? 0 : -1;
+}
+
+/* Fills re (zeroed, now_ns set) from a known event's args. Returns 1 used,
+ * 0 not used, -1 bad. */
+static int decode(const char *name, const char *args, uint32_t on_cpu, struct replay_event *re)
+{
+	const struct trace_fields f = { text_num, text_str, args };
+
+	if (!strcmp(name, "sched_wakeup") && !arg_find(args, "comm")) {
+		re->kind = RE_SCHED_WAKEUP;
+		re->task.waker_cpu = on_cpu;
+		return wakeup_plugin_format(args, re);
+	}
+	return trace_decode(name, &f, on_cpu, re);
 }
 
 int trace_parse_line(const char *line, size_t len, struct trace_event *ev, char *name,
@@ -365,28 +421,45 @@ int trace_parse_line(const char *line, size_t len, struct trace_event *ev, char 
 	return -1;
 }
 
-/* 1 + the index of the line's "function=" in d->fn_names (added if new),
- * 0 when the table is full. */
-static uint32_t intern_fn(struct trace_data *d, const char *line, size_t len)
+/* The function name after " function=" in the line, without the "/0xSIZE"
+ * that libtraceevent's %ps appends (trace-cmd report): "" when absent. */
+static void line_fn(const char *line, size_t len, char *fn, size_t fnlen)
 {
-	char buf[LINE_MAX_LEN], fn[48];
+	char buf[LINE_MAX_LEN];
 	const char *p;
 	size_t n = 0;
 
+	fn[0] = '\0';
 	if (len >= sizeof(buf))
-		return 0;
+		return;
 	memcpy(buf, line, len);
 	buf[len] = '\0';
 	p = strstr(buf, " function=");
 	if (!p)
-		return 0;
+		return;
 	p += 10;
-	while (p[n] && p[n] != ' ' && p[n] != '\t' && n < sizeof(fn) - 1)
+	while (p[n] && p[n] != ' ' && p[n] != '\t' && n < fnlen - 1)
 		n++;
 	memcpy(fn, p, n);
 	fn[n] = '\0';
+	{
+		char *size = strstr(fn, "/0x");
+
+		if (size && size != fn && size[3 + strspn(size + 3, "0123456789abcdef")] == '\0')
+			*size = '\0';
+	}
+}
+
+uint32_t trace_data_fn(struct trace_data *d, const char *fn)
+{
+	size_t n = strlen(fn);
+
+	if (!n)
+		return 0;
+	if (n > sizeof(d->fn_names[0]) - 1)
+		n = sizeof(d->fn_names[0]) - 1;
 	for (int i = 0; i < d->nr_fn_names; i++)
-		if (!strcmp(d->fn_names[i], fn))
+		if (!strncmp(d->fn_names[i], fn, n) && d->fn_names[i][n] == '\0')
 			return (uint32_t)i + 1;
 	if (d->nr_fn_names % 64 == 0) {
 		char (*t)[48];
@@ -398,7 +471,8 @@ static uint32_t intern_fn(struct trace_data *d, const char *line, size_t len)
 			return 0;
 		d->fn_names = t;
 	}
-	memcpy(d->fn_names[d->nr_fn_names], fn, n + 1);
+	memcpy(d->fn_names[d->nr_fn_names], fn, n);
+	d->fn_names[d->nr_fn_names][n] = '\0';
 	return (uint32_t)++d->nr_fn_names;
 }
 
@@ -417,7 +491,7 @@ static int push_event(struct trace_data *d, const struct trace_event *ev)
 	return 0;
 }
 
-static void note_skipped(struct trace_data *d, const char *name)
+void trace_data_skip(struct trace_data *d, const char *name)
 {
 	d->skipped++;
 	for (int i = 0; i < d->nr_skipped_names; i++)
@@ -452,6 +526,39 @@ static void note_irq_name(struct trace_data *d, uint32_t irq, const char *name)
 		snprintf(d->irq_names[i].name, sizeof(d->irq_names[i].name), "%s", name);
 		d->nr_irq_names++;
 	}
+}
+
+int trace_data_add(struct trace_data *d, struct trace_event *ev, int used, const char *name,
+		   const char *fn)
+{
+	if (!d->have_ts || ev->re.now_ns < d->min_ts)
+		d->min_ts = ev->re.now_ns;
+	if (!d->have_ts || ev->re.now_ns > d->max_ts)
+		d->max_ts = ev->re.now_ns;
+	d->have_ts = true;
+	if (!used) {
+		trace_data_skip(d, name);
+		return 0;
+	}
+	if (ev->re.kind == RE_FREQ && !ev->re.freq.khz) {
+		/* idlestat ends its files with frequency 0 on every CPU */
+		trace_data_skip(d, "cpu_frequency state=0");
+		return 0;
+	}
+	if (ev->re.kind == RE_HRTIMER_START || ev->re.kind == RE_HRTIMER)
+		ev->re.timer.fn = fn ? trace_data_fn(d, fn) : 0;
+	if (ev->re.kind == RE_IRQ)
+		note_irq_name(d, (uint32_t)ev->re.wake.detail, ev->re.wake.name);
+	if (ev->re.kind == RE_IDLE || ev->re.kind == RE_IDLE_MISS || ev->re.kind == RE_FREQ) {
+		if (!d->last_ts && !(d->last_ts = calloc(MAX_CPU + 1, sizeof(*d->last_ts))))
+			return -1;
+		if (ev->re.now_ns < d->last_ts[ev->re.cpu])
+			d->out_of_order++;
+		d->last_ts[ev->re.cpu] = ev->re.now_ns;
+	}
+	if ((int)ev->re.cpu > d->max_cpu)
+		d->max_cpu = (int)ev->re.cpu;
+	return push_event(d, ev);
 }
 
 /* Cursor over the input's lines. */
@@ -720,7 +827,6 @@ static bool idlestat_04(struct cursor peek, const char *s, size_t n)
 int trace_parse_buffer(const char *buf, size_t len, struct trace_data *d)
 {
 	struct cursor c = { buf, len, 0, 0 };
-	uint64_t *last_ts = NULL;
 	const char *s;
 	size_t n;
 	bool nl, header = true;
@@ -730,7 +836,7 @@ int trace_parse_buffer(const char *buf, size_t len, struct trace_data *d)
 	if (len >= 7 && !memcmp(buf, "\x17\x08\x44tracing", len < 10 ? len : 10)) {
 		snprintf(d->error, sizeof(d->error),
 			 "a binary trace-cmd trace.dat: convert it first with "
-			 "'trace-cmd report -i FILE > FILE.txt'");
+			 "'trace-cmd report -t -i FILE > FILE.txt'");
 		return -1;
 	}
 	/* the format from the first non-blank line */
@@ -765,14 +871,9 @@ int trace_parse_buffer(const char *buf, size_t len, struct trace_data *d)
 			d->format = TF_FTRACE;
 		}
 	}
-	last_ts = calloc(MAX_CPU + 1, sizeof(*last_ts));
-	if (!last_ts) {
-		snprintf(d->error, sizeof(d->error), "out of memory");
-		return -1;
-	}
 	while (next_line(&c, &s, &n, &nl)) {
 		struct trace_event ev;
-		char name[40];
+		char name[40], fn[48] = "";
 		int r, v;
 
 		d->lines++;
@@ -797,11 +898,14 @@ int trace_parse_buffer(const char *buf, size_t len, struct trace_data *d)
 			d->drop_markers++;
 			continue;
 		}
-		if (memmem(s, n, "CPU:", 4) && memmem(s, n, "[LOST ", 6)) {
-			const char *p = memmem(s, n, "[LOST ", 6) + 6;
+		/* ftrace "[LOST n EVENTS]", trace-cmd "[n EVENTS DROPPED]" */
+		if (memmem(s, n, "CPU:", 4) &&
+		    (memmem(s, n, "[LOST ", 6) || memmem(s, n, " EVENTS DROPPED]", 16))) {
+			const char *p = memmem(s, n, "[LOST ", 6);
 			char num[24];
 			size_t k = 0;
 
+			p = p ? p + 6 : (const char *)memchr(s, '[', n) + 1;
 			while (p + k < s + n && isdigit((unsigned char)p[k]) && k < sizeof(num) - 1)
 				k++;
 			memcpy(num, p, k);
@@ -815,39 +919,14 @@ int trace_parse_buffer(const char *buf, size_t len, struct trace_data *d)
 			continue;
 		}
 		header = false;
-		if (!d->have_ts || ev.re.now_ns < d->min_ts)
-			d->min_ts = ev.re.now_ns;
-		if (!d->have_ts || ev.re.now_ns > d->max_ts)
-			d->max_ts = ev.re.now_ns;
-		d->have_ts = true;
-		if (r == 0) {
-			note_skipped(d, name);
-			continue;
-		}
-		if (ev.re.kind == RE_FREQ && !ev.re.freq.khz) {
-			/* idlestat ends its files with frequency 0 on every CPU */
-			note_skipped(d, "cpu_frequency state=0");
-			continue;
-		}
 		ev.line = c.line;
-		if (ev.re.kind == RE_HRTIMER_START || ev.re.kind == RE_HRTIMER)
-			ev.re.timer.fn = intern_fn(d, s, n);
-		if (ev.re.kind == RE_IRQ)
-			note_irq_name(d, (uint32_t)ev.re.wake.detail, ev.re.wake.name);
-		if (ev.re.kind == RE_IDLE || ev.re.kind == RE_IDLE_MISS || ev.re.kind == RE_FREQ) {
-			if (ev.re.now_ns < last_ts[ev.re.cpu])
-				d->out_of_order++;
-			last_ts[ev.re.cpu] = ev.re.now_ns;
-		}
-		if ((int)ev.re.cpu > d->max_cpu)
-			d->max_cpu = (int)ev.re.cpu;
-		if (push_event(d, &ev)) {
-			free(last_ts);
+		if (r > 0 && (ev.re.kind == RE_HRTIMER_START || ev.re.kind == RE_HRTIMER))
+			line_fn(s, n, fn, sizeof(fn));
+		if (trace_data_add(d, &ev, r, name, fn)) {
 			snprintf(d->error, sizeof(d->error), "out of memory at line %u", c.line);
 			return -1;
 		}
 	}
-	free(last_ts);
 	if (d->format == TF_UNKNOWN) {
 		if (!d->nr_ev && !d->skipped) {
 			snprintf(d->error, sizeof(d->error),
@@ -921,6 +1000,8 @@ void trace_data_free(struct trace_data *d)
 	free(d->states);
 	free(d->cluster_of);
 	free(d->fn_names);
+	free(d->last_ts);
+	d->last_ts = NULL;
 	d->fn_names = NULL;
 	d->nr_fn_names = 0;
 	d->ev = NULL;

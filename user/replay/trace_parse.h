@@ -14,7 +14,7 @@
 #include "idle_stats.h"
 #include "replay_event.h"
 
-enum trace_format { TF_UNKNOWN = 0, TF_TRACE_CMD, TF_FTRACE, TF_IDLESTAT };
+enum trace_format { TF_UNKNOWN = 0, TF_TRACE_CMD, TF_FTRACE, TF_IDLESTAT, TF_TRACE_DAT };
 
 /* An event line: the replay event it means, where it came from. re.now_ns
  * is the trace's own timestamp; a hrtimer's re.timer.fn is 1 + its index in
@@ -61,7 +61,7 @@ struct trace_data {
 	int nr_skipped_names;
 	uint64_t garbled;       /* lines that are neither events, comments nor header */
 	uint32_t first_garbled_line;
-	uint64_t lost_events;   /* "[LOST n EVENTS]" markers */
+	uint64_t lost_events;   /* "[LOST n EVENTS]", "[n EVENTS DROPPED]" markers */
 	uint64_t drop_markers;  /* "[EVENTS DROPPED]" markers (trace-cmd, no count) */
 	uint64_t out_of_order;  /* events earlier than the previous one of their CPU */
 	uint64_t reordered;     /* events replayed before a line above them (trace_sort_events) */
@@ -77,6 +77,7 @@ struct trace_data {
 	int nr_fn_names;
 	char (*fn_names)[48];
 	char error[160];        /* why parsing failed (return -1) */
+	uint64_t *last_ts;      /* [cpu] the last power event's time (out_of_order) */
 };
 
 /* Parses a whole trace. Returns 0, or -1 with out->error set (no known
@@ -101,5 +102,36 @@ int trace_parse_line(const char *line, size_t len, struct trace_event *ev, char 
 void trace_sort_events(struct trace_data *d);
 
 const char *trace_format_name(enum trace_format f);
+
+/* An event's fields by name, as a text line's "key=value" arguments or a
+ * binary record's format give them. Keys: the kernel's field names, plus
+ * "below" (cpu_idle_miss's type) and "reason" (arm64 ipi_entry's text). */
+struct trace_fields {
+	int (*num)(const void *ctx, const char *key, uint64_t *v); /* -1: absent */
+	int (*str)(const void *ctx, const char *key, char *out, size_t len);
+	const void *ctx;
+};
+
+/* Fills re (zeroed, now_ns set; cpu = on_cpu unless the event names one)
+ * from the event called name. Returns 1 used, 0 an event replay does not
+ * use, -1 a field missing or out of range. A hrtimer's timer.fn is left to
+ * the caller (trace_data_add). */
+int trace_decode(const char *name, const struct trace_fields *f, uint32_t on_cpu,
+		 struct replay_event *re);
+
+/* For importers of other trace files (trace_dat.c): one decoded event of
+ * the trace (used: 1 replayed, 0 a well-formed event replay does not use,
+ * named name), counted as trace_parse_buffer counts a line; fn names a
+ * hrtimer's function ("" or NULL: unknown). Sets re.timer.fn. Returns -1
+ * when out of memory. */
+int trace_data_add(struct trace_data *d, struct trace_event *ev, int used, const char *name,
+		   const char *fn);
+/* 1 + the index of fn in d->fn_names (added if new), 0 when the table is full. */
+uint32_t trace_data_fn(struct trace_data *d, const char *fn);
+void trace_data_skip(struct trace_data *d, const char *name);
+/* The replay kind of an x86 vector event (local_timer_entry...), 0 for
+ * other names; of an arm64 ipi_entry by its reason text. */
+enum replay_kind trace_vector_kind(const char *name);
+enum replay_kind trace_ipi_reason(const char *reason);
 
 #endif
