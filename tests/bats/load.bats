@@ -37,7 +37,7 @@ load helpers
 		jq -e '.duration_ns as $d | [.kernel_check.rows[] | select(.cpu != "all")] |
 			group_by(.cpu) | all((map(.kernel.time_ns) | add) >= 0.01 * $d and
 			(map(.kernel.usage) | add) >= 100)' "$f" >/dev/null ||
-			skip "machine saturated by other work: too little idle time to compare"
+			skip "machine saturated by other work: too little idle time to compare (busiest: $(top -bn1 2>/dev/null | sed -n 5,7p | tr -s ' \n' ' '))"
 	done
 	assert_agrees_with_sysfs "$a"
 	assert_agrees_with_sysfs "$b"

@@ -38,12 +38,18 @@ teardown() {
 	[ "$(jq -r .cpuidle.governor "$OUT")" = menu ]
 	assert_agrees_with_sysfs "$OUT"
 	# BPF's own classification follows the kernel's rule: within a few
-	# percent of the kernel's counters (timestamps differ by ~0.4 us).
-	run jq -r '.kernel_check.rows[] | select(.cpu != "all") |
-		select((.bpf.above - .kernel.above | fabs) > (.kernel.above * 0.1 + 5) or
-		       (.bpf.below - .kernel.below | fabs) > (.kernel.below * 0.1 + 5)) |
+	# percent of the kernel's counters (timestamps differ by ~0.4 us). Not
+	# under TCG, whose timestamps differ by tens of us a period: there a
+	# quarter (seen: C2 above 35 against the kernel's 48, twice in a row);
+	# cpu_idle_miss, the exact count, is held to the kernel's above.
+	local tol=0.1
+	[ "$IDLESCOPE_TEST_STALL_PERIODS" -eq 0 ] || tol=0.3
+	run jq -r --argjson tol "$tol" '.kernel_check.rows[] | select(.cpu != "all") |
+		select((.bpf.above - .kernel.above | fabs) > (.kernel.above * $tol + 5) or
+		       (.bpf.below - .kernel.below | fabs) > (.kernel.below * $tol + 5)) |
 		"\(.cpu) \(.name) bpf \(.bpf.above)/\(.bpf.below) kernel \(.kernel.above)/\(.kernel.below)"' "$OUT"
 	[ "$status" -eq 0 ]
+	echo "$output"
 	[ -z "$output" ]
 	restore_governor
 	[ "$(cat "$CPUIDLE/current_governor")" = "$SAVED_GOVERNOR" ]
@@ -52,17 +58,23 @@ teardown() {
 # bats test_tags=oracle
 @test "PM QoS 0 (cyclictest default): every below is QoS-forced" {
 	require_cpuidle_driver
-	cyclictest -q -t 2 -a -i 200 -D 5 >/dev/null 2>&1 &
+	# cyclictest outlasts the window however slowly record starts (a TCG
+	# guest: with -D 5 it once ended inside the window, QoS and all)
+	cyclictest -q -t 2 -a -i 200 -D 30 >/dev/null 2>&1 &
 	local load=$!
 	sleep 0.7
 	run "$IDLESCOPE" record -d 3 --format json -o "$OUT"
-	wait "$load"
+	kill -INT "$load" 2>/dev/null || true
+	wait "$load" || true
 	[ "$status" -eq 0 ]
 	assert_agrees_with_sysfs "$OUT"
 	# cyclictest holds /dev/cpu_dma_latency at 0: no deeper state allowed
 	run jq '[.cpus[].states[] | select(.below > 0)] | length' "$OUT"
 	[ "$output" -gt 0 ]
-	run jq -r '.cpus[] | .cpu as $c | .states[] | select(.below != .below_qos) | "\($c) \(.name)"' "$OUT"
+	run jq -r '.cpus[] | .cpu as $c | .states[] | select(.below != .below_qos) |
+		"\($c) \(.name): below \(.below), below_qos \(.below_qos), entries \(.entries)"' "$OUT"
+	echo "$output"
+	jq -c '{qos: .cpuidle, states: [.cpus[0].states[] | {name, exit_latency_ns, entries, below, below_qos}]}' "$OUT"
 	[ -z "$output" ]
 }
 
