@@ -16,8 +16,9 @@ static __always_inline __u32 lowest_bit_index(__u32 mask)
  * cpuidle_enter_state): above needs an enabled shallower state; below
  * compares residency - exit latency against the first enabled deeper state
  * only. Residency here is the BPF interval, a little longer than the
- * kernel's local_clock() diff. */
-static __always_inline void classify(struct idle_state_stats *st,
+ * kernel's local_clock() diff. Returns whether the period was shorter
+ * than the state's target residency (early). */
+static __always_inline bool classify(struct idle_state_stats *st,
 				     const struct idle_params *p, __u64 s, __u64 r)
 {
 	__u32 nr = p->nr_states, enabled, shallower, deeper, d;
@@ -30,7 +31,9 @@ static __always_inline void classify(struct idle_state_stats *st,
 	shallower = enabled & ((1u << s) - 1);
 	deeper = enabled & ~((2u << s) - 1);
 
-	if (r < p->target_residency_ns[s]) {
+	bool early = r < p->target_residency_ns[s];
+
+	if (early) {
 		if (shallower)
 			st->above++;
 	} else if (r > p->exit_latency_ns[s] && deeper) {
@@ -57,6 +60,7 @@ static __always_inline void classify(struct idle_state_stats *st,
 	}
 	if (ideal < IS_MAX_STATES)
 		st->ideal[ideal]++;
+	return early;
 }
 
 /* Adds one completed period. Returns whether it was shorter than the state's
@@ -81,8 +85,7 @@ static __always_inline int account(__u32 cpu, __u64 s, __u64 r)
 	if (!p || !(p->flags & IS_PARAMS_VALID) || (p->flags & IS_PARAMS_NO_CLASSIFY) ||
 	    s >= p->nr_states)
 		return -1;
-	classify(st, p, s, r);
-	if (r >= p->target_residency_ns[s])
+	if (!classify(st, p, s, r))
 		return 0;
 	st->early++;
 	st->early_ns += r;

@@ -27,14 +27,7 @@ start_serve() {
 	local out=$BATS_TEST_TMPDIR/serve.out
 	"$IDLESCOPE" serve "$@" >"$out" 2>"$out.err" 3>&- &
 	SERVE_PID=$!
-	for _ in $(seq 100); do
-		URL=$(sed -n 's/^idlescope serve: \(http:.*\)$/\1/p' "$out")
-		[ -n "$URL" ] && return 0
-		kill -0 "$SERVE_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	echo "serve did not start: $(cat "$out.err")" >&2
-	return 1
+	URL=$(serve_url "$out" "$SERVE_PID")
 }
 
 # The HOST:PORT of a serve URL.
