@@ -30,8 +30,16 @@ cd /src/tests/bats || exit 1
 t0=$(cut -d' ' -f1 /proc/uptime)
 bats --tap --filter-tags "${vmtest_tags:-oracle}" ${vmtest_filter:+-f "$vmtest_filter"} . >/tmp/tap 2>&1 &
 bats_pid=$!
-# stream the TAP while it runs (a timeout still shows what finished)
-tail -f /tmp/tap 2>/dev/null | sed -u 's/^/ORACLE-TAP: /' &
+# stream the TAP while it runs (a timeout still shows what finished), and
+# after each test how long it took, as ORACLE-TIME lines (where a slow suite
+# spends its time)
+tail -f /tmp/tap 2>/dev/null | mawk -W interactive -v t0="$t0" '
+	{ print "ORACLE-TAP: " $0 }
+	/^(not )?ok / {
+		getline u <"/proc/uptime"; close("/proc/uptime"); split(u, f, " ")
+		printf "ORACLE-TIME: %6.1fs (at %6.1fs) %s\n", f[1] - t0 - last, f[1] - t0, $0
+		last = f[1] - t0
+	}' &
 tail_pid=$!
 wait "$bats_pid"
 rc=$?
