@@ -406,21 +406,65 @@ still_loaded() {
 # bats test_tags=oracle
 @test "exit cost families: declared = entries x sysfs latency per CPU and state; early within entries and targets" {
 	start_serve --listen 127.0.0.1:0 --per-cpu-detail
-	local d=$BATS_TEST_TMPDIR c s line e cost early et lat tgt bad=
+	local d=$BATS_TEST_TMPDIR c s line e cost early et lat tgt bad= url2 f
+	# and one in the default mode, where these families are per state over the CPUs
+	"$IDLESCOPE" serve --listen 127.0.0.1:0 >"$d/serve2.out" 2>"$d/serve2.err" 3>&- &
+	SERVE2_PID=$!
+	url2=$(serve_url "$d/serve2.out" "$SERVE2_PID")
 	cyclictest --laptop -q -t "$(nproc)" -a -i 700 -D 3 >/dev/null 2>&1 3>&- &
 	LOAD_PID=$!
 	sleep 2
 	curl -sS "$URL" >"$d/m"
+	curl -sS "$url2" >"$d/m2"
 	# (the oracle guests have no promtool)
-	! command -v promtool >/dev/null || promtool check metrics <"$d/m"
-	grep -q '^# TYPE idlescope_idle_state_exit_cost_seconds_total counter' "$d/m"
+	! command -v promtool >/dev/null || { promtool check metrics <"$d/m" && promtool check metrics <"$d/m2"; }
+	for f in "$d/m" "$d/m2"; do
+		grep -q '^# TYPE idlescope_idle_state_exit_cost_seconds_total counter' "$f"
+	done
 	if [ "$(cpuidle_driver)" = none ]; then
 		# no table: nothing declared, nothing early
-		! grep -q '^idlescope_idle_state_exit_cost_seconds_total{' "$d/m"
-		run awk '/^idlescope_idle_state_early(_seconds)?_total\{/ && $2 != 0' "$d/m"
+		! grep -q '^idlescope_idle_state_exit_cost_seconds_total{' "$d/m" "$d/m2"
+		run awk '/^idlescope_idle_state_early(_seconds)?_total\{/ && $2 != 0' "$d/m" "$d/m2"
 		[ -z "$output" ]
 		return 0
 	fi
+	# The default mode's sums, each against the same scrape's entries per CPU
+	# and state and the sysfs latency and target of that CPU's state: the
+	# declared cost exactly, early at most the entries, its time at most
+	# early periods as long as the longest target.
+	for f in /sys/devices/system/cpu/cpu[0-9]*/cpuidle/state*; do
+		c=${f#/sys/devices/system/cpu/cpu}
+		echo "${c%%/*} $(cat "$f/name") $(cat "$f/latency") $(cat "$f/residency")"
+	done >"$d/table"
+	run awk '
+		FILENAME ~ /table$/ { lat[$1 " " $2] = $3; if ($4 > tgt[$2]) tgt[$2] = $4; next }
+		/^idlescope_idle_state_entries_total\{/ {
+			c = $0; sub(/.*cpu="/, "", c); sub(/".*/, "", c)
+			s = $0; sub(/.*state="/, "", s); sub(/".*/, "", s)
+			if (!((c " " s) in lat)) { print "no sysfs state " c " " s; bad = 1 }
+			want[s] += $2 * lat[c " " s] * 1e-6; ent[s] += $2
+		}
+		/^idlescope_idle_state_(exit_cost_seconds|early|early_seconds)_total\{/ {
+			if ($0 ~ /cpu="/) { print "a cpu label in the default mode: " $0; bad = 1 }
+			s = $0; sub(/.*state="/, "", s); sub(/".*/, "", s)
+			n = $1; sub(/\{.*/, "", n); v[n, s] = $2; seen[s] = 1
+		}
+		END {
+			for (s in ent) {
+				if (!(s in seen)) { print "no sums for " s; bad = 1; continue }
+				cost = v["idlescope_idle_state_exit_cost_seconds_total", s]
+				early = v["idlescope_idle_state_early_total", s]
+				et = v["idlescope_idle_state_early_seconds_total", s]
+				d = cost - want[s]; if (d < 0) d = -d
+				if (d > 1e-9 + want[s] * 1e-6 || early > ent[s] || et > early * tgt[s] * 1e-6 + 1e-9) {
+					printf "%s: entries %d cost %s want %.9f early %s/%s s\n", s, ent[s], cost, want[s], early, et
+					bad = 1
+				}
+			}
+			exit bad
+		}' "$d/table" "$d/m2"
+	echo "$output"
+	[ "$status" -eq 0 ]
 	while read -r line; do
 		c=$(sed 's/.*cpu="\([0-9]*\)".*/\1/' <<<"$line")
 		s=$(sed 's/.*state="\([^"]*\)".*/\1/' <<<"$line")
