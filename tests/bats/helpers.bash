@@ -75,9 +75,11 @@ require_idle_miss() {
 	[ "$(jq -r '.events.cpu_idle_miss' "$1")" != null ] || skip "kernel lacks power:cpu_idle_miss"
 }
 
-# Steady wakeup load on every CPU that leaves PM QoS alone (--laptop).
+# Steady wakeup load on every CPU that leaves PM QoS alone (--laptop). Run
+# it in the background (steady_load 60 &): exec makes $! cyclictest's pid,
+# so a kill ends the load.
 steady_load() { # seconds
-	cyclictest --laptop -q -t "$(nproc)" -a -i 500 -D "$1" >/dev/null 2>&1
+	exec cyclictest --laptop -q -t "$(nproc)" -a -i 500 -D "$1" >/dev/null 2>&1
 }
 
 # Asserts, for every CPU and state of the JSON report $1, that the BPF

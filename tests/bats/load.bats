@@ -22,7 +22,7 @@ load helpers
 	# the load outlasts both windows however slowly two instances start (a
 	# TCG guest: with 5 s it ended before the windows, which then held too
 	# few periods to compare), and is stopped after
-	cyclictest --laptop -q -t "$(nproc)" -a -i 500 -D 60 >/dev/null 2>&1 &
+	steady_load 60 &
 	local load=$!
 	"$IDLESCOPE" record -d 3 --format json -o "$a" &
 	pa=$!

@@ -406,7 +406,7 @@ still_loaded() {
 # bats test_tags=oracle
 @test "exit cost families: declared = entries x sysfs latency per CPU and state; early within entries and targets" {
 	start_serve --listen 127.0.0.1:0 --per-cpu-detail
-	local d=$BATS_TEST_TMPDIR c s line e cost early et lat tgt bad= url2 f
+	local d=$BATS_TEST_TMPDIR c url2 f
 	# and one in the default mode, where these families are per state over the CPUs
 	"$IDLESCOPE" serve --listen 127.0.0.1:0 >"$d/serve2.out" 2>"$d/serve2.err" 3>&- &
 	SERVE2_PID=$!
@@ -428,60 +428,46 @@ still_loaded() {
 		[ -z "$output" ]
 		return 0
 	fi
-	# The default mode's sums, each against the same scrape's entries per CPU
-	# and state and the sysfs latency and target of that CPU's state: the
-	# declared cost exactly, early at most the entries, its time at most
-	# early periods as long as the longest target.
+	# Per CPU and state (--per-cpu-detail), and per state over the CPUs (the
+	# default), each against the same scrape's entries per CPU and state and
+	# the sysfs latency and target of that CPU's state: the declared cost
+	# exactly (serve prints whole nanoseconds), early at most the entries,
+	# its time at most early periods as long as the (longest) target.
 	for f in /sys/devices/system/cpu/cpu[0-9]*/cpuidle/state*; do
 		c=${f#/sys/devices/system/cpu/cpu}
 		echo "${c%%/*} $(cat "$f/name") $(cat "$f/latency") $(cat "$f/residency")"
 	done >"$d/table"
-	run awk '
-		FILENAME ~ /table$/ { lat[$1 " " $2] = $3; if ($4 > tgt[$2]) tgt[$2] = $4; next }
-		/^idlescope_idle_state_entries_total\{/ {
-			c = $0; sub(/.*cpu="/, "", c); sub(/".*/, "", c)
-			s = $0; sub(/.*state="/, "", s); sub(/".*/, "", s)
-			if (!((c " " s) in lat)) { print "no sysfs state " c " " s; bad = 1 }
-			want[s] += $2 * lat[c " " s] * 1e-6; ent[s] += $2
-		}
-		/^idlescope_idle_state_(exit_cost_seconds|early|early_seconds)_total\{/ {
-			if ($0 ~ /cpu="/) { print "a cpu label in the default mode: " $0; bad = 1 }
-			s = $0; sub(/.*state="/, "", s); sub(/".*/, "", s)
-			n = $1; sub(/\{.*/, "", n); v[n, s] = $2; seen[s] = 1
-		}
-		END {
-			for (s in ent) {
-				if (!(s in seen)) { print "no sums for " s; bad = 1; continue }
-				cost = v["idlescope_idle_state_exit_cost_seconds_total", s]
-				early = v["idlescope_idle_state_early_total", s]
-				et = v["idlescope_idle_state_early_seconds_total", s]
-				d = cost - want[s]; if (d < 0) d = -d
-				if (d > 1e-9 + want[s] * 1e-6 || early > ent[s] || et > early * tgt[s] * 1e-6 + 1e-9) {
-					printf "%s: entries %d cost %s want %.9f early %s/%s s\n", s, ent[s], cost, want[s], early, et
-					bad = 1
-				}
+	for f in "$d/m" "$d/m2"; do
+		run awk -v per_cpu="$([ "$f" = "$d/m" ] && echo 1 || echo 0)" '
+			function label(l, name,  v) { v = l; if (v !~ name "=\"") return ""
+				sub(".*" name "=\"", "", v); sub(/".*/, "", v); return v }
+			FILENAME ~ /table$/ { lat[$1 " " $2] = $3; res[$1 " " $2] = $4; next }
+			/^idlescope_idle_state_entries_total\{/ {
+				c = label($0, "cpu"); s = label($0, "state"); k = per_cpu ? c " " s : s
+				if (!((c " " s) in lat)) { print "no sysfs state " c " " s; bad = 1 }
+				want[k] += $2 * lat[c " " s] * 1e-6; ent[k] += $2
+				if (res[c " " s] > tgt[k]) tgt[k] = res[c " " s]
 			}
-			exit bad
-		}' "$d/table" "$d/m2"
-	echo "$output"
-	[ "$status" -eq 0 ]
-	while read -r line; do
-		c=$(sed 's/.*cpu="\([0-9]*\)".*/\1/' <<<"$line")
-		s=$(sed 's/.*state="\([^"]*\)".*/\1/' <<<"$line")
-		e=$(awk '{ print $2 }' <<<"$line")
-		cost=$(grep -F "idlescope_idle_state_exit_cost_seconds_total{cpu=\"$c\",state=\"$s\"}" "$d/m" | awk '{ print $2 }')
-		early=$(grep -F "idlescope_idle_state_early_total{cpu=\"$c\",state=\"$s\"}" "$d/m" | awk '{ print $2 }')
-		et=$(grep -F "idlescope_idle_state_early_seconds_total{cpu=\"$c\",state=\"$s\"}" "$d/m" | awk '{ print $2 }')
-		for k in /sys/devices/system/cpu/cpu"$c"/cpuidle/state*; do
-			[ "$(cat "$k/name")" = "$s" ] || continue
-			lat=$(cat "$k/latency")
-			tgt=$(cat "$k/residency")
-		done
-		awk -v e="$e" -v cost="$cost" -v lat="$lat" -v early="$early" -v et="$et" -v tgt="$tgt" 'BEGIN {
-			want = e * lat * 1e-6
-			exit !((cost - want <= 1e-9 + want * 1e-9) && (want - cost <= 1e-9 + want * 1e-9) &&
-			       early <= e && et <= early * tgt * 1e-6 + 1e-9) }' ||
-			bad+="cpu $c $s: entries $e cost $cost (latency $lat us) early $early/$et s (target $tgt us); "
-	done < <(grep '^idlescope_idle_state_entries_total{' "$d/m")
-	[ -z "$bad" ] || { echo "$bad" >&2; false; }
+			/^idlescope_idle_state_(exit_cost_seconds|early|early_seconds)_total\{/ {
+				c = label($0, "cpu"); s = label($0, "state")
+				if ((c != "") != per_cpu) { print "cpu label " (per_cpu ? "missing" : "in the default mode") ": " $0; bad = 1 }
+				n = $1; sub(/\{.*/, "", n); k = per_cpu ? c " " s : s; v[n, k] = $2; seen[k] = 1
+			}
+			END {
+				for (k in ent) {
+					if (!(k in seen)) { print "no exit cost or early samples for " k; bad = 1; continue }
+					cost = v["idlescope_idle_state_exit_cost_seconds_total", k]
+					early = v["idlescope_idle_state_early_total", k]
+					et = v["idlescope_idle_state_early_seconds_total", k]
+					dd = cost - want[k]; if (dd < 0) dd = -dd
+					if (dd > 1e-9 + want[k] * 1e-9 || early > ent[k] || et > early * tgt[k] * 1e-6 + 1e-9) {
+						printf "%s: entries %d cost %s want %.9f early %s/%s s (target %s us)\n", k, ent[k], cost, want[k], early, et, tgt[k]
+						bad = 1
+					}
+				}
+				exit bad
+			}' "$d/table" "$f"
+		echo "$output"
+		[ "$status" -eq 0 ]
+	done
 }

@@ -901,15 +901,18 @@ int trace_parse_buffer(const char *buf, size_t len, struct trace_data *d)
 		/* ftrace "[LOST n EVENTS]", trace-cmd "[n EVENTS DROPPED]" */
 		if (memmem(s, n, "CPU:", 4) &&
 		    (memmem(s, n, "[LOST ", 6) || memmem(s, n, " EVENTS DROPPED]", 16))) {
-			const char *p = memmem(s, n, "[LOST ", 6), *br = memchr(s, '[', n);
+			const char *p = memmem(s, n, "[LOST ", 6);
 			char num[24];
 			size_t k = 0;
 
-			if (!p && !br) { /* " EVENTS DROPPED]" without its '[' */
+			if (p)
+				p += 6;
+			else if ((p = memchr(s, '[', n)))
+				p++;
+			else { /* " EVENTS DROPPED]" without its '[' */
 				note_garbled(d, c.line);
 				continue;
 			}
-			p = p ? p + 6 : br + 1;
 			while (p + k < s + n && isdigit((unsigned char)p[k]) && k < sizeof(num) - 1)
 				k++;
 			memcpy(num, p, k);
