@@ -23,7 +23,20 @@ ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
 mount -t tmpfs tmpfs /tmp
 # bash's process substitution (bats uses it) needs /dev/fd, which devtmpfs lacks
 [ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
+# The haltpoll guest (oracle.sh): bind the kernel's haltpoll driver and
+# governor first (tests/vm/haltpoll/haltpoll_bind.c); without them the
+# tests would run on the default idle call and prove nothing of haltpoll.
+if [ "${vmtest_haltpoll:-0}" = 1 ]; then
+	insmod "/lib/modules/$(uname -r)/haltpoll_bind.ko" 2>&1
+	dmesg | grep 'haltpoll_bind:' | sed 's/^/INFO /'
+	if [ "$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null)" != haltpoll ] ||
+		[ "$(cat /sys/devices/system/cpu/cpuidle/current_governor_ro 2>/dev/null)" != haltpoll ]; then
+		echo "CHECK FAIL haltpoll guest: the haltpoll driver and governor are not bound"
+		exit 1
+	fi
+fi
 echo "INFO cpuidle driver $(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none)," \
+	"governor $(cat /sys/devices/system/cpu/cpuidle/current_governor_ro 2>/dev/null || echo none)," \
 	"governors $(cat /sys/devices/system/cpu/cpuidle/available_governors 2>/dev/null)," \
 	"cmdline $(cat /proc/cmdline)"
 cd /src/tests/bats || exit 1

@@ -14,7 +14,7 @@ mkdir -p "$r/usr/bin" "$r/usr/sbin" "$r/etc" "$r/root" "$r/src/tests" "$r/src/bu
 
 # Whole packages' programs (GNU userland), then single tools.
 pkgs=(coreutils grep sed findutils mawk procps util-linux)
-tools=(bash bats jq cyclictest curl ss strace env trace-cmd getconf)
+tools=(bash bats jq cyclictest curl ss strace env trace-cmd getconf perf)
 
 # A program goes to /usr/bin or /usr/sbin (before busybox's /bin in the
 # guest's PATH: bookworm has coreutils in /bin, where busybox's links are);
@@ -50,5 +50,20 @@ printf 'root:x:0:0:root:/root:/bin/bash\nnobody:x:65534:65534:nobody:/nonexisten
 printf 'root:x:0:\nnogroup:x:65534:\n' >"$r/etc/group"
 cp -a "$root/tests/bats" "$root/tests/fixtures" "$root/tests/lib" "$r/src/tests/"
 ln -sf /bin/idlescope "$r/src/build/idlescope"
+# wakeups_live.bats's pinned ping-pong (make builds it with make test)
+if [ -x "$root/build/tests/pingpong" ]; then
+	mkdir -p "$r/src/build/tests"
+	cp "$root/build/tests/pingpong" "$r/src/build/tests/"
+fi
 # replay.bats's trace-cmd shim (the guest has no gcc; the test takes IDLESCOPE_TC_SHIM)
 gcc -shared -fPIC -O2 -o "$r/src/build/trace_cmd_shim.so" "$root/tests/lib/trace_cmd_shim.c" -ldl
+# The haltpoll guest (oracle.sh, vmtest_haltpoll=1): the test module that
+# binds the kernel's haltpoll driver, built for each release booting this
+# initramfs; oracle-guest.sh loads the one of its kernel.
+if [ "${ORACLE_HALTPOLL:-0}" = 1 ]; then
+	for rel in ${VMTEST_RELEASES:-}; do
+		ko=$("$root/tests/vm/haltpoll-module.sh" "$rel")
+		mkdir -p "$r/lib/modules/$rel"
+		cp "$ko" "$r/lib/modules/$rel/"
+	done
+fi

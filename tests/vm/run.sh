@@ -27,7 +27,12 @@
 #   VMTEST_LOGDIR       serial logs (default build/vmtest)
 #   VMTEST_GUEST_TEST   guest script to run instead of guest-test.sh
 #   VMTEST_INITRD_HOOK  command run as HOOK ROOTDIR ARCH before the initramfs
-#                       is packed, to add files (tests/vm/oracle.sh uses it)
+#                       is packed, to add files (tests/vm/oracle.sh uses it),
+#                       with VMTEST_RELEASES set to the kernel releases that
+#                       will boot it (for modules built against them)
+#   VMTEST_CST          0: x86_64 guests without the _CST tables (no
+#                       acpi_idle; the haltpoll oracle guest binds its own
+#                       driver), default 1
 #   VMTEST_APPEND       more kernel parameters (e.g. cpuidle.off=1)
 #   VMTEST_SMP          x86_64 vCPUs (default 4)
 #   VMTEST_LOG_TAG      suffix of each serial log's name; set, the run leaves
@@ -291,7 +296,8 @@ build_initrd() { # arch -> $work/initrd-ARCH.img (x86_64: without the ACPI table
 	done
 	cp "$(bin_of "$arch")" "$r/bin/idlescope"
 	cp "${VMTEST_GUEST_TEST:-$here/guest-test.sh}" "$r/test.sh"
-	[ -z "${VMTEST_INITRD_HOOK:-}" ] || $VMTEST_INITRD_HOOK "$r" "$arch" || die "$VMTEST_INITRD_HOOK failed"
+	[ -z "${VMTEST_INITRD_HOOK:-}" ] || VMTEST_RELEASES=$VMTEST_RELEASES $VMTEST_INITRD_HOOK "$r" "$arch" ||
+		die "$VMTEST_INITRD_HOOK failed"
 	cat >"$r/init" <<'EOF'
 #!/bin/sh
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
@@ -358,8 +364,12 @@ initrd_x86_64() { # smp
 	n=$(smp_cpus "$1")
 	initrd=$work/initrd-x86_64-$n.img
 	[ -s "$initrd" ] && return
-	initrd_ssdt_x86_64 "$n" >"$initrd"
-	cat "$work/initrd-x86_64.img" >>"$initrd"
+	if [ "${VMTEST_CST:-1}" = 0 ]; then
+		cp "$work/initrd-x86_64.img" "$initrd"
+	else
+		initrd_ssdt_x86_64 "$n" >"$initrd"
+		cat "$work/initrd-x86_64.img" >>"$initrd"
+	fi
 }
 
 # arm64 idle states and clusters: QEMU's own device tree for this machine with
@@ -448,16 +458,6 @@ kernel_arch() {
 }
 
 t_all=$(now)
-if has_arch x86_64; then
-	build_initrd x86_64
-	say "x86_64 initrd $(du -k "$work/initrd-x86_64.img" | cut -f1) KiB, accel $(accel_of x86_64)"
-fi
-if has_arch arm64; then
-	fetch_busybox_arm64 || die "no arm64 busybox (apt-get download busybox-static:arm64 failed and nothing cached)"
-	build_initrd arm64
-	build_dtb_arm64
-	say "arm64 initrd $(du -k "$work/initrd-arm64.img" | cut -f1) KiB, accel $(accel_of arm64), ${arm64_machine[*]}"
-fi
 mkdir -p "$logdir"
 failed=0
 tag=${VMTEST_LOG_TAG:-}
@@ -514,13 +514,32 @@ for a in $archs; do
 			continue
 		fi
 		g_arch[i]=$a g_word[i]=$k g_vmlinuz[i]=$vmlinuz g_find[i]=$(since "$t0")
-		if [ "$a" = x86_64 ]; then
-			s=${VMTEST_SMP:-4}
-			[[ $k != *@* ]] || s=${k#*@}
-			initrd_x86_64 "$s"
-		fi
 	done
 done
+# Then the initramfs of each architecture, whose hook learns the releases
+# that boot it (the release is the vmlinuz name's tail)
+releases_of() { # arch
+	local j
+	for j in "${!g_arch[@]}"; do
+		[ "${g_arch[j]}" = "$1" ] && basename "${g_vmlinuz[j]}" | sed 's/^vmlinuz-//'
+	done | sort -u | paste -sd' ' -
+}
+if has_arch x86_64; then
+	VMTEST_RELEASES=$(releases_of x86_64) build_initrd x86_64
+	say "x86_64 initrd $(du -k "$work/initrd-x86_64.img" | cut -f1) KiB, accel $(accel_of x86_64)"
+	for j in "${!g_arch[@]}"; do
+		[ "${g_arch[j]}" = x86_64 ] || continue
+		s=${VMTEST_SMP:-4}
+		[[ ${g_word[j]} != *@* ]] || s=${g_word[j]#*@}
+		initrd_x86_64 "$s"
+	done
+fi
+if has_arch arm64; then
+	fetch_busybox_arm64 || die "no arm64 busybox (apt-get download busybox-static:arm64 failed and nothing cached)"
+	VMTEST_RELEASES=$(releases_of arm64) build_initrd arm64
+	build_dtb_arm64
+	say "arm64 initrd $(du -k "$work/initrd-arm64.img" | cut -f1) KiB, accel $(accel_of arm64), ${arm64_machine[*]}"
+fi
 # Then two lanes: the many-CPU guests (SERIES@SMP) one after another in the
 # background, the others one after another meanwhile. Under thread=single TCG
 # a guest keeps one host CPU busy, so the many-CPU guest adds little wall
