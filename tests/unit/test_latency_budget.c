@@ -42,6 +42,7 @@ static void test_budget_50us(void **state)
 	assert_int_equal(r.moved_entries, 30);
 	assert_int_equal(r.moved_ns, 140000 * US);
 	assert_int_equal(r.predicted_ns, 30 * US);
+	assert_int_equal(r.predicted_declared, -1); /* C1 and POLL measured */
 }
 
 /* 100 us: only C3 out (400 > 100); QoS 50 us (C2's declared) leaves it out
@@ -61,6 +62,26 @@ static void test_budget_100us(void **state)
 	assert_int_equal(r.predicted_ns, 80 * US);
 }
 
+/* The haltpoll host's table: POLL 0 us declared with 2 samples (not
+ * measured), "haltpoll idle" 1 us declared, 600 us measured. A budget
+ * just under 600 us leaves haltpoll idle out; its periods go to POLL,
+ * whose latency is only declared (0): the bound is 0 and says so. */
+static void test_budget_declared_bound(void **state)
+{
+	struct lb_state st[2] = {
+		{ true, 0, false, 0, 60, 1000 * US },
+		{ true, 1 * US, true, 600 * US, 2909, 2000000 * US },
+	};
+	struct lb_result r;
+
+	(void)state;
+	lb_advise(st, 2, 599 * US, &r);
+	assert_true(r.feasible);
+	assert_int_equal(r.disable, 0x2);
+	assert_int_equal(r.predicted_ns, 0);
+	assert_int_equal(r.predicted_declared, 0);
+}
+
 /* 1 ms: everything fits, nothing moves; the bound is C3's 400 us
  * (declared: it had periods and no samples). 1 us: even POLL's measured
  * 2 us does not fit: infeasible; every deeper state is out. */
@@ -76,6 +97,7 @@ static void test_budget_loose_and_impossible(void **state)
 	assert_int_equal(r.disable, 0);
 	assert_int_equal(r.moved_entries, 0);
 	assert_int_equal(r.predicted_ns, 400 * US);
+	assert_int_equal(r.predicted_declared, 3); /* C3: no samples */
 	assert_int_equal(r.qos_us, 400);
 	lb_advise(st, 4, 1 * US, &r);
 	assert_false(r.feasible);
@@ -131,6 +153,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_budget_50us),
 		cmocka_unit_test(test_budget_100us),
+		cmocka_unit_test(test_budget_declared_bound),
 		cmocka_unit_test(test_budget_loose_and_impossible),
 		cmocka_unit_test(test_qos_cannot),
 		cmocka_unit_test(test_qos_declared_too_low),

@@ -84,6 +84,14 @@ json_t *budget_json(const struct adv_table_in *t, uint64_t window_ns, uint64_t b
 	json_object_set_new(o, "moved_share",
 			    json_real(cpu_time ? (double)r.moved_ns / (double)cpu_time : 0));
 	json_object_set_new(o, "predicted_ns", u64j(r.predicted_ns));
+	json_object_set_new(o, "predicted_declared",
+			    r.predicted_declared >= 0 ? json_string(t->st[r.predicted_declared].name)
+						      : json_null());
+	if (r.predicted_declared >= 0 && (r.disable || !r.feasible))
+		json_array_append_new(warn, json_sprintf(
+			"%s will hold periods but had fewer than 10 ended by a timer: the bound "
+			"afterwards takes its declared exit latency, unmeasured",
+			t->st[r.predicted_declared].name));
 	{ /* the chosen x ideal matrix: periods whose ideal state goes */
 		uint64_t lost = 0, periods = 0;
 
@@ -153,12 +161,13 @@ void budget_print(FILE *f, const json_t *b)
 				json_string_value(json_object_get(b, "pm_qos_blocker")));
 		fprintf(f, "    cost: %" PRIu64 " periods, %s (%.2f%% of these CPUs' time) go to "
 			   "shallower states; %" PRIu64 " periods (%.1f%%) had a left-out state as their "
-			   "ideal; p%g afterwards at most %s\n",
+			   "ideal; p%g afterwards at most %s%s\n",
 			u64of(b, "moved_entries"), hns(u64of(b, "moved_ns")),
 			100 * json_number_value(json_object_get(b, "moved_share")),
 			u64of(b, "ideal_left_out"),
 			100 * json_number_value(json_object_get(b, "ideal_left_out_share")), pct,
-			hns(u64of(b, "predicted_ns")));
+			hns(u64of(b, "predicted_ns")),
+			json_is_string(json_object_get(b, "predicted_declared")) ? " (declared, see the warning)" : "");
 	}
 	json_array_foreach(json_object_get(b, "warnings"), i, s)
 		fprintf(f, "    warning: %s\n", json_string_value(s));

@@ -37,7 +37,7 @@ void lb_advise(const struct lb_state *st, int n, uint64_t budget_ns, struct lb_r
 {
 	int shallowest = -1;
 
-	*r = (struct lb_result){ .deepest_kept = -1, .qos_blocker = -1 };
+	*r = (struct lb_result){ .deepest_kept = -1, .qos_blocker = -1, .predicted_declared = -1 };
 	if (n > LB_MAX_STATES)
 		n = LB_MAX_STATES;
 	for (int k = 0; k < n && shallowest < 0; k++)
@@ -68,6 +68,8 @@ void lb_advise(const struct lb_state *st, int n, uint64_t budget_ns, struct lb_r
 			to--;
 		if (lb_latency(&st[to]) > r->predicted_ns)
 			r->predicted_ns = lb_latency(&st[to]);
+		if (!st[to].measured && r->predicted_declared < 0)
+			r->predicted_declared = to;
 	}
 	qos(st, n, r);
 }

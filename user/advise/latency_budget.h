@@ -38,6 +38,10 @@ struct lb_result {
 	 * kept state shallower than it): a bound of the quantile afterwards (a
 	 * mixture's quantile is at most its parts' largest) */
 	uint64_t predicted_ns;
+	/* a state that will hold periods whose latency is only declared (too
+	 * few timer-ended periods to measure): then predicted_ns is the
+	 * table's promise for it, not a measurement; -1 none */
+	int predicted_declared;
 };
 
 /* A state's latency for the budget: measured where it is, else declared. */
