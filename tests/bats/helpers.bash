@@ -33,7 +33,7 @@ cpuidle_driver() {
 # driver (tests/coverage.sh fails the suite if they ran nowhere).
 require_cpuidle_driver() {
 	[ "$(cpuidle_driver)" != none ] ||
-		skip "no cpuidle driver here: runs in the x86_64 oracle guest (acpi_idle, tests/vm/oracle.sh)"
+		skip "no cpuidle driver here: runs in the x86_64 oracle guests (acpi_idle and haltpoll, tests/vm/oracle.sh)"
 }
 
 # The no-driver path; it runs in the cpuidle.off=1 guests on every kernel.

@@ -193,13 +193,14 @@ proc_idle() {
 @test "each CPU and state's entries in the file within the sysfs usage deltas inside and outside the window" {
 	require_cpuidle_driver
 	local d=$BATS_TEST_TMPDIR usage
+	# "CPU:NAME<tab>COUNT": a state's name may hold spaces ("haltpoll idle")
 	# shellcheck disable=SC2016 # expanded by the sh that runs it
-	usage='for s in /sys/devices/system/cpu/cpu[0-9]*/cpuidle/state[0-9]*; do c=${s#/sys/devices/system/cpu/cpu}; echo "${c%%/*}:$(cat $s/name) $(( $(cat $s/usage) + $(cat $s/rejected 2>/dev/null || echo 0) ))"; done'
+	usage='for s in /sys/devices/system/cpu/cpu[0-9]*/cpuidle/state[0-9]*; do c=${s#/sys/devices/system/cpu/cpu}; printf "%s:%s\t%s\n" "${c%%/*}" "$(cat $s/name)" "$(( $(cat $s/usage) + $(cat $s/rejected 2>/dev/null || echo 0) ))"; done'
 	sh -c "$usage" >"$d/o1"
 	"$IDLESCOPE" record --format prom -o "$TF" -- sh -c "$usage >$d/i1; sleep 2; $usage >$d/i2"
 	sh -c "$usage" >"$d/o2"
-	sed -n 's/^idlescope_idle_state_entries_total{cpu="\([0-9]*\)",state="\(.*\)"} \([0-9]*\)$/\1:\2 \3/p' "$TF" >"$d/bpf"
-	run awk '
+	sed -n 's/^idlescope_idle_state_entries_total{cpu="\([0-9]*\)",state="\(.*\)"} \([0-9]*\)$/\1:\2\t\3/p' "$TF" >"$d/bpf"
+	run awk -F '\t' '
 		FILENAME ~ /o1$/ { o1[$1] = $2 } FILENAME ~ /i1$/ { i1[$1] = $2 }
 		FILENAME ~ /i2$/ { i2[$1] = $2 } FILENAME ~ /o2$/ { o2[$1] = $2 }
 		FILENAME ~ /bpf$/ { b[$1] = $2 }
