@@ -229,10 +229,10 @@ unit: $(UNIT_BINS)
 replay: check-root $(REPLAY_BINS)
 	$(Q)set -e; for t in $(REPLAY_BINS); do $$t; done
 
-bats: check-root all dynamic
+bats: check-root all dynamic $(OUT)/tests/pingpong
 	$(Q)IDLESCOPE=$(abspath $(OUT)/idlescope) IDLESCOPE_DYNAMIC=$(abspath $(OUT)/dynamic/idlescope) IDLESCOPE_MAN=$(abspath $(MANPAGE)) bats tests/bats
 
-test: deps all dynamic check-root $(UNIT_BINS) $(REPLAY_BINS) fuzz-build \
+test: deps all dynamic check-root $(UNIT_BINS) $(REPLAY_BINS) fuzz-build $(OUT)/tests/pingpong \
       $(if $(filter 0,$(IDLESCOPE_VMTEST)),,vmtest-bins)
 	$(Q)OUT=$(OUT) IDLESCOPE_MAN=$(abspath $(MANPAGE)) ./tests/run.sh
 

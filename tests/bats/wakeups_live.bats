@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # Wakeup attribution on this kernel, against what the workloads are known to
-# do: cyclictest sleeps on hrtimers, `perf bench sched pipe` wakes its peer
+# do: cyclictest sleeps on hrtimers, a pinned ping-pong wakes its peer
 # across CPUs, and cyclictest's own latency bounds the timer lateness.
 
 bats_require_minimum_version 1.5.0
@@ -8,6 +8,7 @@ load helpers
 
 setup() {
 	OUT="$BATS_TEST_TMPDIR/out.json"
+	PINGPONG=${IDLESCOPE_PINGPONG:-$BATS_TEST_DIRNAME/../../build/tests/pingpong}
 }
 
 @test "every counted idle exit has exactly one cause" {
@@ -20,6 +21,7 @@ setup() {
 	[ "$(jq '[.warnings[] | select(test("wakeup causes for"))] | length' "$OUT")" -eq 0 ]
 }
 
+# bats test_tags=oracle
 @test "periodic timer workload: timers dominate, hrtimer_wakeup among the functions" {
 	[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
 	run "$IDLESCOPE" record -C 1 --format json -o "$OUT" -- cyclictest --laptop -q -t 1 -a 1 -i 1000 -D 3
@@ -29,58 +31,76 @@ setup() {
 	[ "$(jq '[.wakeup_details.timers[] | select(.cpu == 1 and .name == "hrtimer_wakeup")] | length' "$OUT")" -eq 1 ]
 }
 
-@test "cross-CPU pipe ping-pong: IPI-class causes dominate, top wakee is sched-pipe" {
-	# the scheduler may keep the pair on one CPU for a whole run (bimodal
-	# here): up to three runs for one where they sit on two CPUs, which
-	# makes about one idle period per message
-	local try
-	for try in 1 2 3; do
-		run "$IDLESCOPE" record --format json -o "$OUT" -- perf bench sched pipe -l 50000
-		[ "$status" -eq 0 ]
-		[ "$(jq '.totals.entries > 50000' "$OUT")" = true ] && break
-	done
-	# the woken peer sits on another, idle CPU: it is woken by an IPI (or, if
-	# that CPU polls, by setting need_resched without one)
+# bats test_tags=oracle
+@test "cross-CPU ping-pong: IPI-class causes dominate, top wakee is the pinned peer" {
+	[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
+	[ -x "$PINGPONG" ] || skip "no $PINGPONG (make $PINGPONG)"
+	# Two processes pinned to CPUs 0 and 1 pass a byte back and forth
+	# (tests/bench/pingpong.c): each round trip wakes each of them once, on
+	# its own CPU, from the other CPU. (perf bench sched pipe left the pair
+	# on one CPU for whole runs on some hosts: then nothing crossed CPUs.)
+	local rounds=20000
+	run "$IDLESCOPE" record -C 0,1 --format json -o "$OUT" -- "$PINGPONG" "$rounds" 0 1
+	[ "$status" -eq 0 ]
+	# the woken peer sits on the other, idle CPU: it is woken by an IPI, or,
+	# where that CPU polls (POLL under the haltpoll governor), by setting
+	# need_resched without one; periods the two CPUs' other work ended
+	# (timers, kworkers) are few beside 2 x 20000 wakes
+	jq -c '.totals | {entries, causes: (.wakeups.causes | map_values(.count) | with_entries(select(.value > 0)))}' "$OUT"
 	run jq '.totals.wakeups.causes as $c | .totals.entries as $n |
 		(($c["ipi-call-single"].count + $c["ipi-resched"].count + $c["ipi-call"].count +
 		  $c["poll-resched"].count) / $n) > 0.8' "$OUT"
 	[ "$output" = true ]
-	[ "$(jq -r '[.wakeup_details.wakees[]] | max_by(.count) | .name' "$OUT")" = sched-pipe ]
+	# the wakees: the peer, at most once per round trip and CPU (the oracle:
+	# the workload's own count of wakes), and ahead of every other task
+	jq -c '[.wakeup_details.wakees[]] | sort_by(-.count) | .[:4]' "$OUT"
+	[ "$(jq -r '[.wakeup_details.wakees[]] | max_by(.count) | .name' "$OUT")" = pingpong ]
+	run jq --argjson r "$rounds" '[.wakeup_details.wakees[] | select(.name == "pingpong") | .count] | add // 0 |
+		. > 0 and . <= 2 * $r + 2' "$OUT"
+	[ "$output" = true ]
 }
 
+# bats test_tags=oracle
 @test "timer lateness is bounded by cyclictest's own latency on the same CPU" {
 	[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
 	"$IDLESCOPE" record -C 1 --format json -o "$OUT" -- \
 		cyclictest --laptop -q -t 1 -a 1 -i 1000 -D 3 -h 5000 \
 		--histfile="$BATS_TEST_TMPDIR/cyc.hist" > "$BATS_TEST_TMPDIR/cyc.txt"
-	local cmin cmed cavg cloops
-	local h="$BATS_TEST_TMPDIR/cyc.hist"
-	cmin=$(cyclictest_hist_field "$h" "Min Latencies")
-	cavg=$(cyclictest_hist_field "$h" "Avg Latencies")
-	# every loop is in the histogram or one of its overflows
+	local h="$BATS_TEST_TMPDIR/cyc.hist" cloops
 	cloops=$(($(cyclictest_hist_field "$h" Total) + $(cyclictest_hist_field "$h" "Histogram Overflows")))
-	cmed=$(cyclictest_median_us "$h")
-	[ -n "$cmin" ] && [ -n "$cavg" ] && [ -n "$cloops" ] && [ -n "$cmed" ]
-	# cyclictest measures timer expiry -> its thread running; our lateness
-	# is expiry -> the hrtimer handler, the first part of the same path.
-	# So each of its samples is at least ours for the loops whose timer
-	# ended an idle period, which are most of them (count >= 90% of its
-	# loops): our minimum cannot exceed its median. Not its minimum: that
-	# may be a loop whose expiry found the CPU awake (in the tick's wake),
-	# which ended no period and is not ours; without a cpuidle driver
-	# every period here is a halt the host must end, 33 us at least, while
-	# such a loop measured 14 us. Our mean (other timers included, ~10%
-	# of them here) stays under its average (+10% and 2 us for those
-	# others and rounding to us). The handler -> running part is a wakeup
-	# and a switch, not most of the latency: our mean is above a tenth of
-	# its average.
-	run jq --argjson cmed "$cmed" --argjson cavg "$cavg" --argjson loops "$cloops" '
-		[.cpus[0].wakeups.timer_lateness[]] as $l |
-		([$l[].count] | add) as $n | ([$l[].sum_ns] | add) as $sum |
-		([$l[].min_ns] | min) as $min |
-		($n >= $loops * 0.9) and ($min <= $cmed * 1000) and
-		($sum / $n <= $cavg * 1000 * 1.1 + 2000) and ($sum / $n >= $cavg * 1000 / 10)' "$OUT"
-	echo "cyclictest min $cmin median $cmed avg $cavg loops $cloops; ours: $(jq -c '.cpus[0].wakeups.timer_lateness' "$OUT" | head -c 300)"
+	[ "$cloops" -gt 0 ]
+	# cyclictest measures each loop from its timer's requested expiry to
+	# its thread running again; our lateness is from the timer's (hard,
+	# slack included, so no earlier) expiry to the hrtimer handler, the
+	# first part of the same path. So for every loop whose timer ended an
+	# idle period, ours <= its sample, and at every threshold x, the number
+	# of our samples >= x is at most the number of its samples >= x (its
+	# 1 us buckets truncate: a sample of ours >= x is one of its >= floor(x
+	# / 1 us)), plus our samples that are not its loops: the periods other
+	# timers ended (the tick, other tasks' sleeps), all but the periods
+	# hrtimer_wakeup ended, of which its loops are at most its loop count.
+	# That holds whatever the driver and however many loops found the CPU
+	# awake (on a haltpoll KVM host 1977 of 2885 loops ended a period; here
+	# most). The bound is one-sided: cyclictest cannot say how much of its
+	# latency is the wakeup and switch after the handler.
+	jq -n --slurpfile r "$OUT" --rawfile hist "$h" '
+		($r[0].cpus[0].wakeups.timer_lateness) as $l |
+		([$l[].count] | add // 0) as $n |
+		([$r[0].wakeup_details.timers[] | select(.cpu == 1 and .name == "hrtimer_wakeup") | .count] | add // 0) as $hw |
+		($hist | split("\n") | map(select(test("^[0-9]+[ \t]+[0-9]+")) | [splits("[ \t]+")] | map(tonumber))) as $theirs |
+		($hist | capture("# Histogram Overflows: *(?<o>[0-9]+)").o | tonumber) as $over |
+		{n: $n, hrtimer_wakeup: $hw, others: ($n - $hw)} | . as $c |
+		[$l[].hist[]] as $ours |
+		[$ours[].lo_ns] | unique | map(. as $x |
+			([$ours[] | select(.lo_ns >= $x) | .count] | add) as $mine |
+			(([$theirs[] | select(.[0] >= (($x / 1000) | floor)) | .[1]] | add // 0) + $over) as $cyc |
+			select($mine > $cyc + $c.others) |
+			"at \($x) ns: ours \($mine) >= x, cyclictest \($cyc) + \($c.others) other timers") |
+		if length > 0 then error(join("; ")) else true end' >/dev/null
+	# the loops of ours are at most its loops, and some are there
+	run jq --argjson loops "$cloops" '[.wakeup_details.timers[] | select(.cpu == 1 and .name == "hrtimer_wakeup") | .count] | add // 0 |
+		. > 0 and . <= $loops' "$OUT"
+	echo "cyclictest loops $cloops; ours: $(jq -c '[.cpus[0].wakeups.timer_lateness[] | {name, count, p50_ns, p99_ns, max_ns}]' "$OUT")"
 	[ "$output" = true ]
 }
 
