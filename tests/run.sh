@@ -8,6 +8,12 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 pass=0
 fail=0
+# Only what this run writes counts in the coverage table (tests/coverage.sh
+# --since): guest logs of an earlier run, kept in build/vmtest, never do.
+stamp=$out/coverage-stamp
+units=$out/coverage-units.log # the cmocka outputs, for the cpufreq row
+touch "$stamp"
+: >"$units"
 
 count_cmocka() { # output file
 	local p f
@@ -28,10 +34,13 @@ fi
 
 for t in "$out"/tests/test_* "$out"/tests/replay_*; do
 	[ -x "$t" ] || continue
-	if ! "$t" >"$log" 2>&1; then
+	"$t" >"$log" 2>&1
+	rc=$?
+	if [ "$rc" -ne 0 ]; then
 		grep -q '^\[  FAILED  \]' "$log" || fail=$((fail + 1)) # crashed
 	fi
 	cat "$log"
+	{ echo "== $(basename "$t") exit $rc"; cat "$log"; } >>"$units"
 	count_cmocka "$log"
 done
 
@@ -56,7 +65,14 @@ if [ "${IDLESCOPE_FUZZ:-1}" != 0 ]; then
 fi
 
 # Kernel test VMs (other kernels under QEMU TCG); IDLESCOPE_VMTEST=0 skips.
+# Their serial logs (this run's: an earlier run's are deleted first) feed the
+# coverage table: the kernel VMs' for psci and many CPUs, the oracle guests'
+# for the checks and the other conditions.
+vmlogs=${VMTEST_LOGDIR:-build/vmtest}
+vm_logs=() guest_logs=()
+shopt -s nullglob
 if [ "${IDLESCOPE_VMTEST:-1}" != 0 ]; then
+	rm -f "$vmlogs"/*.log
 	IDLESCOPE=$(realpath "$out/idlescope") ./tests/vm/run.sh 2>&1 | tee "$log" || true
 	pass=$((pass + $(grep -cE '^PASS ' "$log")))
 	vfail=$(grep -cE '^FAIL ' "$log")
@@ -64,9 +80,10 @@ if [ "${IDLESCOPE_VMTEST:-1}" != 0 ]; then
 	grep -q '^vmtest summary' "$log" || vfail=$((vfail + 1))
 	fail=$((fail + vfail))
 
+	vm_logs=("$vmlogs"/*.log)
+
 	# The oracle guests (tests/vm/oracle.sh): the BATS oracle tests in guests
 	# with a cpuidle driver and with cpuidle.off=1; their logs feed the table.
-	rm -f build/vmtest/*-oracle.log build/vmtest/*-haltpoll.log build/vmtest/*-nodriver.log
 	IDLESCOPE=$(realpath "$out/idlescope") ./tests/vm/oracle.sh 2>&1 | tee "$log" || true
 	pass=$((pass + $(grep -cE '^PASS ' "$log")))
 	vfail=$(grep -cE '^FAIL ' "$log")
@@ -74,15 +91,22 @@ if [ "${IDLESCOPE_VMTEST:-1}" != 0 ]; then
 	read -ra kinds <<<"$(sed -n 's/^oracle.sh: kinds //p' "$log")"
 	[ "${#kinds[@]}" -gt 0 ] && [ "$(grep -c '^vmtest summary' "$log")" -eq "${#kinds[@]}" ] || vfail=$((vfail + 1))
 	fail=$((fail + vfail))
+	# every log oracle.sh wrote (any kind: -oracle, -nodriver, -haltpoll)
+	for l in "$vmlogs"/*.log; do
+		[[ " ${vm_logs[*]} " == *" $l "* ]] || guest_logs+=("$l")
+	done
 fi
-
-# Oracle coverage: each check tagged "oracle", where it ran. Failures are
-# counted above already; a check that ran nowhere is one more failure.
-shopt -s nullglob
-./tests/coverage.sh "$host_tap" build/vmtest/*-oracle.log build/vmtest/*-haltpoll.log build/vmtest/*-nodriver.log | tee "$log" || true
 shopt -u nullglob
-nowhere=$(sed -n 's/^coverage: .*, \([0-9]*\) ran nowhere,.*/\1/p' "$log")
-fail=$((fail + ${nowhere:-1}))
+
+# Oracle coverage: each check tagged "oracle" and each host condition, where
+# it ran. "coverage total: N" is what no step above counted: checks and
+# conditions that ran nowhere, untagged checks, and FAIL rows that neither
+# the host TAP nor a failed guest's FAIL line counted (tests/coverage.sh).
+cov=(--since "$stamp" --units "$units")
+for l in ${vm_logs[@]+"${vm_logs[@]}"}; do cov+=(--vm "$l"); done
+./tests/coverage.sh "${cov[@]}" "$host_tap" ${guest_logs[@]+"${guest_logs[@]}"} | tee "$log" || true
+more=$(sed -n 's/^coverage total: \([0-9]*\) to count.*/\1/p' "$log")
+fail=$((fail + ${more:-1})) # no total line: coverage.sh itself failed
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]

@@ -26,6 +26,7 @@ setup() {
 	[ "$(jq '[.groups.groups[].races] | add' "$OUT")" -eq 0 ]
 }
 
+# bats test_tags=oracle
 @test "--topology custom:0-1: group all-idle time never exceeds a member's idle time" {
 	[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
 	run "$IDLESCOPE" record --topology custom:0-1 --format json -o "$OUT" -- \

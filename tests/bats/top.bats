@@ -250,6 +250,7 @@ nstates() { # cpu
 		END { if (n < 4) { print "only " n " intervals"; exit 1 } exit bad > 0 }'
 }
 
+# bats test_tags=oracle
 @test "top: timer wakeups/s of a 1 ms cyclictest on CPU 1 near 1000, hrtimer_wakeup and cyclictest on top" {
 	[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
 	cyclictest --laptop -q -t1 -a 1 -i 1000 -D 6 > "$BATS_TEST_TMPDIR/cyc.txt" 2>/dev/null &
