@@ -400,7 +400,7 @@ still_loaded() {
 
 # Exit cost without a table (no cpuidle driver: docs/metrics.md#exit-cost):
 # the family is declared but has no sample, and nothing is early.
-# bats test_tags=nodriver
+# bats test_tags=oracle,nodriver
 @test "exit cost families without a cpuidle driver: no declared cost, no early period" {
 	require_no_cpuidle_driver
 	local d=$BATS_TEST_TMPDIR f
