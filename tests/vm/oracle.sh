@@ -18,16 +18,17 @@
 # Serial logs: build/vmtest/NAME-oracle.log, NAME-haltpoll.log and
 # NAME-nodriver.log, whose "ORACLE-TAP: " lines tests/coverage.sh reads.
 # ORACLE_KINDS selects (default "oracle haltpoll nodriver", without haltpoll
-# on a haltpoll host); the VMTEST_* variables of run.sh apply. The first line
-# printed is "oracle.sh: kinds ..." (tests/run.sh counts their summaries).
-# ORACLE_LANES=1 runs the kinds one after another; by default, on a host with
-# two CPUs or more, the first kind runs while the others run one after another
-# beside it (under thread=single TCG a guest keeps one host CPU busy), and their
-# output follows the first's when they end, so no line is interleaved.
+# on a haltpoll host); the VMTEST_* variables of run.sh apply.
+# The guests run as jobs (one per kind; the no-driver ones one per kernel) in
+# ORACLE_LANES lanes (default 2 on a host with two CPUs or more: under
+# thread=single TCG a guest keeps one host CPU busy), each lane taking the
+# next job when its last ends; the output comes in job order at the end.
+# The first lines printed name the kinds and the number of runs, each of
+# which ends in one "vmtest summary" (tests/run.sh counts them).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
-run_kind() { # kind
+run_kind() { # kind [kernels]
 	local kernels append timeout cst=1 haltpoll=0
 	case $1 in
 	oracle)
@@ -48,6 +49,7 @@ run_kind() { # kind
 		timeout=${ORACLE_TIMEOUT:-300}
 		;;
 	esac
+	kernels=${2:-$kernels}
 	# 2 vCPUs: the tests' loads are sized for this 2-CPU host, and each
 	# vCPU costs a host CPU under TCG
 	VMTEST_ARCH=x86_64 VMTEST_KERNELS=$kernels VMTEST_SMP=2 VMTEST_TIMEOUT=$timeout \
@@ -67,22 +69,43 @@ for kind in "${kinds[@]}"; do
 	*) echo "oracle.sh: unknown kind '$kind' (oracle, haltpoll, nodriver)" >&2; exit 2 ;;
 	esac
 done
+# Jobs: one per kind, the no-driver guests one per kernel (short ones,
+# which fill the lane that ends first).
+jobs=()
+for kind in "${kinds[@]}"; do
+	if [ "$kind" = nodriver ]; then
+		for k in ${NODRIVER_KERNELS:-5.10 6.1 6.12}; do jobs+=("nodriver $k"); done
+	else
+		jobs+=("$kind")
+	fi
+done
 echo "oracle.sh: kinds ${kinds[*]}"
+echo "oracle.sh: runs ${#jobs[@]}"
 lanes=${ORACLE_LANES:-$(($(nproc) >= 2 ? 2 : 1))}
+[ "$lanes" -le "${#jobs[@]}" ] || lanes=${#jobs[@]}
+# Each lane takes the next job from a counter under a lock, writes its output
+# to its own file, and the files are printed in job order at the end, so no
+# line interleaves.
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+echo 0 >"$out/next"
+lane() {
+	local i r=0
+	while :; do
+		# shellcheck disable=SC2016 # expanded by the sh under the lock
+		i=$(flock "$out/next" sh -c 'i=$(cat "$1"); echo $((i + 1)) >"$1"; echo "$i"' sh "$out/next")
+		[ "$i" -lt "${#jobs[@]}" ] || break
+		# shellcheck disable=SC2086 # kind and kernel, two words
+		run_kind ${jobs[i]} >"$out/job.$i" 2>&1 || { r=1; echo 1 >"$out/rc.$i"; }
+	done
+	return "$r"
+}
 rc=0
-if [ "$lanes" -gt 1 ] && [ "${#kinds[@]}" -gt 1 ]; then
-	side=$(mktemp)
-	trap 'rm -f "$side"' EXIT
-	(
-		r=0
-		for kind in "${kinds[@]:1}"; do run_kind "$kind" || r=1; done
-		exit "$r"
-	) >"$side" 2>&1 &
-	lane=$!
-	run_kind "${kinds[0]}" || rc=1
-	wait "$lane" || rc=1
-	cat "$side"
-else
-	for kind in "${kinds[@]}"; do run_kind "$kind" || rc=1; done
-fi
+pids=()
+for ((l = 0; l < lanes; l++)); do
+	lane &
+	pids+=($!)
+done
+for p in "${pids[@]}"; do wait "$p" || rc=1; done
+for ((i = 0; i < ${#jobs[@]}; i++)); do cat "$out/job.$i"; done
 exit "$rc"
