@@ -11,6 +11,21 @@ setup() {
 	PINGPONG=${IDLESCOPE_PINGPONG:-$BATS_TEST_DIRNAME/../../build/tests/pingpong}
 }
 
+# /proc/interrupts as "NAME CPU COUNT" lines: the named rows (LOC, RES, ...)
+# by name, every numbered (device) line summed as "irq".
+irq_counts() {
+	awk 'NR == 1 { n = NF; next }
+		{ name = $1; sub(/:$/, "", name); if (name ~ /^[0-9]+$/) name = "irq"
+		  for (i = 2; i <= n + 1 && $i ~ /^[0-9]+$/; i++) c[name, i - 2] += $i }
+		END { for (k in c) { split(k, p, SUBSEP); print p[1], p[2], c[k] } }' /proc/interrupts
+}
+
+# irq_counts' lines as one JSON object: {NAME: {"CPU": COUNT}}.
+irq_json() { # file
+	jq -Rn '[inputs | split(" ") | {k: .[0], c: .[1], n: (.[2] | tonumber)}] |
+		reduce .[] as $e ({}; .[$e.k][$e.c] = $e.n)' "$1"
+}
+
 @test "every counted idle exit has exactly one cause" {
 	run "$IDLESCOPE" record --format json -o "$OUT" -- cyclictest --laptop -q -t 2 -a -i 700 -D 2
 	[ "$status" -eq 0 ]
@@ -40,8 +55,27 @@ setup() {
 	# its own CPU, from the other CPU. (perf bench sched pipe left the pair
 	# on one CPU for whole runs on some hosts: then nothing crossed CPUs.)
 	local rounds=20000
+	irq_counts >"$BATS_TEST_TMPDIR/irq0"
 	run "$IDLESCOPE" record -C 0,1 --format json -o "$OUT" -- "$PINGPONG" "$rounds" 0 1
 	[ "$status" -eq 0 ]
+	irq_counts >"$BATS_TEST_TMPDIR/irq1"
+	# Each cause the tool counts is one interrupt the kernel counted too, so
+	# per CPU it is at most the /proc/interrupts delta around the run (an
+	# outer window): timer <= LOC, ipi-resched <= RES, ipi-call(-single) <=
+	# CAL, ipi-irq-work <= IWI, irq <= the numbered lines. (x86 names; other
+	# architectures name their IPIs otherwise: not judged there.)
+	if grep -q '^ *LOC:' /proc/interrupts; then
+		run jq -r --slurpfile a <(irq_json "$BATS_TEST_TMPDIR/irq0") --slurpfile b <(irq_json "$BATS_TEST_TMPDIR/irq1") '
+			def d($cpu; $k): ($b[0][$k][$cpu | tostring] // 0) - ($a[0][$k][$cpu | tostring] // 0);
+			.cpus[] | .cpu as $c | .wakeups.causes as $w |
+			[["timer", $w.timer.count, d($c; "LOC")],
+			 ["ipi-resched", $w["ipi-resched"].count, d($c; "RES")],
+			 ["ipi-call", $w["ipi-call"].count + $w["ipi-call-single"].count, d($c; "CAL")],
+			 ["ipi-irq-work", $w["ipi-irq-work"].count, d($c; "IWI")],
+			 ["irq", $w.irq.count, d($c; "irq")]][] |
+			select(.[1] > .[2]) | "cpu \($c) \(.[0]): \(.[1]) counted, \(.[2]) interrupts"' "$OUT"
+		[ -z "$output" ]
+	fi
 	# the woken peer sits on the other, idle CPU: it is woken by an IPI, or,
 	# where that CPU polls (POLL under the haltpoll governor), by setting
 	# need_resched without one; periods the two CPUs' other work ended
@@ -63,8 +97,12 @@ setup() {
 # bats test_tags=oracle
 @test "timer lateness is bounded by cyclictest's own latency on the same CPU" {
 	[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
-	"$IDLESCOPE" record -C 1 --format json -o "$OUT" -- \
-		cyclictest --laptop -q -t 1 -a 1 -i 1000 -D 3 -h 5000 \
+	# CPU 1 holds cyclictest's measuring thread only: idlescope and
+	# cyclictest's main thread sleep with timeouts too (hrtimer_wakeup
+	# periods that are not its loops: 220 of 2970 in a guest), so they run
+	# on CPU 0
+	taskset -c 0 "$IDLESCOPE" record -C 1 --format json -o "$OUT" -- \
+		cyclictest --laptop -q -t 1 -a 1 --mainaffinity=0 -i 1000 -D 3 -h 5000 \
 		--histfile="$BATS_TEST_TMPDIR/cyc.hist" > "$BATS_TEST_TMPDIR/cyc.txt"
 	local h="$BATS_TEST_TMPDIR/cyc.hist" cloops
 	cloops=$(($(cyclictest_hist_field "$h" Total) + $(cyclictest_hist_field "$h" "Histogram Overflows")))
@@ -77,8 +115,9 @@ setup() {
 	# of our samples >= x is at most the number of its samples >= x (its
 	# 1 us buckets truncate: a sample of ours >= x is one of its >= floor(x
 	# / 1 us)), plus our samples that are not its loops: the periods other
-	# timers ended (the tick, other tasks' sleeps), all but the periods
-	# hrtimer_wakeup ended, of which its loops are at most its loop count.
+	# timers ended (the tick, kernel threads): all but the periods
+	# hrtimer_wakeup ended, which are its loops when nothing else sleeps on
+	# CPU 1, and at most its loop count.
 	# That holds whatever the driver and however many loops found the CPU
 	# awake (on a haltpoll KVM host 1977 of 2885 loops ended a period; here
 	# most). The bound is one-sided: cyclictest cannot say how much of its
@@ -89,7 +128,8 @@ setup() {
 		([$r[0].wakeup_details.timers[] | select(.cpu == 1 and .name == "hrtimer_wakeup") | .count] | add // 0) as $hw |
 		($hist | split("\n") | map(select(test("^[0-9]+[ \t]+[0-9]+")) | [splits("[ \t]+")] | map(tonumber))) as $theirs |
 		($hist | capture("# Histogram Overflows: *(?<o>[0-9]+)").o | tonumber) as $over |
-		{n: $n, hrtimer_wakeup: $hw, others: ($n - $hw)} | . as $c |
+		(([$theirs[][1]] | add // 0) + $over) as $loops |
+		{n: $n, hrtimer_wakeup: $hw, others: ($n - ([$hw, $loops] | min))} | . as $c |
 		[$l[].hist[]] as $ours |
 		[$ours[].lo_ns] | unique | map(. as $x |
 			([$ours[] | select(.lo_ns >= $x) | .count] | add) as $mine |
@@ -97,9 +137,10 @@ setup() {
 			select($mine > $cyc + $c.others) |
 			"at \($x) ns: ours \($mine) >= x, cyclictest \($cyc) + \($c.others) other timers") |
 		if length > 0 then error(join("; ")) else true end' >/dev/null
-	# the loops of ours are at most its loops, and some are there
+	# its loops ended periods here, each at most one (2% + 5 for another
+	# task's sleep on CPU 1: pinned away, but the host's daemons may run there)
 	run jq --argjson loops "$cloops" '[.wakeup_details.timers[] | select(.cpu == 1 and .name == "hrtimer_wakeup") | .count] | add // 0 |
-		. > 0 and . <= $loops' "$OUT"
+		. > 0 and . <= $loops * 1.02 + 5' "$OUT"
 	echo "cyclictest loops $cloops; ours: $(jq -c '[.cpus[0].wakeups.timer_lateness[] | {name, count, p50_ns, p99_ns, max_ns}]' "$OUT")"
 	[ "$output" = true ]
 }
