@@ -9,6 +9,16 @@
 #include "freq.bpf.h"
 #include "sched.bpf.h"
 
+/* The idle handler as a global function: the verifier checks it once, on
+ * its own, instead of once per path through replay_one's switch (inlined
+ * there, the batch program passed the verifier's 1M-instruction limit on a
+ * 6.18 kernel with groups on). Scalar arguments only: kernels from 5.6. */
+__noinline int replay_handle_idle(__u32 cpu, __u64 now, __u32 state)
+{
+	handle_idle(cpu, now, state);
+	return 0;
+}
+
 /* One event through its handler, with the arguments its live wrapper would
  * pass; 0 = handled, 1 = a kind the handlers do not take. */
 static __always_inline int replay_one(const struct replay_event *e)
@@ -19,7 +29,7 @@ static __always_inline int replay_one(const struct replay_event *e)
 
 	switch (e->kind) {
 	case RE_IDLE:
-		handle_idle(cpu, now, (__u32)e->idle.state);
+		replay_handle_idle(cpu, now, (__u32)e->idle.state);
 		return 0;
 	case RE_IDLE_MISS:
 		handle_idle_miss(cpu, (__u32)e->miss.state, (__u32)(e->miss.below & 1));
