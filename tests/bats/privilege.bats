@@ -118,7 +118,7 @@ timer_names() { # json
 		[ "$status" -eq 0 ]
 		timer_names out >unnamed
 		[ -s unnamed ]
-		! awk '$1 != $2' unnamed | grep -q . # the name is the address
+		[ -z "$(awk '$1 != $2' unnamed)" ] # the name is the address
 	fi
 }
 

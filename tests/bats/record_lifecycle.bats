@@ -68,7 +68,7 @@ record_then_signal() { # signal seconds args...
 	record_then_signal INT 1 -- sleep 30
 	[ "$status" -eq $((128 + 15)) ]
 	assert_cross_check_complete "$output"
-	! pgrep -x -f 'sleep 30' >/dev/null
+	run ! pgrep -x -f 'sleep 30'
 }
 
 @test "-C selects CPUs in every format" {
