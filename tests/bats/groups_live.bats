@@ -66,7 +66,8 @@ setup() {
 	run env IDLESCOPE_NO_POKE=1 "$IDLESCOPE" record -d 0.5 --topology custom:0-1 --format json \
 		-o "$BATS_TEST_TMPDIR/nopoke.json"
 	kill "$spin"
-	[ "$st" -eq 0 ] && [ "$status" -eq 0 ]
+	[ "$st" -eq 0 ]
+	[ "$status" -eq 0 ]
 	jq -c .start_state "$OUT" "$BATS_TEST_TMPDIR/nopoke.json"
 	jq -e '.start_state | .unknown_cpus == 0 and .poke_reason == "" and .poked_busy >= 1 and
 		.poked_cpus >= .poked_busy' "$OUT"

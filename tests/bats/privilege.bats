@@ -148,7 +148,8 @@ timer_names() { # json
 	sleep 0.5
 	b=$(curl -sf "$url" | awk '/^idlescope_idle_state_entries_total/ { s += $2 } END { print s + 0 }')
 	echo "entries $a then $b"
-	[ "$b" -gt 0 ] && [ "$b" -ge "$a" ]
+	[ "$b" -gt 0 ]
+	[ "$b" -ge "$a" ]
 	kill "$SERVE_PID"
 	wait "$SERVE_PID"
 }

@@ -105,7 +105,8 @@ record_then_signal() { # signal seconds args...
 	[ "$status" -eq 0 ]
 	local n
 	n=$(wc -l < "$OUT")
-	[ "$n" -ge 4 ] && [ "$n" -le 6 ]
+	[ "$n" -ge 4 ]
+	[ "$n" -le 6 ]
 	head -n -1 "$OUT" | jq -e -s 'all(.interval > 0 and .duration_ns > 0 and (.states | length) > 0)'
 	tail -1 "$OUT" | jq -e '.schema == "idlescope/1"'
 }
