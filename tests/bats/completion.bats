@@ -113,7 +113,10 @@ help_long_options() { # binary cmd
 	FAKE
 	chmod +x "$fake"
 	complete_words "$fake" "" | grep -qx frobnicate
-	! complete_words "$IDLESCOPE" "" | grep -qx frobnicate
+	local words
+	words=$(complete_words "$IDLESCOPE" "")
+	grep -qx record <<<"$words"
+	run ! grep -qx frobnicate <<<"$words"
 	[ "$(complete_words "$fake" frobnicate --w)" = --wibble= ]
 	[ "$(complete_words "$fake" frobnicate --wibble "" | tr '\n' ' ')" = "fast medium slow " ]
 }

@@ -73,7 +73,8 @@ setup() {
 	local cmed cavg
 	cmed=$(cyclictest_median_us "$BATS_TEST_TMPDIR/cyc.hist")
 	cavg=$(cyclictest_hist_field "$BATS_TEST_TMPDIR/cyc.hist" "Avg Latencies")
-	[ -n "$cmed" ] && [ -n "$cavg" ]
+	[ -n "$cmed" ]
+	[ -n "$cavg" ]
 	# cyclictest's latency (expiry -> thread running) contains ours (expiry
 	# -> hrtimer handler): see wakeups_live.bats for the bounds (our
 	# minimum against its median, not its minimum)

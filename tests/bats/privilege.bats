@@ -118,7 +118,7 @@ timer_names() { # json
 		[ "$status" -eq 0 ]
 		timer_names out >unnamed
 		[ -s unnamed ]
-		! awk '$1 != $2' unnamed | grep -q . # the name is the address
+		[ -z "$(awk '$1 != $2' unnamed)" ] # the name is the address
 	fi
 }
 
@@ -148,7 +148,8 @@ timer_names() { # json
 	sleep 0.5
 	b=$(curl -sf "$url" | awk '/^idlescope_idle_state_entries_total/ { s += $2 } END { print s + 0 }')
 	echo "entries $a then $b"
-	[ "$b" -gt 0 ] && [ "$b" -ge "$a" ]
+	[ "$b" -gt 0 ]
+	[ "$b" -ge "$a" ]
 	kill "$SERVE_PID"
 	wait "$SERVE_PID"
 }

@@ -82,7 +82,7 @@ nonempty_finite() {
 	while IFS='|' read -r pattern replacement; do
 		sed "s/$pattern/$replacement/" "$RULES" >"$d/rules.yml"
 		# the mutation took
-		! cmp -s "$RULES" "$d/rules.yml"
+		run ! cmp -s "$RULES" "$d/rules.yml"
 		promtool check rules "$d/rules.yml" >/dev/null
 		run promtool test rules "$d/rules_test.yml"
 		echo "$pattern -> $replacement: $output"

@@ -68,7 +68,7 @@ record_then_signal() { # signal seconds args...
 	record_then_signal INT 1 -- sleep 30
 	[ "$status" -eq $((128 + 15)) ]
 	assert_cross_check_complete "$output"
-	! pgrep -x -f 'sleep 30' >/dev/null
+	run ! pgrep -x -f 'sleep 30'
 }
 
 @test "-C selects CPUs in every format" {
@@ -105,7 +105,8 @@ record_then_signal() { # signal seconds args...
 	[ "$status" -eq 0 ]
 	local n
 	n=$(wc -l < "$OUT")
-	[ "$n" -ge 4 ] && [ "$n" -le 6 ]
+	[ "$n" -ge 4 ]
+	[ "$n" -le 6 ]
 	head -n -1 "$OUT" | jq -e -s 'all(.interval > 0 and .duration_ns > 0 and (.states | length) > 0)'
 	tail -1 "$OUT" | jq -e '.schema == "idlescope/1"'
 }

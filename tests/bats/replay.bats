@@ -217,7 +217,8 @@ check_two_cluster() { # json
 	head -c 3000 /dev/urandom > "$BATS_TEST_TMPDIR/junk"
 	run "$IDLESCOPE" replay --profile "$TR/arm-2x2.json" "$BATS_TEST_TMPDIR/junk"
 	[ "$status" -ne 0 ]
-	[ "$status" -ne 139 ] && [ "$status" -ne 134 ]
+	[ "$status" -ne 139 ]
+	[ "$status" -ne 134 ]
 	printf '\027\010\104tracing6\0\0\0\0' > "$BATS_TEST_TMPDIR/trace.dat"
 	run "$IDLESCOPE" replay --profile "$TR/arm-2x2.json" "$BATS_TEST_TMPDIR/trace.dat"
 	[ "$status" -eq 1 ]

@@ -43,6 +43,9 @@ setup_file() {
 	"$IDLESCOPE" report "$EX/record-haltpoll-idle.json" --html "$d/idle.html"
 	chromium_run --dump-dom "file://$d/idle.html" >"$d/idle-dom.html"
 	console_lines >"$d/idle-console.txt"
+	"$IDLESCOPE" report "$FIX/older-record.json" --html "$d/old.html"
+	chromium_run --dump-dom "file://$d/old.html" >"$d/old-dom.html"
+	console_lines >"$d/old-console.txt"
 }
 
 # Series groups of chart $2 in DOM $1.
@@ -107,10 +110,15 @@ HIST_RE='^[0-9]+\.histograms\.[0-9]+\.(count|sum_ns|min_ns|max_ns|p50_ns|p90_ns|
 	grep -q '<section id="compare">' "$d/dom.html"
 	echo "console: $(cat "$d/console.txt")"
 	[ ! -s "$d/console.txt" ]
-	# a summary without wakeups, groups or packing (an older record) renders too
 	grep -q '<section class="input" id="f0">' "$d/idle-dom.html"
-	! grep -q 'data-chart="f0-wakeups"' "$d/idle-dom.html"
+	grep -q 'data-chart="f0-wakeups"' "$d/idle-dom.html"
 	[ ! -s "$d/idle-console.txt" ]
+	# a summary without wakeups, groups or packing (an older record) renders too
+	jq -e 'has("groups") or has("packing") or any(.cpus[], .totals; has("wakeups")) | not' \
+		"$FIX/older-record.json"
+	grep -q '<section class="input" id="f0">' "$d/old-dom.html"
+	run ! grep -q 'data-chart="f0-wakeups"' "$d/old-dom.html"
+	[ ! -s "$d/old-console.txt" ]
 }
 
 @test "report: the console check sees errors and the page's CSP blocks what is external" {
@@ -192,6 +200,8 @@ HIST_RE='^[0-9]+\.histograms\.[0-9]+\.(count|sum_ns|min_ns|max_ns|p50_ns|p90_ns|
 	done
 	bad=$(bad_cells "$BATS_FILE_TMPDIR/idle-dom.html" 0 "$EX/record-haltpoll-idle.json" false)
 	[ -z "$bad" ]
+	bad=$(bad_cells "$BATS_FILE_TMPDIR/old-dom.html" 0 "$FIX/older-record.json" false)
+	[ -z "$bad" ]
 	# the check itself fails on a wrong number: shift one cell's value
 	sed -E '0,/data-p="totals.entries" data-v="[0-9]+">[0-9]+</s//data-p="totals.entries" data-v="1">1</' \
 		"$dom" >"$BATS_TEST_TMPDIR/wrong.html"
@@ -232,9 +242,9 @@ HIST_RE='^[0-9]+\.histograms\.[0-9]+\.(count|sum_ns|min_ns|max_ns|p50_ns|p90_ns|
 	grep -qF '&lt;img src=x onerror=alert(1)&gt;&amp;' "$dom"
 	grep -qF 'virtio&lt;b&gt;0&lt;/b&gt;-in&amp;out' "$dom"
 	grep -qF 'a&lt;b&gt;&amp;c' "$dom"
-	! grep -qiE '<img|<b>|<script' "$dom"
+	run ! grep -qiE '<img|<b>|<script' "$dom"
 	# nothing to fetch: no src/href/url() to another origin, no link/import
-	! grep -qiE '(src|href)=["'"'"']?[a-z]*:?//|url\(|@import|<link|<script|<iframe|<object' "$h"
+	run ! grep -qiE '(src|href)=["'"'"']?[a-z]*:?//|url\(|@import|<link|<script|<iframe|<object' "$h"
 	[ -z "$(grep -oE 'https?://[^"'"'"' )<>]*' "$h" | grep -vxF 'http://www.w3.org/2000/svg')" ]
 	grep -q "Content-Security-Policy\" content=\"default-src 'none'" "$h"
 	# the same inputs give the same bytes

@@ -108,7 +108,8 @@ proc_idle() {
 	[ "$(ls -A "$TF_DIR")" = idlescope.prom ] # no temporary file beside it
 	run promtool check metrics <"$TF"
 	echo "$output"
-	[ "$status" -eq 0 ] && [ -z "$output" ]
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
 	start_node_exporter
 	curl -sSf -o "$m" "$NE_URL"
 	grep -qx 'node_textfile_scrape_error 0' "$m"
@@ -129,7 +130,8 @@ proc_idle() {
 	[ "$status" -eq 1 ]
 	run promtool check metrics <"$m"
 	echo "$output"
-	[ "$status" -eq 0 ] && [ -z "$output" ]
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
 }
 
 # Why the process families are named idlescope_process_* in the file: under
@@ -339,7 +341,8 @@ rewrites() { # n
 	got=$(sed -n 's/^idlescope_bpf_program_runs_total{program="tp_btf_local_timer_entry"} \([0-9]*\)$/\1/p' "$f")
 	echo "bpftool $before, file $got, bpftool $after"
 	[ "$after" -gt 0 ]
-	[ "$before" -le "$got" ] && [ "$got" -le "$after" ]
+	[ "$before" -le "$got" ]
+	[ "$got" -le "$after" ]
 	grep -qx 'idlescope_bpf_stats_enabled 1' "$f"
 	[ "$(grep -c '^idlescope_dropped_total{' "$f")" -eq 3 ]
 	[ "$(sed -n 's/^idlescope_bpf_map_memory_bytes //p' "$f")" -eq "$(bpftool_map_memlock_of_pid "$REC_PID")" ]

@@ -101,7 +101,7 @@ nstates() { # cpu
 	run --separate-stderr env IDLESCOPE_NO_ATOMIC_FETCH=1 "$IDLESCOPE" top -i 0.2 -d 0.5 --topology package </dev/null
 	[ "$status" -eq 0 ]
 	printf '%s\n' "${lines[@]}" | grep -q '^all '
-	! printf '%s\n' "${lines[@]}" | grep -q '^package0 '
+	[ "$(printf '%s\n' "${lines[@]}" | grep -c '^package0 ')" -eq 0 ]
 	[ "$stderr" = "idlescope: no group rows: they need BPF atomic fetch ops (kernel 5.12+)" ]
 }
 
@@ -149,7 +149,9 @@ nstates() { # cpu
 		[ "$(pane '#{cursor_flag}')" = 1 ]
 		wait_screen '^PROMPT\$ ?$' 5
 		cmp "$TMP_DIR/before" "$TMP_DIR/after"
-		! kill -0 "$pid" 2>/dev/null
+		# every iteration's top has ended (a negated last command of the
+		# loop body would be checked on the last iteration only)
+		[ ! -e "/proc/$pid" ]
 	done
 }
 
@@ -197,14 +199,14 @@ nstates() { # cpu
 	tm send-keys -t t End
 	wait_screen 'rows [0-9]+-4 of 4' 5
 	screen | grep -qE '^custom1 '
-	! screen | grep -qE '^0 '
+	[ "$(screen | grep -cE '^0 ')" -eq 0 ]
 	tm send-keys -t t k
 	tm send-keys -t t Home
 	wait_screen 'rows 1-[0-9]+ of 4' 5
 	screen | grep -qE '^0 '
 	tm send-keys -t t j
 	wait_screen 'rows 2-[0-9]+ of 4' 5
-	! screen | grep -qE '^0 '
+	[ "$(screen | grep -cE '^0 ')" -eq 0 ]
 	tm send-keys -t t q
 	wait_screen '^PROMPT\$ ?$' 5
 }

@@ -161,7 +161,8 @@ assert_basic_auth() { # curl options for the transport...
 	served=$(openssl s_client -connect "$ADDR" -CAfile "$D/ca.crt" </dev/null 2>/dev/null |
 		openssl x509 -noout -fingerprint -sha256)
 	made=$(openssl x509 -in "$D/server.crt" -noout -fingerprint -sha256)
-	[ -n "$made" ] && [ "$served" = "$made" ]
+	[ -n "$made" ]
+	[ "$served" = "$made" ]
 	# a client that does not trust the CA stops at the handshake
 	run curl -sS -o /dev/null -u alice:'open sesame' "$URL"
 	[ "$status" -eq 60 ]
