@@ -14,17 +14,6 @@ IDLESCOPE_TEST_BIAS_NS=${IDLESCOPE_TEST_BIAS_NS:-1000}
 # BPF's stamp and the kernel's (seen: C2 3.02 ms against sysfs 0.99 ms under
 # PM QoS 0; tests/vm/guest-test.sh allows the same for its CSV check).
 IDLESCOPE_TEST_STALL_PERIODS=${IDLESCOPE_TEST_STALL_PERIODS:-0}
-# Share of the window the two sysfs snapshots may take (the edge allowance
-# grows with it): 1% on a host, where they take ~0.1 ms; the TCG oracle guests
-# set 5%, since there the other vCPU's work (a second instance loading and
-# attaching its programs) can hold the reading vCPU for tens of ms (seen:
-# allowances of 57 periods on cpu 0 C2, 1.8% of its entries).
-IDLESCOPE_TEST_SNAPSHOT_SHARE=${IDLESCOPE_TEST_SNAPSHOT_SHARE:-0.01}
-# jq: the longest period of a kernel_check row's CPU and state in the report
-# $doc (0 if absent), for that allowance.
-JQ_ROW_LONGEST='def row_longest($doc): . as $r |
-  [$doc.cpus[] | select(.cpu == $r.cpu) | .states[] | select(.index == $r.state) | .max_ns] | first // 0;'
-
 cpuidle_driver() {
 	cat "$CPUIDLE/current_driver" 2>/dev/null || echo none
 }
@@ -82,46 +71,165 @@ steady_load() { # seconds
 	exec cyclictest --laptop -q -t "$(nproc)" -a -i 500 -D "$1" >/dev/null 2>&1
 }
 
-# Asserts, for every CPU and state of the JSON report $1, that the BPF
-# numbers agree with the kernel's sysfs deltas of the same window:
-# entries within the periods in flight at the edges (one per edge, plus those
-# ending while the snapshots were read; that allowance itself must stay
-# under 3 + 1% of the entries, or 3 + the exits BPF saw end during the
-# reads, edge_exits), time within 1% plus
-# IDLESCOPE_TEST_BIAS_NS (1 us) of observer bias per period (plus
-# IDLESCOPE_TEST_STALL_PERIODS longest periods, 0 on a host), cpu_idle_miss equal to sysfs above/below
-# (within the edges).
-assert_agrees_with_sysfs() {
-	local f=$1 bad
-	bad=$(jq -r --argjson bias "$IDLESCOPE_TEST_BIAS_NS" --argjson stall "$IDLESCOPE_TEST_STALL_PERIODS" \
-		--argjson share "$IDLESCOPE_TEST_SNAPSHOT_SHARE" "$JQ_ROW_LONGEST"'
-	  . as $doc | .kernel_check.rows[] | select(.cpu != "all") |
-	  . as $r | row_longest($doc) as $longest |
-	  ($r.bpf.entries - $r.kernel.usage - ($r.kernel.rejected // 0)) as $de |
-	  ($r.bpf.time_ns - $r.kernel.time_ns) as $dt |
-	  (if ($de | fabs) > ([2, $r.entries_allowed] | max) then "cpu \($r.cpu) \($r.name): entries \($r.bpf.entries) vs usage \($r.kernel.usage)" else empty end),
-	  (if $r.entries_allowed > 3 + ([$r.bpf.entries * $share, $r.edge_exits // 0] | max) then "cpu \($r.cpu) \($r.name): edge allowance \($r.entries_allowed) too large (snapshots \($doc.snapshot_ns) ns of \($doc.duration_ns), \($r.edge_exits) edge exits)" else empty end),
-	  (if ($dt | fabs) > ($r.kernel.time_ns * 0.01 + $r.bpf.entries * $bias + 2000 + $stall * $longest) and ($de >= 0)
-	     then "cpu \($r.cpu) \($r.name): time \($r.bpf.time_ns) vs \($r.kernel.time_ns)" else empty end),
-	  (if $r.miss != null and $r.kernel.above != null and
-	      ((($r.miss.above - $r.kernel.above) | fabs) > ([2, $r.entries_allowed] | max) or
-	       (($r.miss.below - $r.kernel.below) | fabs) > ([2, $r.entries_allowed] | max))
-	     then "cpu \($r.cpu) \($r.name): miss \($r.miss.above)/\($r.miss.below) vs kernel \($r.kernel.above)/\($r.kernel.below)" else empty end)
-	' "$f")
+# --- The sysfs oracle: the tests' own snapshots around and inside a window ---
+#
+# The tool's kernel_check rows are the tool's own work (its snapshots, its
+# window, its allowances), so they are no oracle. The tests read the kernel's
+# counters themselves with tests/lib/cpuidle-snap (one line per CPU and state
+# index: usage, time in us, above, below, rejected; independent of user/):
+#
+#   PREFIX.o0  outer, before idlescope starts   PREFIX.o1  outer, after it exits
+#   PREFIX.i0  inner, by record's command first PREFIX.i1  inner, by it last
+#
+# record's window opens before its command is released and closes after the
+# command exits (user/cmd/cmd_record.c: start, window_release, ..., stop), so
+# o0 < start < i0 < i1 < stop < o1. Every period BPF counts ends inside the
+# window, and the kernel counts a period (usage++ or rejected++, time, above
+# or below) just after its exit tracepoint; so per CPU and state
+#   inner delta <= BPF <= outer delta
+# for entries (BPF counts a rejected entry too: usage + rejected), for
+# cpu_idle_miss against above/below, and for time up to the clocks.
+CPUIDLE_SNAP=${BASH_SOURCE[0]%/*}/../lib/cpuidle-snap # (helpers.bash is also sourced outside bats: tests/robust)
+
+# Sets SNAPPED to record's command ("-- ${SNAPPED[@]}"): snapshot PREFIX.i0,
+# the sh WORKLOAD, snapshot PREFIX.i1; exits with the workload's status (98 if
+# a snapshot could not be written). Never give record -d with it: a -d window
+# that closed before the workload would leave i1 outside the window.
+snapped_cmd() { # prefix workload
+	# shellcheck disable=SC2016 # expanded by the command's sh
+	SNAPPED=(sh -c '"$0" >"$1.i0" || exit 98; eval "$2"; rc=$?; "$0" >"$1.i1" || exit 98; exit $rc'
+		"$CPUIDLE_SNAP" "$1" "$2")
+}
+
+# record OPTIONS -- WORKLOAD between the outer snapshots, with the inner ones
+# taken by its command (snapped_cmd). Returns record's status.
+record_snapped() { # prefix workload record-options...
+	local p=$1 w=$2 rc=0
+	shift 2
+	snapped_cmd "$p" "$w"
+	"$CPUIDLE_SNAP" >"$p.o0" || return 97
+	"$IDLESCOPE" record "$@" -- "${SNAPPED[@]}" || rc=$?
+	"$CPUIDLE_SNAP" >"$p.o1" || return 97
+	return "$rc"
+}
+
+# jq (with --rawfile o0 i0 i1 o1): {"CPU INDEX": {cpu, state, in, out}} with
+# in and out each {entries (usage + rejected), time_ns, above, below} (above
+# and below null where sysfs lacks them). Fields by position: no names.
+# shellcheck disable=SC2016 # jq's own variables
+JQ_SNAP_DELTAS='def snap: split("\n") | map(select(length > 0) | split(" ") |
+		map(if . == "-" then null else tonumber end) |
+		{key: "\(.[0]) \(.[1])", value: {cpu: .[0], state: .[1], usage: .[2], time: .[3],
+		 above: .[4], below: .[5], rejected: (.[6] // 0)}}) | from_entries;
+	def delta($a; $b): {entries: ($b.usage + $b.rejected - $a.usage - $a.rejected),
+		time_ns: (($b.time - $a.time) * 1000),
+		above: (if $a.above == null or $b.above == null then null else $b.above - $a.above end),
+		below: (if $a.below == null or $b.below == null then null else $b.below - $a.below end)};
+	($o0 | snap) as $O0 | ($i0 | snap) as $I0 | ($i1 | snap) as $I1 | ($o1 | snap) as $O1 |
+	$O0 | with_entries(.key as $k | .value |= (. as $a |
+		if $I0[$k] == null or $I1[$k] == null or $O1[$k] == null then {cpu, state, missing: true}
+		else {cpu, state, in: delta($I0[$k]; $I1[$k]), out: delta($a; $O1[$k])} end))'
+
+# The deltas of PREFIX's four snapshots as one JSON object (JQ_SNAP_DELTAS).
+snap_deltas() { # prefix
+	jq -n --rawfile o0 "$1.o0" --rawfile i0 "$1.i0" --rawfile i1 "$1.i1" --rawfile o1 "$1.o1" "$JQ_SNAP_DELTAS"
+}
+
+# Asserts that every CPU and state of record's JSON report lies between the
+# inner and outer sysfs deltas of PREFIX's snapshots (record_snapped), and
+# that the report has exactly the snapshots' CPUs and states. Allowances, per
+# CPU and state:
+# - entries, cpu_idle_miss: 1 at either bound. The kernel's exit tracepoint
+#   and its usage++ are not one instant: cpuidle_enter_state() enables IRQs
+#   between them (the waking interrupt and its softirqs run there), and
+#   trace_cpu_idle_miss() follows above++/below++. A period whose two ends
+#   straddle an edge counts on one side only; one CPU has one period in that
+#   gap at a time. On a host the gap is microseconds against the milliseconds
+#   of fork and exec between start and i0 (so 0 in practice); a TCG vCPU can
+#   be held there while QEMU's single thread runs the other one for a slice.
+# - time: BPF's stamps lie outside the kernel's local_clock() reads of the
+#   same period, so BPF's time is at least the kernel's for its periods, at
+#   most TIME_SHARE (1%: CLOCK_MONOTONIC against sched_clock, both slewed)
+#   plus BIAS_NS per period (IDLESCOPE_TEST_BIAS_NS: the observer's own
+#   stamps, 1 us on a host) more, plus 2 us (sysfs time is in whole us, each
+#   delta off by under 1 us), plus IDLESCOPE_TEST_STALL_PERIODS (0 on a host,
+#   2 in TCG guests) of the row's longest period (max_ns: a vCPU stalled
+#   between BPF's stamp and the kernel's). Lower bound: 99% of the inner time
+#   less 2 us and the time of inner periods BPF missed at the edges (as many
+#   as BPF counted fewer than the inner delta, each at most max_ns), at
+#   least one under TCG (IDLESCOPE_TEST_STALL_PERIODS > 0): there a period
+#   whose exit BPF saw before start can be counted by the kernel after i0
+#   (the straddle above; one per CPU, at the start edge only) while BPF's
+#   count still reaches the inner delta through periods at the end (seen:
+#   a 32-vCPU guest's CPU 1 POLL, BPF 12 periods 18.26 ms, inner 10 periods
+#   19.92 ms, longest 5.5 ms); a host keeps 0. Upper:
+#   the kernel time of BPF's periods is at most the inner time plus that of
+#   the periods it counted beyond the inner delta (+1, the straddle), each
+#   at most max_ns, and never more than the outer time: 101% of that + the
+#   bias and stall terms. (max_ns is the tool's; a too large one only widens
+#   the upper bound up to the outer time, a too small one fails.)
+assert_within_snapshots() { # json prefix [time_share [bias_ns]]
+	local f=$1 p=$2 bad
+	bad=$(jq -r --argjson snap "$(snap_deltas "$p")" --argjson share "${3:-0.01}" \
+		--argjson bias "${4:-$IDLESCOPE_TEST_BIAS_NS}" --argjson stall "$IDLESCOPE_TEST_STALL_PERIODS" '
+	  def max0: if . < 0 then 0 else . end;
+	  . as $d | ($snap | [.[].cpu] | unique) as $scpus | ([$d.cpus[].cpu] | unique) as $jcpus |
+	  (if ($snap | length) == 0 then "no cpuidle states in the snapshots" else empty end),
+	  (if $scpus != $jcpus then "CPUs: sysfs \($scpus), report \($jcpus)" else empty end),
+	  ($d.cpus[] | .cpu as $c | .states[] | select(.entries > 0 and $snap["\($c) \(.index)"] == null) |
+	   "cpu \($c) state \(.index) \(.name): \(.entries) entries, no such sysfs state"),
+	  ($snap[] | . as $r |
+	   ([$d.cpus[] | select(.cpu == $r.cpu) | .states[] | select(.index == $r.state)] | first) as $s |
+	   "cpu \($r.cpu) state \($r.state)" as $at |
+	   if $r.missing then "\($at): missing from a snapshot"
+	   elif ($r.in | .entries < 0 or .time_ns < 0) or $r.in.entries > $r.out.entries or
+	        $r.in.time_ns > $r.out.time_ns then "\($at): inner deltas \($r.in) not inside outer \($r.out)"
+	   elif $s == null then "\($at): not in the report (sysfs inner \($r.in.entries) entries)"
+	   else
+	    ($s.max_ns) as $L | ($s.entries) as $e |
+	    ($r.in.time_ns * (1 - $share) - 2000 -
+	     ([$r.in.entries - $e, (if $stall > 0 then 1 else 0 end)] | max | max0) * $L) as $tlo |
+	    ((1 + $share) * ($r.in.time_ns + ([$r.out.time_ns - $r.in.time_ns, (($e - $r.in.entries + 1) | max0) * $L] | min))
+	     + $e * $bias + 2000 + $stall * $L) as $thi |
+	    "\($at) \($s.name): entries \($e), sysfs inner \($r.in.entries) outer \($r.out.entries)" as $ent |
+	    (if $e < $r.in.entries - 1 or $e > $r.out.entries + 1 then "\($ent): outside [inner - 1, outer + 1]" else empty end),
+	    (if $s.time_ns < $tlo or $s.time_ns > $thi then
+	       "\($at) \($s.name): time \($s.time_ns) ns outside [\($tlo | floor), \($thi | ceil)] (sysfs inner \($r.in.time_ns) outer \($r.out.time_ns), \($e) entries, longest \($L))"
+	     else empty end),
+	    ([["above", $s.miss_above, $r.in.above, $r.out.above], ["below", $s.miss_below, $r.in.below, $r.out.below]][] |
+	     select(.[1] != null and .[2] != null) |
+	     select(.[1] < .[2] - 1 or .[1] > .[3] + 1) |
+	     "\($at) \($s.name): cpu_idle_miss \(.[0]) \(.[1]) outside sysfs \(.[0]) inner \(.[2]) - 1, outer \(.[3]) + 1")
+	   end)' "$f")
+	# every row, on failure and with IDLESCOPE_TEST_SNAP_SHOW=1 (bats prints
+	# fd 3: how close each row came, e.g. in a guest's log)
+	if [ -n "$bad" ] || [ -n "${IDLESCOPE_TEST_SNAP_SHOW:-}" ]; then
+		local rows
+		rows=$(jq -r --argjson snap "$(snap_deltas "$p")" '.cpus[] | .cpu as $c | .states[] |
+			$snap["\($c) \(.index)"] as $k | select($k != null and $k.missing != true) |
+			"cpu \($c) state \(.index) \(.name): entries \(.entries) sysfs \($k.in.entries)..\($k.out.entries)," +
+			" time \(.time_ns) sysfs \($k.in.time_ns)..\($k.out.time_ns) (max \(.max_ns))," +
+			" miss \(.miss_above)/\(.miss_below) sysfs above \($k.in.above)..\($k.out.above) below \($k.in.below)..\($k.out.below)"' "$f")
+		[ -z "${IDLESCOPE_TEST_SNAP_SHOW:-}" ] ||
+			printf '%s (%s)\n%s\n' "${BATS_TEST_DESCRIPTION:-}" "$f" "$rows" | sed 's/^/# snap: /' >&3
+	fi
 	if [ -n "$bad" ]; then
-		echo "disagreement with sysfs:" >&2
+		echo "disagreement with the test's own sysfs snapshots ($p.*):" >&2
 		echo "$bad" >&2
+		echo "every row (BPF, sysfs inner..outer):" >&2
+		echo "$rows" >&2
 		return 1
 	fi
 }
 
-# The tool's own verdict is ok; on failure, the rows it judged wrong (with the
-# bias per period and the fexit differences) go to the test's output.
-# The verdict judges with the host's allowances (1 us per period, no stall);
-# in a TCG guest (IDLESCOPE_TEST_BIAS_NS or _STALL_PERIODS above the host's)
-# a mismatch is shown, not failed: there assert_agrees_with_sysfs, with the
-# guest's allowances, is the judge (seen: the --packing instance of "two
-# instances" judged mismatch twice in a row in a CI run's oracle guest).
+# The tool's own verdict is ok: a check of the tool, in addition to the
+# oracle (assert_within_snapshots), never instead of it. On failure the rows it
+# judged wrong go to the test's output. The verdict judges with the host's
+# allowances (1 us per period, no stall); in a TCG guest
+# (IDLESCOPE_TEST_BIAS_NS or _STALL_PERIODS above the host's) a mismatch is
+# shown, not failed (seen: the --packing instance of "two instances" judged
+# mismatch twice in a row in a CI run's oracle guest); the test's own
+# snapshots judge there as everywhere.
 assert_verdict_ok() {
 	local f=$1
 	[ "$(jq -r .kernel_check.verdict "$f")" = ok ] && return 0
@@ -130,9 +238,8 @@ assert_verdict_ok() {
 		{cpu, name, bpf, kernel, miss, fexit, entries_diff, entries_allowed, time_diff_ns,
 		 bias_ns_per_period}' "$f" >&2
 	if [ "$IDLESCOPE_TEST_BIAS_NS" -gt 1000 ] || [ "$IDLESCOPE_TEST_STALL_PERIODS" -gt 0 ]; then
-		echo "(a TCG guest: judged by the guest's allowances instead)" >&2
-		assert_agrees_with_sysfs "$f"
-		return
+		echo "(a TCG guest: shown, not failed; the test's snapshots judge)" >&2
+		return 0
 	fi
 	return 1
 }

@@ -14,9 +14,12 @@ since() { awk -v a="$1" '{ printf "%.1fs", $1 - a }' /proc/uptime; }
 # Time allowed per idle period in the sysfs time checks (BIAS): 50 us under
 # TCG (vmtest_accel, from the kernel command line), where POLL rows' time is
 # shown, not judged (section 2 says why); 2 us otherwise.
+# STALL: the longest periods per CPU and state whose time a vCPU stalled
+# between BPF's stamp and the kernel's may stretch (QEMU's one TCG thread
+# runs the other vCPUs a slice meanwhile), 2 under TCG, 0 otherwise.
 case ${vmtest_accel:-} in
-tcg*) bias_ns=$((${vmtest_bias_us:-50} * 1000)) poll_time=0 ;;
-*) bias_ns=$((${vmtest_bias_us:-2} * 1000)) poll_time=1 ;;
+tcg*) bias_ns=$((${vmtest_bias_us:-50} * 1000)) poll_time=0 stall_periods=2 ;;
+*) bias_ns=$((${vmtest_bias_us:-2} * 1000)) poll_time=1 stall_periods=0 ;;
 esac
 
 # --- arm64 guests: PSCI idle states and clusters ------------------------------
@@ -54,6 +57,142 @@ cpuidle_snapshot() {
 		done
 		echo "${c##*/cpu} $t $u"
 	done
+}
+
+# --- the sysfs oracle: the script's own snapshots of every CPU and state ---
+# /tmp/snap.sh (written here, so that record's command can run it too)
+# prints "CPU INDEX usage time_us above below rejected" per cpuN/cpuidle/stateI
+# directory ("-" for a counter the kernel lacks), keyed by the directory's
+# numbers, never by the state's name (names may hold spaces), read with the
+# shell's own read (nothing forked per file). Around a record: PREFIX.o0
+# before idlescope starts and PREFIX.o1 after it exits (outer), PREFIX.i0 and
+# PREFIX.i1 taken by record's command first and last (inner: the window opens
+# before the command is released and closes after it exits, so the command
+# must end the window: no -d). The tool's kernel_check rows and CSV k_*
+# columns are its own work, no oracle: they are only shown.
+cat >/tmp/snap.sh <<'SNAP'
+#!/bin/sh
+for st in /sys/devices/system/cpu/cpu[0-9]*/cpuidle/state[0-9]*; do
+	[ -d "$st" ] || continue
+	c=${st%/cpuidle/*}
+	line="${c##*/cpu} ${st##*/state}"
+	for k in usage time above below rejected; do
+		v=-
+		[ -r "$st/$k" ] && read -r v <"$st/$k"
+		line="$line $v"
+	done
+	echo "$line"
+done
+SNAP
+
+# The BPF side of record's CSV or JSON, one line per CPU and state:
+# "cpu index entries time_ns max_ns miss_above miss_below fx_entered
+# fx_rejected name" ("-" for null or empty; numbers as written, name last as
+# it may hold spaces). CSV columns by the header's names (a comma in a name
+# shifts the later ones: counted past the name). JSON: jansson's
+# indentation, CPU keys at 6 spaces, the states array at 6, state keys at 10.
+bpf_rows_csv() { # csv
+	awk -F, 'NR == 1 { nh = NF; for (i = 1; i <= NF; i++) col[$i] = i; next }
+	$1 !~ /^[0-9]+$/ { next }
+	{
+		o = NF - nh; name = $3; for (i = 4; i <= 3 + o; i++) name = name "," $i; gsub(/"/, "", name)
+		printf "%s %s", $1, $2
+		n = split("entries time_ns max_ns miss_above miss_below fx_entered fx_rejected", k, " ")
+		for (i = 1; i <= n; i++) { v = (k[i] in col) ? $(col[k[i]] + o) : ""; printf " %s", v == "" ? "-" : v }
+		printf " %s\n", name
+	}' "$1"
+}
+bpf_rows_json() { # json
+	awk 'function val(   v) { v = $0; sub(/^ *"[a-z_]*": /, "", v); sub(/,$/, "", v); gsub(/"/, "", v); return v }
+	/^  "cpus": \[/ { c = 1; next }
+	c && /^  \]/ { c = 0 }
+	c && /^      "cpu": / { cpu = val() }
+	c && /^      "states": \[/ { s = 1; next }
+	s && /^      \]/ { s = 0 }
+	s && /^        \{/ { split("", f) }
+	s && /^          "[a-z_]*": / { k = $1; gsub(/[":]/, "", k); f[k] = val() }
+	s && /^        \}/ {
+		printf "%s %s", cpu, f["index"]
+		n = split("entries time_ns max_ns miss_above miss_below fx_entered fx_rejected", ks, " ")
+		for (i = 1; i <= n; i++) { v = f[ks[i]]; printf " %s", (v == "" || v == "null") ? "-" : v }
+		printf " %s\n", f["name"]
+	}' "$1"
+}
+
+# Judges BPF rows (bpf_rows_*) against the snapshots PREFIX.o0 .i0 .i1 .o1:
+# per CPU and state, inner delta <= BPF <= outer delta. Allowances:
+# - entries (BPF counts a rejected entry too: usage + rejected), cpu_idle_miss
+#   against above/below, fexit's entered/rejected against usage/rejected: 1 at
+#   either bound. cpuidle_enter_state() enables IRQs between its exit
+#   tracepoint and usage++ (the waking interrupt runs there), and
+#   trace_cpu_idle_miss() and the fexit return come after the increments, so
+#   a period can straddle an edge, one per CPU at a time; under TCG a vCPU
+#   can be held in that gap while QEMU's one thread runs the others a slice.
+# - time: BPF's stamps enclose the kernel's: at least 99% of the inner time -
+#   2 us (whole us in sysfs) - max_ns per inner period BPF did not count, at
+#   least one under TCG (a vCPU stalled between the exit tracepoint and
+#   usage++ at the window's start puts a period in the inner delta that BPF
+#   saw end before the window, one per CPU, while BPF's count still reaches
+#   the inner one through the other edge: seen at 32 vCPUs, CPU 1 POLL, BPF
+#   12 periods 18.26 ms, inner 10 periods 19.92 ms); at most 101% of (the
+#   inner time + max_ns per period counted beyond the inner delta, +1, never
+#   more than the outer time) + BIAS per period + 2 us + STALL longest
+#   periods (2 under TCG: a vCPU stalled between BPF's stamp and the
+#   kernel's stretches a period; 0 otherwise). Under TCG POLL rows' time is
+#   shown, not judged (section 2 says why).
+# Prints "OK|BAD cpu C state I NAME: ..." per row, "FX|FXBAD ..." per row with
+# fexit counts, "BAD ..." per CPU and state of the snapshots the report
+# lacks, and "SUM rows bad deep fxrows fxbad fxentered fxrejected".
+snap_judge() { # rows-file prefix
+	awk -v p="$2" -v bias="$bias_ns" -v stall="$stall_periods" -v poll_time="$poll_time" '
+	function max0(x) { return x < 0 ? 0 : x }
+	function min(a, b) { return a < b ? a : b }
+	FILENAME == p ".o0" || FILENAME == p ".i0" || FILENAME == p ".i1" || FILENAME == p ".o1" {
+		w = substr(FILENAME, length(p) + 2); k = $1 " " $2
+		u[w, k] = $3; t[w, k] = $4; a[w, k] = $5; b[w, k] = $6; r[w, k] = $7 == "-" ? 0 : $7
+		if (w == "o0") keys[k] = 1
+		has[w, k] = 1
+		next
+	}
+	{
+		k = $1 " " $2; seen[k] = 1; rows++
+		name = $10; for (i = 11; i <= NF; i++) name = name " " $i
+		at = sprintf("cpu %s state %s %s", $1, $2, name)
+		if (!has["o0", k] || !has["i0", k] || !has["i1", k] || !has["o1", k]) { print "BAD " at ": not in every snapshot"; bad++; next }
+		e = $3; tn = $4; L = $5
+		ie = u["i1", k] + r["i1", k] - u["i0", k] - r["i0", k]; oe = u["o1", k] + r["o1", k] - u["o0", k] - r["o0", k]
+		it = (t["i1", k] - t["i0", k]) * 1000; ot = (t["o1", k] - t["o0", k]) * 1000
+		why = ""
+		if (ie < 0 || ie > oe || it < 0 || it > ot) why = why sprintf(" inner %d entries %.0f ns not inside outer %d %.0f;", ie, it, oe, ot)
+		if (e < ie - 1 || e > oe + 1) why = why sprintf(" entries outside [%d - 1, %d + 1];", ie, oe)
+		miss_in = max0(ie - e); if (stall > 0 && miss_in < 1) miss_in = 1
+		lo = 0.99 * it - 2000 - miss_in * L
+		hi = 1.01 * (it + min(ot - it, max0(e - ie + 1) * L)) + e * bias + 2000 + stall * L
+		judged = poll_time || name != "POLL"
+		if (judged && (tn < lo || tn > hi)) why = why " time outside the bounds;"
+		miss = ""
+		if ($6 != "-" && a["i1", k] != "-" && a["i0", k] != "-" && a["o0", k] != "-" && a["o1", k] != "-") {
+			ia = a["i1", k] - a["i0", k]; oa = a["o1", k] - a["o0", k]; ib = b["i1", k] - b["i0", k]; ob = b["o1", k] - b["o0", k]
+			miss = sprintf(", miss %s/%s sysfs above %d..%d below %d..%d", $6, $7, ia, oa, ib, ob)
+			if ($6 < ia - 1 || $6 > oa + 1 || $7 < ib - 1 || $7 > ob + 1) why = why " cpu_idle_miss outside [inner - 1, outer + 1];"
+		}
+		if (why != "") bad++
+		if ($2 > 0) deep += e
+		printf "%s %s: entries %d sysfs %d..%d, time %.3fms sysfs %.3f..%.3fms (%s [%.3f, %.3f]ms, max %.3fms)%s%s\n",
+			why == "" ? "OK" : "BAD", at, e, ie, oe, tn / 1e6, it / 1e6, ot / 1e6,
+			judged ? "bounds" : "shown, not judged:", lo / 1e6, hi / 1e6, L / 1e6, miss, why
+		if ($8 != "-") {
+			iu = u["i1", k] - u["i0", k]; ou = u["o1", k] - u["o0", k]; ir = r["i1", k] - r["i0", k]; orj = r["o1", k] - r["o0", k]
+			fb = $8 < iu - 1 || $8 > ou + 1 || $9 < ir - 1 || $9 > orj + 1
+			fxrows++; fxbad += fb; fxent += $8; fxrej += $9
+			printf "%s %s: fx_entered %d sysfs usage %d..%d, fx_rejected %d sysfs rejected %d..%d\n",
+				fb ? "FXBAD" : "FX", at, $8, iu, ou, $9, ir, orj
+		}
+	}
+	END {
+		for (k in keys) if (!(k in seen)) { printf "BAD cpu/state %s: in the sysfs snapshots, not in the report\n", k; bad++ }
+		printf "SUM %d %d %d %d %d %d %d\n", rows, bad, deep, fxrows, fxbad, fxent, fxrej
+	}' "$2.o0" "$2.i0" "$2.i1" "$2.o1" "$1"
 }
 
 # The groups of a topology level in sysfs, one CPU list per line, by first CPU
@@ -265,71 +404,44 @@ smp_groups() { # level
 		if (l == "core" && s && c) print s * d * c }'
 }
 
-# record's kernel cross-check in a JSON report. Its verdict judges with a
-# host's allowances; "ok" passes. Under TCG a mismatch is shown and the rows
-# are judged again with the guest's, as section 2 judges its CSV: entries
-# within 4, or within record's own edge allowance (entries_allowed: the
-# periods ending while the snapshots are read, 0.1-0.9 s in all at 32 vCPUs
-# under TCG) where that is larger; time within 2% + BIAS per period + 2 us +
-# (|diff| + 2) of the row's longest periods, POLL's shown, not judged, and no
-# lower bound unless BPF counted more; cpu_idle_miss within the entries'
-# allowance. Under TCG BPF may count up to 16 fewer entries (and misses) than
-# that besides: in 4 of 17 records at 32 vCPUs, an otherwise idle CPU's count of
-# a state (CPUs 0, 2, 3, 10, 20) was 4 to 12 below the kernel's delta, its
-# tracepoint and fexit counts alike, never above it (in the two rows looked
-# at, the kernel's time ~300 ms above BPF's); cause not found. A CPU that BPF
-# missed, or lost a share of, is still caught.
+# A record's JSON against the script's own snapshots /tmp/NAME.o0 .i0 .i1 .o1
+# (many_record takes them): every CPU and state between the inner and outer
+# deltas (snap_judge), no slack beyond its allowances. (It once judged
+# record's own kernel_check rows, with a deficit of up to 16 entries allowed
+# under TCG for 4 of 17 records at 32 vCPUs whose cause was not found: there
+# the kernel's delta came from record's own snapshots, each 143-193 ms of
+# reads at 32 vCPUs, on either side of the window.) record's own verdict is
+# shown. Sets verdict_msg.
 judge_verdict() { # json what
+	jf=$1
 	v=$(sed -n '/"kernel_check": {/,/"verdict"/s/^ *"verdict": "\(.*\)",*$/\1/p' "$1")
-	if [ "$v" = ok ]; then
-		verdict_msg="$2: kernel cross-check verdict ok"
-		return 0
-	fi
-	awk -v bias="$bias_ns" -v poll_time="$poll_time" -v deficit=$((16 * (1 - poll_time))) '
-	function val(   v) { v = $0; sub(/^ *"[a-z_]*": /, "", v); sub(/,$/, "", v); gsub(/"/, "", v); return v }
+	bpf_rows_json "$1" >/tmp/v.rows
+	snap_judge /tmp/v.rows "${1%.json}" >/tmp/v.out
+	# shellcheck disable=SC2046 # rows bad deep fxrows fxbad ...
+	set -- "$2" $(sed -n 's/^SUM //p' /tmp/v.out)
+	echo "INFO $1: per CPU and state against the script's own sysfs snapshots (record's own verdict '$v'):"
+	grep -v '^SUM' /tmp/v.out | indent
+	# record's own rows where its sysfs delta (its snapshots, around its
+	# window) exceeds BPF's count: shown beside the script's, where the
+	# deficit once allowed here came from
+	echo "INFO $1: record's own kernel_check rows whose kernel count exceeds BPF's (shown, not judged):"
+	awk 'function val(   v) { v = $0; sub(/^ *"[a-z_]*": /, "", v); sub(/,$/, "", v); gsub(/"/, "", v); return v }
 	function key(   k) { k = $1; gsub(/[":]/, "", k); return k }
-	function abs(x) { return x < 0 ? -x : x }
-	/^  "cpus": \[/ { c = 1; next }
-	c && /^  \]/ { c = 0 }
-	c && /^      "cpu": / { cpu = val() }
-	c && /^          "index": / { idx = val() }
-	c && /^          "max_ns": / { longest[cpu, idx] = val() }
 	/^  "kernel_check": \{/ { k = 1 }
 	k && /^  [}]/ { k = 0 }
 	k && /^      \{/ { split("", r) }
 	k && /^        "[a-z_]*": \{/ { sect = key() }
 	k && /^        "[a-z_]*": [^{]/ { r[key()] = val() }
 	k && /^          "[a-z_]*": / { r[sect "." key()] = val() }
-	k && /^      [}]/ && r["cpu"] != "all" {
-		e = r["bpf.entries"]; ku = r["kernel.usage"] + r["kernel.rejected"]
-		t = r["bpf.time_ns"]; kt = r["kernel.time_ns"]; lg = longest[r["cpu"], r["state"]]
-		de = e - ku; dt = t - kt; allow = r["entries_allowed"] + 0; if (allow < 4) allow = 4
-		tol = 0.02 * kt + bias * (e > ku ? e : ku) + 2000 + (abs(de) + 2) * lg
-		why = ""
-		if (de > allow || -de > allow + deficit)
-			why = why sprintf(" entries %d vs usage+rejected %d (allowed +%d/-%d)", e, ku, allow, allow + deficit)
-		if ((poll_time || r["name"] != "POLL") && (dt > tol || (de > 0 && -dt > tol)))
-			why = why sprintf(" time %.3fms vs %.3fms (tol %.3fms)", t / 1e6, kt / 1e6, tol / 1e6)
-		ma = r["miss.above"] - r["kernel.above"]; mb = r["miss.below"] - r["kernel.below"]
-		if (r["miss.above"] != "" && r["miss.above"] != "null" && r["kernel.above"] != "null" &&
-		    (ma > allow || -ma > allow + deficit || mb > allow || -mb > allow + deficit))
-			why = why sprintf(" miss %d/%d vs kernel %d/%d", r["miss.above"], r["miss.below"], r["kernel.above"], r["kernel.below"])
-		rows++
-		if (r["ok"] == "false" || why != "")
-			printf "%s cpu %s %s: entries %d usage+rej %d (allowed %d), time %.3fms k.time %.3fms, longest %.3fms, fexit diff %s/%s%s\n",
-				(why == "" ? "ROW" : "BAD"), r["cpu"], r["name"], e, ku, r["entries_allowed"], t / 1e6, kt / 1e6, lg / 1e6,
-				r["fexit.entered_diff"], r["fexit.rejected_diff"], why
-	}
-	END { printf "ROWS %d\n", rows }' "$1" >/tmp/v.out
-	rows=$(sed -n 's/^ROWS //p' /tmp/v.out)
-	nbad=$(grep -c '^BAD' /tmp/v.out)
-	echo "INFO $2: kernel cross-check verdict '$v'; rows record judged off, and by the guest's allowances:"
-	grep -v '^ROWS' /tmp/v.out | indent
-	if [ "$poll_time" = 0 ] && [ "$v" = mismatch ] && [ "${rows:-0}" -gt 0 ] && [ "$nbad" = 0 ]; then
-		verdict_msg="$2: kernel cross-check '$v' by the host's allowances; all $rows rows within the guest's (TCG)"
+	k && /^      [}]/ && r["cpu"] != "all" && r["entries_diff"] < 0 {
+		printf "cpu %s state %s: bpf %s, its kernel usage+rejected %d (diff %s, allowed %s, edge_exits %s), time bpf %s kernel %s\n",
+			r["cpu"], r["state"], r["bpf.entries"], r["kernel.usage"] + r["kernel.rejected"], r["entries_diff"],
+			r["entries_allowed"], r["edge_exits"], r["bpf.time_ns"], r["kernel.time_ns"] }' "$jf" | indent
+	if [ "${2:-0}" -gt 0 ] && [ "${3:-1}" = 0 ] && [ "${6:-1}" = 0 ]; then
+		verdict_msg="$1: all $2 CPU/state rows between the sysfs snapshots inside and around the window (fexit: ${5:-0} rows)"
 		return 0
 	fi
-	verdict_msg="$2: kernel cross-check verdict '$v', $nbad of ${rows:-0} rows off by the guest's allowances"
+	verdict_msg="$1: ${3:-?} of ${2:-0} rows outside the sysfs snapshots, ${6:-?} fexit rows off (record's own verdict '$v')"
 	return 1
 }
 
@@ -339,13 +451,15 @@ judge_verdict() { # json what
 many_record() { # name seconds record-options...
 	rn=$1 secs=$2
 	shift 2
-	rm -f "/tmp/$rn.ws" "/tmp/$rn.we" "/tmp/$rn.mem"
+	rm -f "/tmp/$rn.ws" "/tmp/$rn.we" "/tmp/$rn.mem" "/tmp/$rn.i0" "/tmp/$rn.i1"
 	cpuidle_snapshot >/tmp/k0
+	sh /tmp/snap.sh >"/tmp/$rn.o0"
 	t0=$(up)
 	busybox time -v -o "/tmp/$rn.time" idlescope record "$@" --format json -o "/tmp/$rn.json" -- \
 		sh /tmp/probe.sh "$rn" "$secs" 2>"/tmp/$rn.err"
 	rec_rc=$?
 	t1=$(up)
+	sh /tmp/snap.sh >"/tmp/$rn.o1"
 	for c in $(cpus_of "$(cat /sys/devices/system/cpu/online)"); do taskset -c "$c" true; done
 	cpuidle_snapshot >/tmp/k1
 	echo "INFO record $* ($rn): exit $rec_rc in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1fs", b - a }'), stderr:"
@@ -389,7 +503,9 @@ check_many() {
 	# sleeps, stamps the window's end.
 	cat >/tmp/probe.sh <<'EOF'
 #!/bin/sh
-# many_record's command: $1 the record's name, $2 seconds
+# many_record's command: $1 the record's name, $2 seconds; the inner sysfs
+# snapshots first and last
+sh /tmp/snap.sh >"/tmp/$1.i0"
 read -r t _ </proc/uptime
 echo "$t" >"/tmp/$1.ws"
 sed -n 's/^VmRSS:[^0-9]*\([0-9]*\) kB$/vmrss_window_kib=\1/p; s/^VmHWM:[^0-9]*\([0-9]*\) kB$/vmhwm_window_kib=\1/p' \
@@ -401,6 +517,7 @@ awk 'FNR == 1 { kind = "" } /^map_type:/ { kind = "map" } /^prog_type:/ { kind =
 sleep "$2"
 read -r t _ </proc/uptime
 echo "$t" >"/tmp/$1.we"
+sh /tmp/snap.sh >"/tmp/$1.i1"
 EOF
 	# The light load: the second CPU of each package (the first where it is
 	# alone) waits 2 ms at a time in read -t on a FIFO nobody writes, a shell
@@ -434,17 +551,12 @@ EOF
 		# shellcheck disable=SC2046 # the options, split
 		many_record "$level" 3 $(level_opts "$level")
 		if [ "$first" = 1 ]; then
-			# under TCG, one more attempt when the rows disagree, as section 2
-			judge_verdict "/tmp/$level.json" "record $(level_opts "$level")"
-			vrc=$?
-			if [ "$vrc" != 0 ] && [ "$poll_time" = 0 ]; then
-				echo "INFO attempt 1 failed ($verdict_msg); attempt 2"
-				# shellcheck disable=SC2046 # the options, split
-				many_record "$level" 3 $(level_opts "$level")
-				judge_verdict "/tmp/$level.json" "record $(level_opts "$level") (attempt 2)"
-				vrc=$?
+			# one attempt: no retry absorbs a disagreement
+			if judge_verdict "/tmp/$level.json" "record $(level_opts "$level")"; then
+				ok "$verdict_msg"
+			else
+				fail "$verdict_msg"
 			fi
-			if [ "$vrc" = 0 ]; then ok "$verdict_msg"; else fail "$verdict_msg"; fi
 			echo "INFO missing_events \"$(sed -n 's/^ *"missing_events": "\(.*\)",*$/\1/p' "/tmp/$level.json")\""
 			first=0
 		else
@@ -576,25 +688,23 @@ check_events() {
 }
 [ -n "${skip_events:-}" ] || check_events
 
-# 2. record, CSV: per CPU and state, BPF entries and time against the kernel's
-# usage+rejected and time deltas of the same window. Entries within 4 (periods
-# in flight at the edges). Time within 2% + BIAS per period (BPF reads its clock
-# around the kernel's reads) + 2 us (sysfs counts us) + the row's longest period
-# for each unmatched entry and each edge, as in idlescope's own cross-check; no
-# lower bound unless BPF counted more periods (one that began before the
-# window has an unknown length, longer than any seen, even when an extra
-# period at the other edge evens the counts). Under TCG (vmtest_accel, from the kernel command
-# line) the time of POLL rows is shown, not judged: the single QEMU thread runs
-# the other vCPUs whenever a host timer fires, and POLL is chosen just before a
-# timer, so BPF's enter stamp, taken before its handler runs, is often a whole
-# round of the other vCPUs earlier than the kernel's (measured: +0.1 to +0.6 ms per
-# POLL period with wakeups and groups on, +3 us with --no-wakeups --topology none).
-# (bias_ns and poll_time are set at the top.)
+# 2. record, CSV: per CPU and state, BPF entries, time and cpu_idle_miss
+# counts between the deltas of the script's own sysfs snapshots inside the
+# window (taken by record's command) and around the process (snap_judge: the
+# allowances and why). The window is the command's run (no -d: the inner
+# snapshot at its end must lie inside the window). Under TCG (vmtest_accel,
+# from the kernel command line) the time of POLL rows is shown, not judged:
+# the single QEMU thread runs the other vCPUs whenever a host timer fires, and
+# POLL is chosen just before a timer, so BPF's enter stamp, taken before its
+# handler runs, is often a whole round of the other vCPUs earlier than the
+# kernel's (measured: +0.1 to +0.6 ms per POLL period with wakeups and groups
+# on, +3 us with --no-wakeups --topology none). (bias_ns, stall_periods and
+# poll_time are set at the top.)
 # Where fexit traces the cpuidle entry (section 5 says which), its counts in
 # /tmp/r.csv: fexit counts at the end of each entry, where the kernel counts
 # usage (the entered state) and rejected (the requested one): per CPU and
-# state, equal but for entries ending while the snapshots were read. Sets
-# fx_good (1 also where no fexit is expected) and fx_summary.
+# state between the same snapshots' usage and rejected deltas (snap_judge's
+# FX lines). Sets fx_good (1 also where no fexit is expected) and fx_summary.
 fx_func=
 for f in cpuidle_enter_state cpuidle_enter; do
 	if grep -q "^$f\$" /sys/kernel/tracing/available_filter_functions 2>/dev/null; then
@@ -606,83 +716,48 @@ if [ "$(uname -m)" = x86_64 ] || [ "$kv" -ge 604 ]; then want_fx=1; else want_fx
 path_src=$(sed -n '/"idle_path": {/,/}/s/^ *"source": "\(.*\)",*$/\1/p' /tmp/r.json)
 path_fn=$(sed -n '/"idle_path": {/,/}/s/^ *"function": "\(.*\)",*$/\1/p' /tmp/r.json)
 judge_fexit() {
-	fx_good=1 fx_summary='' fx_nbad=''
+	fx_good=1 fx_summary=''
 	[ "$want_fx" = 1 ] && [ -n "$fx_func" ] || return 0
-	awk -F, '
-	NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-	$1 !~ /^[0-9]+$/ || $col["fx_entered"] == "" { next }
-	{
-		de = $col["fx_entered"] - $col["k_usage"]; dr = $col["fx_rejected"] - $col["k_rejected"]
-		bad = de > 2 || de < -2 || dr > 2 || dr < -2
-		rows++; nbad += bad; ent += $col["fx_entered"]; rej += $col["fx_rejected"]; dem += $col["fx_demoted"]
-		printf "%s cpu %s state %s: entered %d usage %d, rejected %d k.rejected %d, demoted %d\n",
-			bad ? "FXFAIL" : "FX", $1, $2, $col["fx_entered"], $col["k_usage"],
-			$col["fx_rejected"], $col["k_rejected"], $col["fx_demoted"]
-	}
-	END { printf "FXSUM %d %d %d %d %d\n", rows, nbad, ent, rej, dem }' /tmp/r.csv >/tmp/fx.out
-	grep '^FX' /tmp/fx.out | grep -v '^FXSUM' | indent
-	# shellcheck disable=SC2046 # rows, nbad, entered, rejected, demoted
-	set -- $(sed -n 's/^FXSUM //p' /tmp/fx.out)
-	fx_nbad=${2:-?}
-	if [ "${1:-0}" -gt 0 ] && [ "${2:-1}" = 0 ] && [ "${3:-0}" -gt 0 ]; then
-		fx_summary="$1 rows within 2 ($3 entered, $4 rejected, $5 demoted)"
+	if [ "$fxrows" -gt 0 ] && [ "$fxbad" = 0 ] && [ "$fxent" -gt 0 ]; then
+		fx_summary="$fxrows rows between the sysfs snapshots ($fxent entered, $fxrej rejected)"
 	else
-		fx_good=0 fx_summary="${2:-?} of ${1:-0} rows off"
+		fx_good=0 fx_summary="$fxbad of $fxrows rows outside the sysfs snapshots ($fxent entered)"
 	fi
 }
 
-# One record judged twice: this section's entries and time, and section 5's
-# fexit counts (both from /tmp/r.csv). Under TCG an attempt that fails gets one
-# more (CI's guests share a loaded host: one run in many had BPF count no deep
-# period at all while sysfs counted hundreds); the failed attempt's rows and
-# the tool's own stderr stay in the log, and the check names the attempt.
-record_csv() {
-	t0=$(up)
-	idlescope record -d 3 --format csv -o /tmp/r.csv -- sh /tmp/wl.sh 600 2>/tmp/c.err
-	csv_rc=$?
-	echo "INFO record csv: exit $csv_rc in $(since "$t0"), stderr:"
-	indent /tmp/c.err
-	awk -F, -v bias="$bias_ns" -v poll_time="$poll_time" '
-	NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-	$1 !~ /^[0-9]+$/ || $col["k_usage"] == "" { next }
-	{
-		e = $col["entries"]; k = $col["k_usage"] + $col["k_rejected"]
-		t = $col["time_ns"]; kt = $col["k_time_ns"]
-		de = e - k; if (de < 0) de = -de
-		dt = t - kt
-		tol = 0.02 * kt + bias * (e > k ? e : k) + 2000 + (de + 2) * $col["max_ns"]
-		judged = poll_time || $3 != "\"POLL\""
-		bad = de > 4 || (judged && (dt > tol || (e > k && -dt > tol)))
-		rows++; if ($2 > 0) deep += e; nbad += bad
-		printf "%s cpu %s state %s %s: entries %d usage+rej %d, time %.3fms k.time %.3fms diff/period %.1fus max %.3fms (tol %s)\n",
-			bad ? "CSVFAIL" : "CSV", $1, $2, $3, e, k, t / 1e6, kt / 1e6, e ? dt / e / 1e3 : 0,
-			$col["max_ns"] / 1e6, judged ? sprintf("%.3fms", tol / 1e6) : "entries only"
-	}
-	END { printf "CSVSUM %d %d %d\n", rows, deep, nbad }' /tmp/r.csv >/tmp/c.out
-	grep '^CSV' /tmp/c.out | grep -v '^CSVSUM' | indent
-	# shellcheck disable=SC2046 # split into rows, deep, nbad
-	set -- $(sed -n 's/^CSVSUM //p' /tmp/c.out)
-	rows=${1:-0} deep=${2:-0} nbad=${3:-0}
-	csv_good=0
-	[ "$csv_rc" = 0 ] && [ "$rows" -gt 0 ] && [ "$nbad" = 0 ] && [ "$deep" -gt 0 ] && csv_good=1
-	judge_fexit
-	[ "$csv_good" = 1 ] && [ "$fx_good" = 1 ]
-}
-attempt=1
-if ! record_csv && [ "$poll_time" = 0 ]; then
-	echo "INFO record csv: attempt 1 failed (csv rc $csv_rc, $nbad of $rows rows off, $deep deep periods, fexit rows off ${fx_nbad:-n/a}); attempt 2"
-	attempt=2
-	record_csv
-fi
-of=" (attempt $attempt)"
-[ "$attempt" = 1 ] && of=
-if [ "$csv_rc" = 0 ]; then ok "record --format csv exit 0$of"; else fail "record --format csv exit $csv_rc$of"; fi
+# One record, judged twice: this section's entries, time and misses, and
+# section 5's fexit counts (both from /tmp/r.csv against /tmp/c.*). One
+# attempt: a retry once absorbed the failure "BPF counted no deep period while
+# sysfs counted hundreds" (one CI run in many; its cause not found); the
+# inner snapshot now holds BPF to at least the kernel's own count inside the
+# window, so such a run fails, with every row in the log.
+sh /tmp/snap.sh >/tmp/c.o0
+t0=$(up)
+# shellcheck disable=SC2016 # the command's own $1
+idlescope record --format csv -o /tmp/r.csv -- \
+	sh -c 'sh /tmp/snap.sh >"$1.i0"; sh /tmp/wl.sh 600; sh /tmp/snap.sh >"$1.i1"' sh /tmp/c 2>/tmp/c.err
+csv_rc=$?
+sh /tmp/snap.sh >/tmp/c.o1
+echo "INFO record csv: exit $csv_rc in $(since "$t0"), stderr:"
+indent /tmp/c.err
+bpf_rows_csv /tmp/r.csv >/tmp/c.rows
+snap_judge /tmp/c.rows /tmp/c >/tmp/c.out
+grep -v '^SUM' /tmp/c.out | indent
+# shellcheck disable=SC2046 # rows bad deep fxrows fxbad fxent fxrej
+set -- $(sed -n 's/^SUM //p' /tmp/c.out)
+rows=${1:-0} nbad=${2:-1} deep=${3:-0} fxrows=${4:-0} fxbad=${5:-0} fxent=${6:-0} fxrej=${7:-0}
+echo "INFO record csv: record's own k_* columns (shown, not judged):"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next } $1 ~ /^[0-9]+$/ {
+	printf "cpu %s state %s: entries %s k_usage+k_rejected %s, time_ns %s k_time_ns %s\n", $1, $2,
+		$col["entries"], $col["k_usage"] + $col["k_rejected"], $col["time_ns"], $col["k_time_ns"] }' /tmp/r.csv | indent
+judge_fexit
+if [ "$csv_rc" = 0 ]; then ok "record --format csv exit 0"; else fail "record --format csv exit $csv_rc"; fi
 if [ "$rows" -gt 0 ] && [ "$nbad" = 0 ]; then
-	ok "csv cross-check: $rows cpu/state rows within 4 entries and 2% + ${bias_ns}ns/period + edges$of"
+	ok "csv cross-check: $rows cpu/state rows between the sysfs snapshots inside and around the window (entries and misses +-1, time 1% + ${bias_ns}ns/period + $stall_periods longest)"
 else
-	fail "csv cross-check: $nbad of $rows rows out of tolerance$of"
+	fail "csv cross-check: $nbad of $rows rows outside the sysfs snapshots"
 fi
-if [ "$deep" -gt 0 ]; then ok "$deep idle periods in states above state 0$of"; else fail "no idle periods in states above state 0$of"; fi
+if [ "$deep" -gt 0 ]; then ok "$deep idle periods in states above state 0"; else fail "no idle periods in states above state 0"; fi
 
 # 3. hist residency, JSON.
 t0=$(up)
@@ -722,9 +797,9 @@ if [ "$want_fx" = 1 ] && [ -n "$fx_func" ]; then
 		fail "record idle path: ${path_src:-?} ${path_fn}, expected fexit on $fx_func"
 	fi
 	if [ "$fx_good" = 1 ]; then
-		ok "fexit entered/rejected vs sysfs usage/rejected: $fx_summary$of"
+		ok "fexit entered/rejected vs sysfs usage/rejected: $fx_summary"
 	else
-		fail "fexit entered/rejected vs sysfs usage/rejected: $fx_summary$of"
+		fail "fexit entered/rejected vs sysfs usage/rejected: $fx_summary"
 	fi
 elif [ "$path_src" = tracepoint ]; then
 	ok "record idle path: tracepoints where fexit cannot trace the cpuidle entry"
