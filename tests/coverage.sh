@@ -95,7 +95,8 @@ for f in "$bats_dir"/*.bats; do
 		if (rest ~ /\}[ \t]*$/) { body[id] = rest; cur = "" } # one line
 	}
 	FNR == 1 { cur = ""; tags = ""; bats = FILENAME ~ /\.bats$/ }
-	cur != "" { if (/^\}/) cur = ""; else if (!/^[ \t]*#/) body[cur] = body[cur] "\n" $0; next }
+	# (a line writing into a cpuidle tree builds a fake one: not a read)
+	cur != "" { if (/^\}/) cur = ""; else if (!/^[ \t]*#/ && !/>[ \t]*"?[^ \t]*cpuidle\/state/) body[cur] = body[cur] "\n" $0; next }
 	/^# bats test_tags=/ { tags = $0; sub(/^# bats test_tags=/, "", tags); gsub(/[ \t]/, "", tags); next }
 	bats && /^@test "/ { n = $0; sub(/^@test "/, "", n); sub(/" *\{.*$/, "", n)
 		nt++; name[nt] = n; ttags[nt] = tags; tags = ""; open("T" nt, $0); next }
