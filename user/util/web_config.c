@@ -382,6 +382,16 @@ static int duplicate_keys(struct parse *p)
 	return 0;
 }
 
+/* An error is one line: a value the file spells over lines (a folded
+ * scalar keeps a newline for an empty line) or a path with a control
+ * character shows it as a space. */
+static void one_line(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = ' ';
+}
+
 int web_config_load(const char *path, struct web_config *c, char *err, size_t errlen)
 {
 	struct parse p = { .path = path, .c = c, .err = err, .errlen = errlen };
@@ -392,6 +402,7 @@ int web_config_load(const char *path, struct web_config *c, char *err, size_t er
 	memset(c, 0, sizeof(*c));
 	if (!(f = fopen(path, "re"))) {
 		snprintf(err, errlen, "cannot read --web-config '%s': %s", path, strerror(errno));
+		one_line(err);
 		return -1;
 	}
 	if (!yaml_parser_initialize(&parser)) {
@@ -409,8 +420,10 @@ int web_config_load(const char *path, struct web_config *c, char *err, size_t er
 	}
 	yaml_parser_delete(&parser);
 	fclose(f);
-	if (ret)
+	if (ret) {
 		web_config_free(c);
+		one_line(err);
+	}
 	return ret;
 }
 
