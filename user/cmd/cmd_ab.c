@@ -17,6 +17,7 @@
 #include "cmd/commands.h"
 #include "model/flatten.h"
 #include "sys/settings.h"
+#include "sys/sysfs.h"
 #include "model/stats.h"
 #include "util/units.h"
 
@@ -36,6 +37,7 @@ struct ab {
 	double *values; /* [metric][variant][repeat] */
 	bool *have;
 	FILE *out;
+	char warning[256]; /* "" none; on stderr, in the table and the JSON */
 };
 
 static const char *const default_metrics[] = {
@@ -252,12 +254,46 @@ static void stats_of(struct ab *a, int m, int v, struct sample_stats *st)
 	sample_stats(buf, n, st);
 }
 
+/* The haltpoll governor picks POLL or state 1 without reading the disable
+ * flags (drivers/cpuidle/governors/haltpoll.c, haltpoll_select): under it a
+ * stateN.disable variant changes nothing, which the runs would show only as
+ * a state "disabled" yet entered. Sets a->warning when a variant runs so. */
+static void check_disable_under_haltpoll(struct ab *a)
+{
+	const struct setting *dis = NULL, *gov = NULL;
+	char cur[64] = "";
+	bool haltpoll = false;
+
+	for (int s = 0; s < a->nr_sets; s++) {
+		if (a->sets[s].kind == SET_STATE_DISABLE && !dis)
+			dis = &a->sets[s];
+		if (a->sets[s].kind == SET_GOVERNOR)
+			gov = &a->sets[s];
+	}
+	if (!dis)
+		return;
+	if (gov) {
+		for (int i = 0; i < gov->nr_values; i++)
+			haltpoll |= !strcmp(gov->values[i], "haltpoll");
+	} else if (!sysfs_read_str(cur, sizeof(cur), "devices/system/cpu/cpuidle/current_governor_ro") ||
+		   !sysfs_read_str(cur, sizeof(cur), "devices/system/cpu/cpuidle/current_governor")) {
+		haltpoll = !strcmp(cur, "haltpoll");
+	}
+	if (haltpoll)
+		snprintf(a->warning, sizeof(a->warning),
+			 "%s under the haltpoll governor changes nothing: it does not read the "
+			 "disable flags, so the state is still entered",
+			 dis->key);
+}
+
 static void report_table(struct ab *a)
 {
 	char name[256];
 
 	fprintf(a->out, "ab: %d variant%s x %d run%s, interleaved\n", a->nr_variants,
 		a->nr_variants == 1 ? "" : "s", a->repeat, a->repeat == 1 ? "" : "s");
+	if (a->warning[0])
+		fprintf(a->out, "warning: %s\n", a->warning);
 	for (int m = 0; m < a->nr_metrics; m++) {
 		struct sample_stats base;
 
@@ -339,6 +375,7 @@ static void report_json(struct ab *a)
 	json_object_set_new(root, "repeat", json_integer(a->repeat));
 	json_object_set_new(root, "variants", variants);
 	json_object_set_new(root, "metrics", metrics);
+	json_object_set_new(root, "warnings", a->warning[0] ? json_pack("[s]", a->warning) : json_array());
 	json_dumpf(root, a->out, JSON_INDENT(2));
 	fputc('\n', a->out);
 	json_decref(root);
@@ -381,6 +418,9 @@ int cmd_ab(int argc, char **argv)
 		a.out = stdout;
 		goto out;
 	}
+	check_disable_under_haltpoll(&a);
+	if (a.warning[0])
+		fprintf(stderr, "idlescope: warning: %s\n", a.warning);
 	/* from here every exit path restores the settings */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
