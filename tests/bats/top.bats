@@ -292,7 +292,11 @@ nstates() { # cpu
 	# the oracle needs CPU 1 idle between the timers (not so while other
 	# jobs share the machine)
 	awk -v b="$busy" 'BEGIN { exit !(b < 30) }' || skip "CPU 1 busy $busy% with other work"
-	awk -v r="$rate" 'BEGIN { exit !(r > 900 && r <= 1010) }'
+	# and cyclictest keeping its 1 kHz, so that each loop sleeps (a TCG
+	# guest's CPU 1 made 880 loops/s at times: then loops overran and ended
+	# no idle period, and nothing here is the tool's to judge)
+	awk -v r="$rate" 'BEGIN { exit !(r > 900) }' || skip "cyclictest made $rate loops/s of 1000 (an emulated CPU)"
+	[ "$rate" -le 1010 ]
 	awk -v t="$tick" -v hz="$hz" 'BEGIN { exit !(t <= hz * 1.05) }'
 	awk -v t="$timer" -v k="$tick" -v r="$rate" 'BEGIN { exit !(t >= r * 0.8 && t - k <= r * 1.3) }'
 	awk -v c="$cyc" -v r="$rate" 'BEGIN { exit !(c >= r * 0.8 && c <= r * 1.05) }'
