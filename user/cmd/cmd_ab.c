@@ -16,8 +16,8 @@
 #include "cmd/cli.h"
 #include "cmd/commands.h"
 #include "model/flatten.h"
+#include "sys/cpuidle_sysfs.h"
 #include "sys/settings.h"
-#include "sys/sysfs.h"
 #include "model/stats.h"
 #include "util/units.h"
 
@@ -261,7 +261,7 @@ static void stats_of(struct ab *a, int m, int v, struct sample_stats *st)
 static void check_disable_under_haltpoll(struct ab *a)
 {
 	const struct setting *dis = NULL, *gov = NULL;
-	char cur[64] = "";
+	struct cpuidle_system sys;
 	bool haltpoll = false;
 
 	for (int s = 0; s < a->nr_sets; s++) {
@@ -275,9 +275,9 @@ static void check_disable_under_haltpoll(struct ab *a)
 	if (gov) {
 		for (int i = 0; i < gov->nr_values; i++)
 			haltpoll |= !strcmp(gov->values[i], "haltpoll");
-	} else if (!sysfs_read_str(cur, sizeof(cur), "devices/system/cpu/cpuidle/current_governor_ro") ||
-		   !sysfs_read_str(cur, sizeof(cur), "devices/system/cpu/cpuidle/current_governor")) {
-		haltpoll = !strcmp(cur, "haltpoll");
+	} else {
+		cpuidle_read_system(&sys);
+		haltpoll = !strcmp(sys.governor, "haltpoll");
 	}
 	if (haltpoll)
 		snprintf(a->warning, sizeof(a->warning),
