@@ -4,6 +4,13 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+void diag_one_line(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '?';
+}
+
 void diag_error(const char *fmt, ...)
 {
 	char msg[1024];
@@ -13,8 +20,6 @@ void diag_error(const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	/* one line, whatever a file or an argument quoted in it holds */
-	for (char *p = msg; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
+	diag_one_line(msg);
 	fprintf(stderr, "idlescope: %s\n", msg);
 }

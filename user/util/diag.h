@@ -8,5 +8,8 @@ enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2, EXIT_ASSERT = 3 };
 /* Prints "idlescope: <msg>" on stderr, control characters as '?', so the
  * message stays one line whatever a file name or argument quoted in it holds. */
 void diag_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The same in place: control characters of s as '?', for messages kept to
+ * be printed later (web_config_load's err). */
+void diag_one_line(char *s);
 
 #endif

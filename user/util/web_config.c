@@ -1,6 +1,7 @@
 /* The exporter-toolkit web configuration file (the one node_exporter takes
  * with --web.config.file), parsed as strictly as exporter-toolkit does. */
 #include "util/web_config.h"
+#include "util/diag.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -382,16 +383,6 @@ static int duplicate_keys(struct parse *p)
 	return 0;
 }
 
-/* An error is one line: a value the file spells over lines (a folded
- * scalar keeps a newline for an empty line) or a path with a control
- * character shows it as a space. */
-static void one_line(char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			*s = ' ';
-}
-
 int web_config_load(const char *path, struct web_config *c, char *err, size_t errlen)
 {
 	struct parse p = { .path = path, .c = c, .err = err, .errlen = errlen };
@@ -402,7 +393,7 @@ int web_config_load(const char *path, struct web_config *c, char *err, size_t er
 	memset(c, 0, sizeof(*c));
 	if (!(f = fopen(path, "re"))) {
 		snprintf(err, errlen, "cannot read --web-config '%s': %s", path, strerror(errno));
-		one_line(err);
+		diag_one_line(err);
 		return -1;
 	}
 	if (!yaml_parser_initialize(&parser)) {
@@ -422,7 +413,7 @@ int web_config_load(const char *path, struct web_config *c, char *err, size_t er
 	fclose(f);
 	if (ret) {
 		web_config_free(c);
-		one_line(err);
+		diag_one_line(err); /* a folded scalar keeps a newline for an empty line */
 	}
 	return ret;
 }
