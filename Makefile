@@ -1,5 +1,7 @@
-# idlescope build. `make` builds build/idlescope (static by default, STATIC=0
-# for a dynamic link); see `make help` for the other targets.
+# idlescope build. `make` builds build/idlescope, linked with Debian's shared
+# libraries: every capability (trace.dat, serve's TLS). `make static` builds
+# build/static/idlescope, one file for guests and throwaway VMs (no TLS in
+# serve: it says so). See `make help` for the other targets.
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -25,11 +27,14 @@ $(error unsupported ARCH=$(ARCH) (x86_64 or arm64))
 endif
 
 OUT      ?= build
+# The static binary: this build when STATIC=1, else `make static`'s.
+STATIC_BIN = $(if $(filter 1,$(STATIC)),$(OUT)/idlescope,$(OUT)/static/idlescope)
 CLANG    ?= clang
 LLVM_STRIP ?= llvm-strip
 BPFTOOL  ?= $(shell command -v bpftool 2>/dev/null || echo /usr/sbin/bpftool)
 CC       := $(CROSS_COMPILE)gcc
-STATIC   ?= 1
+# A cross build links the sysroot's static archives only.
+STATIC   ?= $(if $(ARM64_CROSS),1,0)
 PREFIX   ?= /usr/local
 DESTDIR  ?=
 VERSION  := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
@@ -74,25 +79,19 @@ CFLAGS    += -DIDLESCOPE_GNUTLS
 HTTP_LIBS += -lgnutls
 endif
 
-# trace.dat for `replay` (user/replay/trace_dat.c) through libtracecmd. Debian
-# ships no libtracecmd.a: a static build links a copy built from Debian's
-# trace-cmd source (tests/tracecmd-static.sh, cached); where it cannot be
-# built, idlescope goes without the reader and says so for a trace.dat.
-# Checked at recipe time (=): the script runs before the objects. The static
-# link warns about dlopen in libtraceevent's plugin loader: never called, as
-# trace_dat.c opens files with TRACECMD_FL_LOAD_NO_PLUGINS.
-ifeq ($(STATIC),1)
-TRACECMD_DIR   ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/idlescope/tracecmd-$(ARCH)
-TRACECMD_STAMP := $(TRACECMD_DIR)/.idlescope-tracecmd
-TRACE_HAVE      = $(shell test -f $(TRACECMD_DIR)/lib/libtracecmd.a && echo 1)
-TRACE_CFLAGS    = -isystem $(TRACECMD_DIR)/include
-TRACE_LIBS      = -L$(TRACECMD_DIR)/lib -ltracecmd -ltracefs -ltraceevent -lzstd -lz -ldl -lpthread
-else
-TRACE_HAVE     := $(shell pkg-config --exists libtracecmd && echo 1)
-TRACE_CFLAGS   := $(shell pkg-config --cflags libtracecmd 2>/dev/null)
-TRACE_LIBS     := $(shell pkg-config --libs libtracecmd libtracefs libtraceevent 2>/dev/null)
-endif
-TRACE_LINK      = $(if $(TRACE_HAVE),$(TRACE_LIBS))
+# trace.dat for `replay`: user/replay/dat_file.c reads trace-cmd's container
+# itself, libtraceevent parses the event formats and the ring-buffer pages,
+# zlib and zstd decompress: all three ship static archives in Debian, so
+# every build, static or not, reads every trace.dat. The static link warns
+# about dlopen in libtraceevent's plugin loader: never called (no plugins
+# are loaded).
+TRACE_LINK := -ltraceevent -lzstd -lz $(if $(filter 1,$(STATIC)),-ldl)
+
+# What this build cannot do: said at the end of its link and by `idlescope
+# info` (one text, from here).
+BUILD_LACKS := $(if $(filter 1,$(STATIC)),serve HTTPS (tls_server_config in --web-config: a static GnuTLS needs p11-kit; the default build has it))
+$(OUT)/user/cmd/cmd_info.o: CFLAGS += -DIDLESCOPE_BUILD_LACKS='"$(BUILD_LACKS)"' \
+	-DIDLESCOPE_LINKAGE='"$(if $(filter 1,$(STATIC)),static,dynamic)"'
 
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(OUT)/%.bpf.o,$(BPF_SRCS))
@@ -113,7 +112,7 @@ REPLAY_BINS := $(patsubst tests/replay/%_test.c,$(OUT)/tests/replay_%,$(REPLAY_S
 all: $(OUT)/idlescope
 
 help:
-	@echo 'make            build $(OUT)/idlescope (STATIC=0 for dynamic, V=1 verbose)'
+	@echo 'make            build $(OUT)/idlescope with every capability (V=1 verbose)'
 	@echo 'make run        deps + build, then a 10-second system-wide summary (root)'
 	@echo 'make test       deps + build, unit, replay and live BATS tests (root)'
 	@echo 'make unit|replay|bats   one test layer'
@@ -129,7 +128,7 @@ help:
 	@echo 'make vmtest-oracle  the BATS oracle tests in an acpi_idle guest and in cpuidle.off=1 guests'
 	@echo 'make compat     make vmtest, then docs/compat.md from what the guests probed'
 	@echo 'make vmlinux    regenerate vmlinux/$$(ARCH)/vmlinux.h from BTF'
-	@echo 'make dynamic    $(OUT)/dynamic/idlescope, linked with Debian'"'"'s shared libraries (serve has TLS)'
+	@echo 'make static     $(OUT)/static/idlescope, one file for test VMs (serve has no TLS)'
 	@echo 'make ARCH=arm64 cross-build build/arm64/idlescope (after sudo make deps ARCH=arm64)'
 
 $(OUT) $(OUT)/user $(OUT)/tests:
@@ -171,7 +170,10 @@ $(OUT)/user/report/report_html.o: $(OUT)/report_assets.h
 
 $(OUT)/idlescope: $(USER_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) $(HTTP_LIBS) $(TRACE_LINK) -o $@
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) $(HTTP_LIBS) $(TRACE_LINK) -o $@ 2>$@.ld || { cat $@.ld >&2; exit 1; }
+	$(Q)grep -v "libtraceevent.a(event-plugin.o)\|Using 'dlopen' in statically linked" $@.ld >&2 || true
+	$(Q)rm -f $@.ld
+	$(if $(BUILD_LACKS),@echo '  NOTE     $@ lacks $(BUILD_LACKS)')
 
 $(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(OUT)/tests
 	$(call msg,CC,$@)
@@ -193,24 +195,16 @@ $(MHD_STAMP): tests/mhd-static.sh
 $(USER_OBJS): | $(MHD_STAMP)
 endif
 
-# The dynamic build (Debian's libraries, as the Debian package links them):
-# the one whose `serve` has TLS; the web-config tests run it.
-.PHONY: dynamic
-dynamic: $(if $(filter 0,$(STATIC)),$(OUT)/idlescope,$(OUT)/dynamic/idlescope)
-$(OUT)/dynamic/idlescope: FORCE
-	$(Q)$(MAKE) --no-print-directory STATIC=0 OUT=$(OUT)/dynamic $(OUT)/dynamic/idlescope
+# The static build (one file, no shared library): the test VMs' binary.
+# Its serve has no TLS (MHD_STAMP above); the link says so at its end, as
+# `idlescope info` does.
+.PHONY: static
+static: $(STATIC_BIN)
+$(OUT)/static/idlescope: FORCE
+	$(Q)$(MAKE) --no-print-directory STATIC=1 OUT=$(OUT)/static $(OUT)/static/idlescope
 .PHONY: FORCE
 FORCE:
 
-ifdef TRACECMD_STAMP
-$(TRACECMD_STAMP): tests/tracecmd-static.sh
-	$(call msg,TRACECMD,$(TRACECMD_DIR))
-	$(Q)DEST='$(TRACECMD_DIR)' CC='$(CC)' $(if $(ARM64_CROSS),SYSROOT='$(SYSROOT)') ./tests/tracecmd-static.sh || \
-	    echo 'idlescope: building without the trace.dat reader (replay reads trace-cmd report text)' >&2
-	$(Q)mkdir -p $(@D) && touch $@
-endif
-$(OUT)/user/replay/trace_dat.o: $(TRACECMD_STAMP)
-$(OUT)/user/replay/trace_dat.o: CFLAGS += $(if $(TRACE_HAVE),-DIDLESCOPE_TRACEDAT $(TRACE_CFLAGS))
 
 run: deps all
 	./$(OUT)/idlescope record -d 10
@@ -229,10 +223,10 @@ unit: $(UNIT_BINS)
 replay: check-root $(REPLAY_BINS)
 	$(Q)set -e; for t in $(REPLAY_BINS); do $$t; done
 
-bats: check-root all dynamic $(OUT)/tests/pingpong
-	$(Q)IDLESCOPE=$(abspath $(OUT)/idlescope) IDLESCOPE_DYNAMIC=$(abspath $(OUT)/dynamic/idlescope) IDLESCOPE_MAN=$(abspath $(MANPAGE)) bats tests/bats
+bats: check-root all static $(OUT)/tests/pingpong
+	$(Q)IDLESCOPE=$(abspath $(OUT)/idlescope) IDLESCOPE_STATIC=$(abspath $(STATIC_BIN)) IDLESCOPE_MAN=$(abspath $(MANPAGE)) bats tests/bats
 
-test: deps all dynamic check-root $(UNIT_BINS) $(REPLAY_BINS) fuzz-build $(OUT)/tests/pingpong \
+test: deps all static check-root $(UNIT_BINS) $(REPLAY_BINS) fuzz-build $(OUT)/tests/pingpong \
       $(if $(filter 0,$(IDLESCOPE_VMTEST)),,vmtest-bins)
 	$(Q)OUT=$(OUT) IDLESCOPE_MAN=$(abspath $(MANPAGE)) ./tests/run.sh
 
@@ -313,12 +307,12 @@ endif
 # binary cross-built into build/arm64), only arm64 ones with ARCH=arm64.
 VMTEST_ARCH ?= $(if $(ARM64_CROSS),arm64,x86_64 arm64)
 .PHONY: vmtest vmtest-bins
-vmtest-bins: $(OUT)/idlescope
+vmtest-bins: $(STATIC_BIN)
 ifeq ($(ARCH),x86_64)
 	$(if $(filter arm64,$(VMTEST_ARCH)),$(Q)$(MAKE) --no-print-directory ARCH=arm64 OUT=build/arm64 deps all)
 endif
 vmtest: vmtest-bins
-	$(Q)IDLESCOPE=$(abspath $(OUT)/idlescope) VMTEST_ARCH='$(VMTEST_ARCH)' \
+	$(Q)IDLESCOPE=$(abspath $(STATIC_BIN)) VMTEST_ARCH='$(VMTEST_ARCH)' \
 	    IDLESCOPE_ARM64=$(abspath $(if $(ARM64_CROSS),$(OUT),build/arm64)/idlescope) ./tests/vm/run.sh
 ifeq ($(ARCH),x86_64)
 	$(Q)$(MAKE) --no-print-directory vmtest-oracle
@@ -327,8 +321,8 @@ endif
 # The oracle guests (tests/vm/oracle.sh): the BATS oracle tests in an acpi_idle
 # guest and in cpuidle.off=1 guests (x86_64 only: the guests run host binaries).
 .PHONY: vmtest-oracle
-vmtest-oracle: $(OUT)/idlescope
-	$(Q)IDLESCOPE=$(abspath $(OUT)/idlescope) ./tests/vm/oracle.sh
+vmtest-oracle: $(STATIC_BIN)
+	$(Q)IDLESCOPE=$(abspath $(STATIC_BIN)) ./tests/vm/oracle.sh
 
 # libFuzzer targets (tests/fuzz/README.md): tests/fuzz/fuzz_X.c becomes
 # $(OUT)/fuzz/fuzz_X, linked with every user/ object built with ASan/UBSan.

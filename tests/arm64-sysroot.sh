@@ -22,7 +22,7 @@
 #
 # Layout of the result: $SYSROOT/usr/include/... and
 # $SYSROOT/usr/lib/aarch64-linux-gnu/lib{bpf,elf,z,jansson,ncurses,tinfo,yaml,crypt}.a (and
-# lib{traceevent,tracefs,zstd}.a for tests/tracecmd-static.sh), plus
+# lib{traceevent,zstd}.a for replay's trace.dat reader), plus
 # $SYSROOT/.idlescope-sysroot listing the suite and "package version" lines.
 set -euo pipefail
 
@@ -48,10 +48,11 @@ FILES=(usr/include/bpf/libbpf.h usr/include/bpf/bpf.h usr/include/libelf.h
        "$LIBDIR/libbpf.a" "$LIBDIR/libelf.a" "$LIBDIR/libz.a" "$LIBDIR/libjansson.a"
        "$LIBDIR/libncurses.a" "$LIBDIR/libtinfo.a"
        usr/include/yaml.h usr/include/crypt.h "$LIBDIR/libyaml.a" "$LIBDIR/libcrypt.a")
-# replay's trace.dat reader: what tests/tracecmd-static.sh builds libtracecmd.a against
-PKGS+=(libtraceevent-dev libtracefs-dev libzstd-dev)
-FILES+=(usr/include/traceevent/event-parse.h usr/include/tracefs/tracefs.h
-	"$LIBDIR/libtraceevent.a" "$LIBDIR/libtracefs.a" "$LIBDIR/libzstd.a")
+# replay's trace.dat reader (user/replay/dat_file.c): event formats and
+# ring-buffer pages by libtraceevent, compressed files by zstd (and zlib)
+PKGS+=(libtraceevent-dev libzstd-dev)
+FILES+=(usr/include/traceevent/event-parse.h usr/include/zstd.h
+	"$LIBDIR/libtraceevent.a" "$LIBDIR/libzstd.a")
 
 die() { echo "arm64-sysroot: $*" >&2; exit 1; }
 log() { echo "arm64-sysroot: $*"; }

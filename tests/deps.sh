@@ -25,7 +25,7 @@ else
 	      pkg-config bats rt-tests stress-ng libcmocka-dev jq yq util-linux linux-perf
 	      libmicrohttpd-dev dpkg-dev curl iproute2 prometheus chromium fonts-dejavu-core
 	      idlestat trace-cmd rt-app python3 libncurses-dev tmux bash-completion
-	      libtracecmd-dev libtraceevent-dev libtracefs-dev libzstd-dev)
+	      libtraceevent-dev libzstd-dev)
 	# record --format prom: textfile.bats runs the real node_exporter on it
 	pkgs+=(prometheus-node-exporter python3-prometheus-client)
 	# make bench's anchor observers (what a user would run instead): only where

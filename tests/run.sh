@@ -44,8 +44,8 @@ for t in "$out"/tests/test_* "$out"/tests/replay_*; do
 	count_cmocka "$log"
 done
 
-# the dynamic build (make dynamic) for the TLS tests of web_config.bats
-IDLESCOPE=$(realpath "$out/idlescope") IDLESCOPE_DYNAMIC=$(realpath "$out/dynamic/idlescope") \
+# the static build (make static) for the test VMs and web_config.bats's refusal
+IDLESCOPE=$(realpath "$out/idlescope") IDLESCOPE_STATIC=$(realpath "$out/static/idlescope") \
 	bats --tap tests/bats | tee "$log"
 host_tap=$out/coverage-host.tap # for the oracle coverage table at the end
 cp "$log" "$host_tap"
@@ -73,7 +73,7 @@ vm_logs=() guest_logs=()
 shopt -s nullglob
 if [ "${IDLESCOPE_VMTEST:-1}" != 0 ]; then
 	rm -f "$vmlogs"/*.log
-	IDLESCOPE=$(realpath "$out/idlescope") ./tests/vm/run.sh 2>&1 | tee "$log" || true
+	IDLESCOPE=$(realpath "$out/static/idlescope") ./tests/vm/run.sh 2>&1 | tee "$log" || true
 	pass=$((pass + $(grep -cE '^PASS ' "$log")))
 	vfail=$(grep -cE '^FAIL ' "$log")
 	# no summary line at all (it could not run) counts as a failure too
@@ -84,7 +84,7 @@ if [ "${IDLESCOPE_VMTEST:-1}" != 0 ]; then
 
 	# The oracle guests (tests/vm/oracle.sh): the BATS oracle tests in guests
 	# with a cpuidle driver and with cpuidle.off=1; their logs feed the table.
-	IDLESCOPE=$(realpath "$out/idlescope") ./tests/vm/oracle.sh 2>&1 | tee "$log" || true
+	IDLESCOPE=$(realpath "$out/static/idlescope") ./tests/vm/oracle.sh 2>&1 | tee "$log" || true
 	pass=$((pass + $(grep -cE '^PASS ' "$log")))
 	vfail=$(grep -cE '^FAIL ' "$log")
 	# one summary per run, as its first lines count them

@@ -86,6 +86,24 @@ feature() { # key -> true/false
 }
 
 # bats test_tags=oracle
+# What a build can do is said where it is seen: `idlescope info` (and the end
+# of the link, Makefile's BUILD_LACKS). The default build lacks nothing; the
+# static one lacks serve's HTTPS, and both read trace.dat.
+@test "info: the build line says what this build reads and lacks, default and static" {
+	run -0 "$IDLESCOPE" info
+	[[ ${lines[1]} == "build: "*" dynamic; replay reads trace.dat v6 and v7, uncompressed, zlib and zstd; serve HTTPS yes" ]]
+	[[ $output != *"this build lacks"* ]]
+	run -0 "$IDLESCOPE" info --format json
+	jq -e '.build.linkage == "dynamic" and .build.serve_https and .build.lacks == null' <<<"$output"
+	local st=${IDLESCOPE_STATIC:-$BATS_TEST_DIRNAME/../../build/static/idlescope}
+	[ -x "$st" ] || skip "no static build at $st (make static)"
+	run -0 "$st" info
+	[[ ${lines[1]} == "build: "*" static; replay reads trace.dat v6 and v7, uncompressed, zlib and zstd; serve HTTPS no" ]]
+	[[ ${lines[2]} == "this build lacks serve HTTPS (tls_server_config in --web-config"* ]]
+	run -0 "$st" info --format json
+	jq -e '.build.linkage == "static" and (.build.serve_https | not) and (.build.lacks | startswith("serve HTTPS"))' <<<"$output"
+}
+
 @test "record: the idle path it used is the one info reports, and the fallback says why" {
 	require_cpuidle_driver
 	"$IDLESCOPE" info --format json >"$INFO"

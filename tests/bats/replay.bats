@@ -222,8 +222,9 @@ check_two_cluster() { # json
 	printf '\027\010\104tracing6\0\0\0\0' > "$BATS_TEST_TMPDIR/trace.dat"
 	run "$IDLESCOPE" replay --profile "$TR/arm-2x2.json" "$BATS_TEST_TMPDIR/trace.dat"
 	[ "$status" -eq 1 ]
-	# read by libtracecmd (tests/bats/replay_dat.bats), or a build without it
-	[[ "$output" == *"not a readable trace-cmd trace.dat"* || "$output" == *"trace-cmd report -t -i"* ]]
+	# every build reads trace.dat (tests/bats/replay_dat.bats): this one is cut short
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == "idlescope: "*"not a readable trace-cmd trace.dat"* ]]
 	echo '{"cpus": 4}' > "$BATS_TEST_TMPDIR/p.json"
 	run "$IDLESCOPE" replay --profile "$BATS_TEST_TMPDIR/p.json" "$TR/two-cluster.ftrace"
 	[ "$status" -eq 2 ]

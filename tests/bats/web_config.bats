@@ -3,12 +3,13 @@
 # curl and openssl against a CA, certificates and bcrypt hashes made here by
 # openssl and Apache's htpasswd, scraped by a real Prometheus over TLS with
 # basic auth, and the same file given to node_exporter. TLS needs the
-# dynamic build (IDLESCOPE_DYNAMIC, `make dynamic`); the static one refuses it.
+# default build (dynamic: IDLESCOPE, or IDLESCOPE_DYNAMIC); the static one
+# (`make static`, IDLESCOPE_STATIC) refuses it.
 
 bats_require_minimum_version 1.5.0
 load helpers
 
-DYN=${IDLESCOPE_DYNAMIC:-$BATS_TEST_DIRNAME/../../build/dynamic/idlescope}
+DYN=${IDLESCOPE_DYNAMIC:-$IDLESCOPE}
 
 setup() {
 	SERVE_PID=
@@ -43,7 +44,7 @@ sign() { # name extension
 }
 
 require_dynamic() {
-	[ -x "$DYN" ] || skip "no dynamic build at $DYN (make dynamic)"
+	[ -x "$DYN" ] || skip "no dynamic build at $DYN (make)"
 }
 
 # Writes $D/web.yml: TLS (unless "plain") and alice's bcrypt hash, plus any
@@ -134,11 +135,13 @@ assert_basic_auth() { # curl options for the transport...
 }
 
 @test "web-config: the static build refuses TLS in one line (exit 1) rather than serve plain HTTP" {
-	file -L "$IDLESCOPE" | grep -q 'statically linked' || skip "$IDLESCOPE is not the static build"
+	local st=${IDLESCOPE_STATIC:-$BATS_TEST_DIRNAME/../../build/static/idlescope}
+	[ -x "$st" ] || skip "no static build at $st (make static)"
+	file -L "$st" | grep -q 'statically linked'
 	web_config tls
-	run -1 "$IDLESCOPE" serve --web-config "$D/web.yml" --listen 127.0.0.1:0 -d 5
+	run -1 "$st" serve --web-config "$D/web.yml" --listen 127.0.0.1:0 -d 5
 	[ "${#lines[@]}" -eq 1 ]
-	[[ $output == "idlescope: $D/web.yml asks for TLS"*"static build"*"Debian package or a STATIC=0 build" ]]
+	[[ $output == "idlescope: $D/web.yml asks for TLS"*"static build"*"Debian package or the default build ('make')" ]]
 }
 
 @test "web-config: basic auth over plain HTTP: none, wrong and unknown 401, right 200; a note says the passwords go in clear" {

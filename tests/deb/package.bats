@@ -70,8 +70,9 @@ dpkg_locked() {
 	# serve --web-config's TLS: Debian's GnuTLS (the static build has none)
 	ldd /usr/bin/idlescope | grep -q 'libgnutls\.so\.30 => /'
 	ldd /usr/bin/idlescope | grep -q 'libyaml-0\.so\.2 => /'
-	# replay's trace.dat reader: Debian's libtracecmd
-	ldd /usr/bin/idlescope | grep -q 'libtracecmd\.so\.1 => /'
+	# replay's trace.dat reader: Debian's libtraceevent and libzstd
+	ldd /usr/bin/idlescope | grep -q 'libtraceevent\.so\.1 => /'
+	ldd /usr/bin/idlescope | grep -q 'libzstd\.so\.1 => /'
 	dpkg-deb -f "$IDLESCOPE_DEB" Depends | grep -q 'libbpf1'
 }
 

@@ -4,7 +4,8 @@
 # guest-test.sh, and checks what the guest reports.
 #
 # Environment:
-#   IDLESCOPE           binary for x86_64 guests (default build/idlescope, static)
+#   IDLESCOPE           binary for x86_64 guests (default build/static/idlescope,
+#                       `make static`)
 #   IDLESCOPE_ARM64     binary for arm64 guests (default build/arm64/idlescope,
 #                       from make ARCH=arm64)
 #   IDLESCOPE_VM_CACHE  kernel cache (default $XDG_CACHE_HOME/idlescope/vm)
@@ -41,7 +42,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
-bin=${IDLESCOPE:-$root/build/idlescope}
+bin=${IDLESCOPE:-$root/build/static/idlescope}
 cache=${IDLESCOPE_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/idlescope/vm}
 kernels=${VMTEST_KERNELS:-5.10 6.1 6.12 6.12@32,sockets=2,cores=8,threads=2}
 vm_timeout=${VMTEST_TIMEOUT:-360}
@@ -77,7 +78,7 @@ for a in $archs; do
 	if command -v readelf >/dev/null; then
 		[[ $(readelf -h "$b") == *"Machine:"*"$machine"* ]] || die "$b is not an $a binary"
 		[[ $(readelf -l "$b") != *INTERP* ]] ||
-			die "$b is dynamically linked; the guest has no libraries (build with STATIC=1)"
+			die "$b is dynamically linked; the guest has no libraries (make static)"
 	fi
 done
 has_arch() { [[ " $archs " == *" $1 "* ]]; }

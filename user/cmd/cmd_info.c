@@ -18,6 +18,20 @@
 #include "sys/groups.h"
 #include "sys/topology.h"
 
+/* What this build can do (the Makefile's STATIC and BUILD_LACKS). */
+#ifndef IDLESCOPE_LINKAGE
+#define IDLESCOPE_LINKAGE "unknown"
+#endif
+#ifndef IDLESCOPE_BUILD_LACKS
+#define IDLESCOPE_BUILD_LACKS ""
+#endif
+#ifdef IDLESCOPE_GNUTLS
+#define BUILD_HTTPS 1
+#else
+#define BUILD_HTTPS 0
+#endif
+#define BUILD_TRACE_DAT "v6 and v7, uncompressed, zlib and zstd"
+
 struct info_cmd {
 	enum out_format format;
 	const char *output;
@@ -337,6 +351,11 @@ int cmd_info(int argc, char **argv)
 						      "available", rows[i].available, "detail",
 						      rows[i].detail, "cost", rows[i].cost));
 		json_object_set_new(root, "features", feats);
+		json_object_set_new(root, "build",
+				    json_pack("{s:s,s:s,s:s,s:b,s:s?}", "version", IDLESCOPE_VERSION,
+					      "linkage", IDLESCOPE_LINKAGE, "trace_dat", BUILD_TRACE_DAT,
+					      "serve_https", BUILD_HTTPS, "lacks",
+					      IDLESCOPE_BUILD_LACKS[0] ? IDLESCOPE_BUILD_LACKS : NULL));
 		json_object_set_new(root, "record_idle_path",
 				    json_pack("{s:s,s:s?,s:s?}", "source",
 					      f->idle_fexit ? "tracepoint" : "fexit", "function",
@@ -359,6 +378,10 @@ int cmd_info(int argc, char **argv)
 		json_decref(root);
 	} else {
 		fprintf(out, "idlescope info: kernel %s %s\n", u.release, u.machine);
+		fprintf(out, "build: %s %s; replay reads trace.dat %s; serve HTTPS %s\n",
+			IDLESCOPE_VERSION, IDLESCOPE_LINKAGE, BUILD_TRACE_DAT, BUILD_HTTPS ? "yes" : "no");
+		if (IDLESCOPE_BUILD_LACKS[0])
+			fprintf(out, "this build lacks %s\n", IDLESCOPE_BUILD_LACKS);
 		fprintf(out, "  %-32s %-4s %-34s %s\n", "feature", "have", "found", "without it");
 		for (int i = 0; i < nrows; i++)
 			fprintf(out, "  %-32s %-4s %-34s %s\n", rows[i].label,

@@ -1,58 +1,37 @@
-/* trace-cmd's binary trace.dat for `idlescope replay`: libtracecmd opens the
- * file (any version it reads, compressed or not, with its -B instances) and
- * merges the CPUs' buffers by time as trace-cmd report does; each record is
- * decoded by its event's format in the file, field by name. */
+/* trace-cmd's binary trace.dat for `idlescope replay`: the container read
+ * by dat_file.c (any version trace-cmd writes, compressed or not, with its
+ * -B instances), the CPUs' records merged by time as trace-cmd report merges
+ * them (earliest first, the first CPU of the first buffer on a tie); each
+ * record decoded by its event's format in the file, field by name. */
 #include "replay/trace_dat.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <traceevent/event-parse.h>
+
+#include "replay/dat_file.h"
 
 #define DAT_MAGIC "\x17\x08\x44tracing"
+#define MAX_CPU 4095 /* IS_MAX_CPUS - 1, as trace_parse.c */
+
+#define NOT_READABLE "not a readable trace-cmd trace.dat"
 
 bool trace_dat_is(const char *buf, size_t len)
 {
 	return len >= 10 && !memcmp(buf, DAT_MAGIC, 10);
 }
 
-#ifndef IDLESCOPE_TRACEDAT
-
-int trace_dat_parse_buffer(const char *buf, size_t len, const char *instance,
-			   struct trace_data *d)
-{
-	(void)buf;
-	(void)len;
-	(void)instance;
-	memset(d, 0, sizeof(*d));
-	d->max_cpu = -1;
-	snprintf(d->error, sizeof(d->error),
-		 "a binary trace-cmd trace.dat, and this idlescope was built without libtracecmd: "
-		 "convert it first with 'trace-cmd report -t -i FILE > FILE.txt'");
-	return -1;
-}
-
-#else
-
-#include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
-#include <stdlib.h>
-#include <sys/mman.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <trace-cmd.h>
-
-#define MAX_CPU 4095 /* IS_MAX_CPUS - 1, as trace_parse.c */
-
-#define NOT_READABLE                                                                   \
-	"not a readable trace-cmd trace.dat (truncated, damaged, or a version or compression " \
-	"this libtracecmd cannot read)"
-
 struct dat_ctx {
 	struct trace_data *d;
 	uint32_t seq; /* records so far: the "line" that keeps file order on ties */
-	int err;
 };
 
 /* A record of the file as trace_decode's fields: by name from its event's
@@ -130,19 +109,16 @@ static void dat_fn(const struct dat_rec *d, char *fn, size_t len)
 		snprintf(fn, len, "0x%" PRIx64, a);
 }
 
-static int on_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data)
+static int on_record(struct tep_handle *tep, struct tep_record *rec, struct dat_ctx *c)
 {
-	struct dat_ctx *c = data;
 	struct trace_data *d = c->d;
-	struct tep_handle *tep = tracecmd_get_tep(h);
-	struct tep_event *e = tep ? tep_find_event_by_record(tep, rec) : NULL;
+	struct tep_event *e = tep_find_event_by_record(tep, rec);
 	struct trace_event ev = { .line = ++c->seq, .src_cpu = (uint32_t)rec->cpu };
 	struct dat_rec dr = { tep, e, rec };
 	const struct trace_fields f = { dat_num, dat_str, &dr };
 	char fn[48] = "";
 	int r;
 
-	(void)cpu; /* the nth CPU of all handles: rec->cpu is the buffer's */
 	d->lines++;
 	if (rec->missed_events > 0)
 		d->lost_events += (uint64_t)rec->missed_events;
@@ -160,186 +136,153 @@ static int on_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, 
 	}
 	if (r > 0 && (ev.re.kind == RE_HRTIMER_START || ev.re.kind == RE_HRTIMER))
 		dat_fn(&dr, fn, sizeof(fn));
-	if (trace_data_add(d, &ev, r, e->name, fn)) {
-		c->err = ENOMEM;
-		return -1;
-	}
-	return 0;
+	return trace_data_add(d, &ev, r, e->name, fn);
 }
 
-/* The handles to read: every buffer (NULL), the top one, or one -B instance. */
-static int pick_buffers(struct tracecmd_input *top, const char *instance,
-			struct tracecmd_input **hs, int *nr, struct trace_data *d)
+/* The buffers to read: every one (NULL, as trace-cmd report shows them),
+ * the top one, or one -B instance. Returns how many went into picked. */
+static int pick_buffers(const struct dat_file *f, const char *instance,
+			const struct dat_buffer **picked, struct trace_data *d)
 {
-	int n = tracecmd_buffer_instances(top);
 	char names[96] = "";
+	int n = 0;
 
-	*nr = 0;
-	if (!instance || !strcmp(instance, "top"))
-		hs[(*nr)++] = top;
-	for (int i = 0; i < n && *nr <= n; i++) {
-		const char *name = tracecmd_buffer_instance_name(top, i);
+	for (int i = 0; i < f->nr_buffers; i++) {
+		const struct dat_buffer *b = &f->buffers[i];
 
-		if (!name)
-			continue;
-		if (instance && strcmp(instance, name)) {
+		if (!instance || !strcmp(instance, b->name)) {
+			picked[n++] = b;
+		} else if (i) {
 			size_t k = strlen(names);
 
-			snprintf(names + k, sizeof(names) - k, "%s%s", k ? ", " : "", name);
-			continue;
+			snprintf(names + k, sizeof(names) - k, "%s%s", k ? ", " : "", b->name);
 		}
-		if (!(hs[*nr] = tracecmd_buffer_instance_handle(top, i))) {
-			snprintf(d->error, sizeof(d->error),
-				 "cannot read the buffer '%s' (truncated file?)", name);
-			return -1;
-		}
-		(*nr)++;
 	}
-	if (!*nr) {
+	if (!n)
 		snprintf(d->error, sizeof(d->error), "no buffer '%s' in the file (it has: top%s%s)",
 			 instance, names[0] ? ", " : "", names);
-		return -1;
-	}
-	return 0;
+	return n;
 }
 
-/* Reads the file open on fd (closed by the library) into d. */
-static int parse_fd(int fd, const char *instance, struct trace_data *d)
+/* Every CPU of the picked buffers, merged by time. */
+static int merge(struct dat_file *f, const struct dat_buffer **picked, int nr,
+		 struct trace_data *d)
 {
-	struct tracecmd_input *top, **hs = NULL;
+	struct dat_stream **s;
 	struct dat_ctx c = { .d = d };
-	int nr = 0, ret = -1;
+	int n = 0, ret = -1;
 
-	if (!(top = tracecmd_open_fd(fd, TRACECMD_FL_LOAD_NO_PLUGINS))) {
-		snprintf(d->error, sizeof(d->error), "%s", NOT_READABLE);
+	for (int i = 0; i < nr; i++)
+		n += picked[i]->nr_cpus;
+	s = calloc((size_t)n + 1, sizeof(*s));
+	if (!s) {
+		snprintf(d->error, sizeof(d->error), "out of memory");
 		return -1;
 	}
-	d->header_cpus = tep_get_cpus(tracecmd_get_tep(top));
-	hs = calloc((size_t)tracecmd_buffer_instances(top) + 1, sizeof(*hs));
-	if (!hs) {
-		snprintf(d->error, sizeof(d->error), "out of memory");
-		goto out;
+	n = 0;
+	for (int i = 0; i < nr; i++)
+		for (int k = 0; k < picked[i]->nr_cpus; k++)
+			if (!(s[n++] = dat_stream_open(f, picked[i], k, d->error, sizeof(d->error))))
+				goto out;
+	for (;;) {
+		struct tep_record *next = NULL;
+		int at = -1;
+
+		for (int i = 0; i < n; i++) {
+			struct tep_record *r = dat_stream_peek(s[i]);
+
+			if (r && (!next || r->ts < next->ts)) {
+				next = r;
+				at = i;
+			}
+		}
+		if (!next)
+			break;
+		if (on_record(f->tep, next, &c)) {
+			snprintf(d->error, sizeof(d->error), "%s after record %u", strerror(ENOMEM), c.seq);
+			goto out;
+		}
+		dat_stream_advance(s[at]);
 	}
-	if (pick_buffers(top, instance, hs, &nr, d))
-		goto out;
-	if (tracecmd_iterate_events_multi(hs, nr, on_record, &c) < 0 || c.err) {
-		snprintf(d->error, sizeof(d->error), "%s after record %u",
-			 c.err ? strerror(c.err) : "cannot read the events", c.seq);
-		goto out;
+	for (int i = 0; i < n; i++) {
+		uint64_t bad = dat_stream_bad_pages(s[i]);
+
+		/* a page that does not hold together: counted as one garbled line */
+		if (bad && !d->garbled)
+			d->first_garbled_line = c.seq;
+		d->garbled += bad;
 	}
 	ret = 0;
 out:
-	for (int i = 0; i < nr; i++)
-		if (hs[i] != top)
-			tracecmd_close(hs[i]);
-	free(hs);
-	tracecmd_close(top);
+	for (int i = 0; i < n; i++)
+		dat_stream_close(s[i]);
+	free(s);
 	return ret;
 }
 
-/* libtracecmd also writes to stderr itself (perror on a failed mmap, then
- * reads instead): off while it reads. Returns the saved stderr, or -1. */
-static int quiet_stderr(void)
+/* libtraceevent 1.7's format parser crashes on some damaged event formats
+ * (a field "char prev_comm[16:;"): a child parses the metadata first, and
+ * only a file the child survived is parsed here. About as long again as the
+ * metadata takes (the records are not read twice). */
+static bool metadata_survives(const char *buf, size_t len, struct trace_data *d)
 {
-	int saved = dup(STDERR_FILENO), null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-
-	if (null >= 0) {
-		fflush(stderr);
-		dup2(null, STDERR_FILENO);
-		close(null);
-	}
-	return saved;
-}
-
-static void restore_stderr(int saved)
-{
-	if (saved < 0)
-		return;
-	fflush(stderr);
-	dup2(saved, STDERR_FILENO);
-	close(saved);
-}
-
-/* libtracecmd 3.1 crashes on some damaged files (closing a -B buffer whose
- * CPU data lies past the end of a cut file): a child reads the file first,
- * and only a file the child survived is read here. */
-static int survives(int fd, const char *instance, struct trace_data *d)
-{
-	pid_t pid = fork();
+	pid_t pid;
 	int st;
 
+	fflush(NULL);
+	pid = fork();
 	if (pid < 0)
-		return 1; /* cannot check: read it anyway */
+		return true; /* cannot check: read it anyway */
 	if (!pid) {
-		struct trace_data scratch = { .max_cpu = -1 };
-		int own = dup(fd);
+		struct dat_file f;
+		int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
 
-		setrlimit(RLIMIT_CORE, &(struct rlimit){ 0, 0 }); /* a crash expected here */
-		quiet_stderr();
-		_exit(own < 0 || parse_fd(own, instance, &scratch) ? 1 : 0);
+		setrlimit(RLIMIT_CORE, &(struct rlimit){ 0, 0 }); /* a crash is expected here */
+		if (null >= 0)
+			dup2(null, STDERR_FILENO);
+		_exit(dat_file_open(&f, buf, len) ? 1 : 0);
 	}
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR)
-			return 1;
-	if (lseek(fd, 0, SEEK_SET)) /* the child moved the shared offset */
-		return 0;
-	if (WIFSIGNALED(st)) {
-		snprintf(d->error, sizeof(d->error),
-			 "not a readable trace-cmd trace.dat: libtracecmd died reading it (%s); "
-			 "truncated or damaged?", strsignal(WTERMSIG(st)));
-		return 0;
-	}
-	return 1;
+			return true;
+	if (WIFEXITED(st) && WEXITSTATUS(st) <= 1)
+		return true;
+	snprintf(d->error, sizeof(d->error),
+		 NOT_READABLE ": its event formats crash libtraceevent's parser (damaged?)");
+	return false;
 }
 
 int trace_dat_parse_buffer(const char *buf, size_t len, const char *instance,
 			   struct trace_data *d)
 {
-	int fd;
-	size_t off = 0;
+	struct dat_file f;
+	const struct dat_buffer *picked[64];
+	int nr, ret = -1;
 
 	memset(d, 0, sizeof(*d));
 	d->max_cpu = -1;
 	d->format = TF_TRACE_DAT;
-	/* the library reads a file descriptor: the buffer as an anonymous file */
-	fd = memfd_create("idlescope-trace.dat", MFD_CLOEXEC);
-	if (fd < 0) {
-		snprintf(d->error, sizeof(d->error), "cannot make a memory file: %s", strerror(errno));
-		return -1;
-	}
-	while (off < len) {
-		ssize_t w = write(fd, buf + off, len - off);
-
-		if (w <= 0) {
-			snprintf(d->error, sizeof(d->error), "cannot write a memory file: %s",
-				 strerror(w ? errno : ENOSPC));
-			close(fd);
-			return -1;
-		}
-		off += (size_t)w;
-	}
-	/* its warnings are several lines each: the one-line error says it all */
-	tracecmd_set_loglevel(TEP_LOG_NONE);
+	/* libtraceevent's warnings are several lines each: the one-line error says it all */
 	tep_set_loglevel(TEP_LOG_NONE);
-	if (lseek(fd, 0, SEEK_SET) || !survives(fd, instance, d)) {
-		if (!d->error[0])
-			snprintf(d->error, sizeof(d->error), "cannot read a memory file: %s",
-				 strerror(errno));
-		close(fd);
-		return -1;
+	memset(&f, 0, sizeof(f));
+	if (!metadata_survives(buf, len, d))
+		goto out;
+	if (dat_file_open(&f, buf, len)) {
+		snprintf(d->error, sizeof(d->error), NOT_READABLE ": %s", f.error);
+		goto out;
 	}
-	{
-		int saved = quiet_stderr(), r = parse_fd(fd, instance, d);
-
-		restore_stderr(saved);
-		if (r)
-			return -1;
-	}
+	d->header_cpus = f.cpus;
+	nr = pick_buffers(&f, instance, picked, d);
+	if (!nr)
+		goto out;
+	if (merge(&f, picked, nr, d))
+		goto out;
 	if (!d->lines && !d->header_cpus) {
 		snprintf(d->error, sizeof(d->error), "no CPUs and no events in the trace.dat");
-		return -1;
+		goto out;
 	}
-	return 0;
+	ret = 0;
+out:
+	dat_file_close(&f);
+	return ret;
 }
-
-#endif

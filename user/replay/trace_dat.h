@@ -1,6 +1,7 @@
-/* trace-cmd's binary trace.dat files for `idlescope replay`, read with
- * libtracecmd: each record decoded by its event's format in the file (field
- * by name), into the same trace_data as the text parser (trace_parse.h). */
+/* trace-cmd's binary trace.dat files for `idlescope replay` (the container
+ * read by dat_file.h): each record decoded by its event's format in the file
+ * (field by name), into the same trace_data as the text parser
+ * (trace_parse.h). */
 #ifndef IDLESCOPE_TRACE_DAT_H
 #define IDLESCOPE_TRACE_DAT_H
 

@@ -28,12 +28,12 @@ int web_mhd_load(struct web_mhd *w, const char *path, char *err, size_t errlen, 
 		snprintf(err, errlen,
 			 "%s asks for TLS (tls_server_config), which this static build cannot serve: "
 			 "its libmicrohttpd has no HTTPS (a static GnuTLS needs p11-kit); use the Debian "
-			 "package or a STATIC=0 build", path);
+			 "package or the default build ('make')", path);
 		return EXIT_RUNTIME;
 	}
 	if (c->client_auth != WEB_NO_CLIENT_CERT && !tls_peer_can_verify()) {
 		snprintf(err, errlen, "%s: this build cannot check client certificates (no GnuTLS); "
-			 "use the Debian package or a STATIC=0 build", path);
+			 "use the Debian package or the default build ('make')", path);
 		return EXIT_RUNTIME;
 	}
 	/* a key that is not the certificate's, or not PEM, found before anything loads */
