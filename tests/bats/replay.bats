@@ -604,14 +604,13 @@ check_no_driver() { # json
 # and state (in index order) the periods and the idle time.
 IDLESTAT_SAVE=
 IDLESTAT_MOUNTED=
-setting_of() { # file: its value (buffer_size_kb: the size in effect, "7 (expanded: 1408)")
-	sed -E 's/.*expanded: ([0-9]+).*/\1/; s/ .*//; q' "$1"
-}
+# shellcheck source=../lib/tracefs.sh
+. "$BATS_TEST_DIRNAME/../lib/tracefs.sh"
 teardown_idlestat() {
 	local k v
 	if [ -n "$IDLESTAT_SAVE" ] && [ -f "$IDLESTAT_SAVE" ]; then
 		while IFS='=' read -r k v; do
-			[ "$(setting_of "$k")" = "$v" ] || echo "$v" > "$k" 2>/dev/null || true
+			tracefs_restore "$k" "$v" 2>/dev/null || true
 		done < "$IDLESTAT_SAVE"
 	fi
 	IDLESTAT_SAVE=
@@ -636,7 +635,7 @@ teardown_idlestat() {
 	for c in tracing_on buffer_size_kb current_tracer events/power/cpu_idle/enable \
 		events/power/cpu_frequency/enable events/irq/irq_handler_entry/enable \
 		events/ipi/ipi_entry/enable; do
-		if [ -f "$T/$c" ]; then echo "$T/$c=$(setting_of "$T/$c")"; fi
+		if [ -f "$T/$c" ]; then echo "$T/$c=$(tracefs_value "$T/$c")"; fi
 	done > "$IDLESTAT_SAVE"
 	for try in 1 2; do
 		rm -f "$d/real.idlestat"

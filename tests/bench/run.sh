@@ -55,14 +55,16 @@ if [ ! -e /sys/kernel/debug/tracing/tracing_on ]; then
 	mount -t debugfs nodev /sys/kernel/debug && mounted_debugfs=1
 fi
 TRACING_ON_OLD=$(cat $TRACEFS/tracing_on)
-BUFFER_KB_OLD=$(cat $TRACEFS/buffer_size_kb)
+# shellcheck source=../lib/tracefs.sh
+. "$(dirname "$0")/../lib/tracefs.sh"
+BUFFER_KB_OLD=$(tracefs_value $TRACEFS/buffer_size_kb) # "7 (expanded: 1408)": 1408
 EVENTS_ON_OLD=$(cd $TRACEFS/events && grep -l '^1' ./*/*/enable 2>/dev/null || true)
 restore_ftrace() {
 	local f
 	# one grep over the ~2300 event files: a cat of each took 30 s per run
 	for f in $(grep -l '^1' $TRACEFS/events/*/*/enable 2>/dev/null); do echo 0 > "$f"; done
 	for f in $EVENTS_ON_OLD; do echo 1 > "$TRACEFS/events/$f"; done
-	echo "$BUFFER_KB_OLD" > $TRACEFS/buffer_size_kb
+	tracefs_restore $TRACEFS/buffer_size_kb "$BUFFER_KB_OLD"
 	echo "$TRACING_ON_OLD" > $TRACEFS/tracing_on
 	[ -d $TRACEFS/instances/$INSTANCE ] && rmdir $TRACEFS/instances/$INSTANCE 2>/dev/null
 	return 0
