@@ -241,6 +241,9 @@ static void test_edges_and_bounds(void **state)
 	assert_int_equal(st(f, 5, 1)->early + st(f, 5, 1)->early_ns, 0); /* no target to miss */
 	assert_int_equal(f->raw.slots[5].bad_state, 1);
 	assert_int_equal(f->raw.slots[5].unmatched_exits, 1);
+	/* that exit came after CPU 5's first events: its enter was lost, not
+	 * before the window, so no edge idle from the start */
+	assert_int_equal(f->raw.slots[5].first_exit_ns, 0);
 	assert_int_equal(st(f, 5, 3)->entries, 0);
 	for (int i = 0; i < IS_MAX_STATES; i++)
 		assert_int_equal(st(f, 5, 1)->ideal[i], 0);

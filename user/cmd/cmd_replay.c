@@ -22,6 +22,7 @@
 #include "replay/replay_feed.h"
 #include "replay/timer_match.h"
 #include "replay/trace_dat.h"
+#include "replay/trace_gaps.h"
 #include "replay/trace_machine.h"
 #include "replay/trace_parse.h"
 #include "replay/trace_profile.h"
@@ -164,12 +165,12 @@ static double total_events_per_s(const struct replay *r)
 static json_t *replay_json(const struct replay *r)
 {
 	const struct trace_data *td = &r->td;
-	json_t *sk = json_object();
+	json_t *sk = json_object(), *o;
 
 	for (int i = 0; i < td->nr_skipped_names; i++)
 		json_object_set_new(sk, td->skipped_names[i].name,
 				    json_integer((json_int_t)td->skipped_names[i].count));
-	return json_pack("{s:s,s:o,s:s,s:s,s:b,s:I,s:I,s:I,s:o,s:I,s:o,s:b,s:o,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:f,s:I,s:f,s:I,s:I}",
+	o = json_pack("{s:s,s:o,s:s,s:s,s:b,s:I,s:I,s:I,s:o,s:I,s:o,s:b,s:o,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:f,s:I,s:f,s:I,s:I}",
 			 "file", r->file, "format_version",
 			 td->version[0] ? json_string(td->version) : json_null(), "format",
 			 trace_format_name(td->format), "tables",
@@ -188,6 +189,9 @@ static json_t *replay_json(const struct replay *r)
 			 (json_int_t)r->parse_ns, "total_events_per_s", total_events_per_s(r),
 			 "timer_starts", (json_int_t)r->timers.starts, "timers_unmatched",
 			 (json_int_t)r->timers.unmatched);
+	if (o)
+		json_object_set_new(o, "gap_periods", json_integer((json_int_t)td->gap_periods));
+	return o;
 }
 
 /* The parser's findings, as summary warnings (table, JSON, CSV alike). */
@@ -212,6 +216,10 @@ static void warn_trace(const struct replay *r, struct summary *s)
 		summary_warn(s, "%s: the tracer dropped events %" PRIu64 " time%s ([EVENTS DROPPED]): "
 				"periods around them are wrong or missing", r->file, td->drop_markers,
 			     td->drop_markers == 1 ? "" : "s");
+	if (td->gap_periods)
+		summary_warn(s, "%s: %" PRIu64 " idle period%s open across lost events dropped "
+				"(length unknown; the CPU counts as busy there)", r->file,
+			     td->gap_periods, td->gap_periods == 1 ? "" : "s");
 	if (td->out_of_order)
 		summary_warn(s, "%s: %" PRIu64 " events earlier than the previous one of their CPU; "
 				"%" PRIu64 " lines replayed before a line above them, %" PRIu64
@@ -411,6 +419,7 @@ int cmd_replay(int argc, char **argv)
 	free(r.buf);
 	r.buf = NULL;
 	trace_sort_events(&r.td);
+	trace_drop_gap_periods(&r.td);
 	r.parse_ns = idle_now_ns() - r.parse_ns;
 	r.m = (struct trace_machine){ .file = r.file, .td = &r.td,
 				      .prof = r.have_prof ? &r.prof : NULL, .topology = r.topology };

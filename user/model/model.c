@@ -329,8 +329,11 @@ static void build_cpu(struct cpu_summary *cs, int cpu, const struct window_captu
 		cs->util_max = slot->util_max > slot->util_last ? slot->util_max : slot->util_last;
 	}
 	cs->unmatched_exits = slot->unmatched_exits;
+	/* only an unmatched first event began before the window (bpf/idle.bpf.h);
+	 * the others lost their enter: their start, so their idle time, is unknown */
+	cs->orphan_exits = slot->unmatched_exits - (slot->first_exit_ns && slot->unmatched_exits);
 	cs->bad_state = slot->bad_state;
-	if (slot->unmatched_exits && slot->first_exit_ns > w->start_ns)
+	if (slot->first_exit_ns > w->start_ns)
 		cs->edge_idle_ns += slot->first_exit_ns - w->start_ns;
 	if (w->hotplug && w->hotplug->ok && cpu < w->hotplug->nr_cpus) {
 		const struct hotplug_cpu *hp = &w->hotplug->cpu[cpu];
@@ -629,6 +632,7 @@ static void build_totals(struct summary *s)
 		t->hotplug_events += cs->hotplug_events;
 		t->offline_periods += cs->offline_periods;
 		t->unmatched_exits += cs->unmatched_exits;
+		t->orphan_exits += cs->orphan_exits;
 		t->idle_at_end = t->idle_at_end || cs->idle_at_end;
 		t->bad_state += cs->bad_state;
 	}
@@ -716,6 +720,11 @@ int summary_build(struct summary *s, const struct window_capture *w, const struc
 	if (s->totals.bad_state)
 		summary_warn(s, "%llu idle entries with a state index beyond the state tables were dropped",
 			     (unsigned long long)s->totals.bad_state);
+	for (int c = 0; c < s->nr_cpus; c++)
+		if (s->cpus[c].orphan_exits)
+			summary_warn(s, "CPU %d: %llu idle exits without their enter after its first idle "
+					"event (enter lost): not counted, their idle time unknown",
+				     s->cpus[c].cpu, (unsigned long long)s->cpus[c].orphan_exits);
 	for (int c = 0; c < s->nr_cpus; c++)
 		if (strcmp(s->cpus[c].status, "ok"))
 			summary_warn(s, "CPU %d: %s", s->cpus[c].cpu, s->cpus[c].status);

@@ -150,6 +150,7 @@ struct cpu_summary {
 	uint32_t hotplug_events; /* offline and online transitions seen */
 	uint32_t offline_periods; /* gaps: went offline, or offline at the start */
 	uint64_t unmatched_exits;
+	uint64_t orphan_exits; /* of them, after the CPU's first idle event: enter lost */
 	uint64_t bad_state;
 	bool idle_at_end;
 	const char *status; /* "ok", "offline", "no idle events" */

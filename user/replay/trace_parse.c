@@ -528,6 +528,30 @@ static void note_irq_name(struct trace_data *d, uint32_t irq, const char *name)
 	}
 }
 
+int trace_data_gap(struct trace_data *d, uint32_t cpu)
+{
+	if (!d->gap_pending && !(d->gap_pending = calloc(MAX_CPU + 1, 1)))
+		return -1;
+	d->gap_pending[cpu <= MAX_CPU ? cpu : MAX_CPU] = 1;
+	d->gap_marks = d->lost_events + d->drop_markers;
+	return 0;
+}
+
+/* Marks ev when its buffer lost events just before it. */
+static int place_gap(struct trace_data *d, struct trace_event *ev)
+{
+	uint32_t c = ev->src_cpu <= MAX_CPU ? ev->src_cpu : MAX_CPU;
+
+	if (d->lost_events + d->drop_markers != d->gap_marks && trace_data_gap(d, c))
+		return -1;
+	ev->gap = d->gap_pending && d->gap_pending[c];
+	if (ev->gap) {
+		d->gap_pending[c] = 0;
+		d->gaps++;
+	}
+	return 0;
+}
+
 int trace_data_add(struct trace_data *d, struct trace_event *ev, int used, const char *name,
 		   const char *fn)
 {
@@ -558,6 +582,8 @@ int trace_data_add(struct trace_data *d, struct trace_event *ev, int used, const
 	}
 	if ((int)ev->re.cpu > d->max_cpu)
 		d->max_cpu = (int)ev->re.cpu;
+	if (place_gap(d, ev))
+		return -1;
 	return push_event(d, ev);
 }
 
@@ -824,6 +850,21 @@ static bool idlestat_04(struct cursor peek, const char *s, size_t n)
 	return starts(s, n, "cluster") && s[n - 1] == ':';
 }
 
+/* A "CPU:N [LOST ...]" or "CPU:N [... DROPPED]" marker: a gap in buffer N;
+ * without a readable N, in the buffer of the next event (trace_data_add). */
+static int marker_gap(struct trace_data *d, const char *s, size_t n)
+{
+	const char *p = memmem(s, n, "CPU:", 4);
+	uint32_t cpu = 0;
+	size_t k = 4;
+
+	if (!p || p + k >= s + n || !isdigit((unsigned char)p[k]))
+		return 0;
+	for (; p + k < s + n && isdigit((unsigned char)p[k]) && cpu <= MAX_CPU; k++)
+		cpu = cpu * 10 + (uint32_t)(p[k] - '0');
+	return trace_data_gap(d, cpu);
+}
+
 int trace_parse_buffer(const char *buf, size_t len, struct trace_data *d)
 {
 	struct cursor c = { buf, len, 0, 0 };
@@ -896,6 +937,8 @@ int trace_parse_buffer(const char *buf, size_t len, struct trace_data *d)
 			continue;
 		if (memmem(s, n, "CPU:", 4) && memmem(s, n, "[EVENTS DROPPED]", 16)) {
 			d->drop_markers++;
+			if (marker_gap(d, s, n))
+				goto oom;
 			continue;
 		}
 		/* ftrace "[LOST n EVENTS]", trace-cmd "[n EVENTS DROPPED]" */
@@ -918,6 +961,8 @@ int trace_parse_buffer(const char *buf, size_t len, struct trace_data *d)
 			memcpy(num, p, k);
 			num[k] = '\0';
 			d->lost_events += strtoull(num, NULL, 10);
+			if (marker_gap(d, s, n))
+				goto oom;
 			continue;
 		}
 		r = trace_parse_line(s, n, &ev, name, sizeof(name));
@@ -929,10 +974,8 @@ int trace_parse_buffer(const char *buf, size_t len, struct trace_data *d)
 		ev.line = c.line;
 		if (r > 0 && (ev.re.kind == RE_HRTIMER_START || ev.re.kind == RE_HRTIMER))
 			line_fn(s, n, fn, sizeof(fn));
-		if (trace_data_add(d, &ev, r, name, fn)) {
-			snprintf(d->error, sizeof(d->error), "out of memory at line %u", c.line);
-			return -1;
-		}
+		if (trace_data_add(d, &ev, r, name, fn))
+			goto oom;
 	}
 	if (d->format == TF_UNKNOWN) {
 		if (!d->nr_ev && !d->skipped) {
@@ -944,6 +987,9 @@ int trace_parse_buffer(const char *buf, size_t len, struct trace_data *d)
 		d->format = TF_FTRACE;
 	}
 	return 0;
+oom:
+	snprintf(d->error, sizeof(d->error), "out of memory at line %u", c.line);
+	return -1;
 }
 
 static int ev_cmp(const void *a, const void *b)
@@ -1008,6 +1054,8 @@ void trace_data_free(struct trace_data *d)
 	free(d->cluster_of);
 	free(d->fn_names);
 	free(d->last_ts);
+	free(d->gap_pending);
+	d->gap_pending = NULL;
 	d->last_ts = NULL;
 	d->fn_names = NULL;
 	d->nr_fn_names = 0;

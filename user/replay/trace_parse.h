@@ -23,6 +23,7 @@ struct trace_event {
 	struct replay_event re;
 	uint32_t line;    /* 1-based line in the input */
 	uint32_t src_cpu; /* the [CPU] column: the per-CPU buffer that logged it */
+	uint32_t gap;     /* its buffer lost events just before it */
 };
 
 /* An idle state from an idlestat header (only the name and the target
@@ -63,6 +64,10 @@ struct trace_data {
 	uint32_t first_garbled_line;
 	uint64_t lost_events;   /* "[LOST n EVENTS]", "[n EVENTS DROPPED]" markers */
 	uint64_t drop_markers;  /* "[EVENTS DROPPED]" markers (trace-cmd, no count) */
+	uint64_t gaps;          /* events after a lost-events marker of their buffer */
+	uint64_t gap_periods;   /* idle periods open across such a gap, dropped (trace_gaps.c) */
+	uint64_t gap_marks;     /* lost_events + drop_markers when the last gap was placed */
+	uint8_t *gap_pending;   /* [cpu] a marker seen, its buffer's next event not yet */
 	uint64_t out_of_order;  /* events earlier than the previous one of their CPU */
 	uint64_t reordered;     /* events replayed before a line above them (trace_sort_events) */
 	uint64_t held_back;     /* events kept after their buffer's previous one, at its time */
@@ -126,6 +131,11 @@ int trace_decode(const char *name, const struct trace_fields *f, uint32_t on_cpu
  * when out of memory. */
 int trace_data_add(struct trace_data *d, struct trace_event *ev, int used, const char *name,
 		   const char *fn);
+/* A lost-events marker of the buffer of cpu: its next event gets gap set.
+ * trace_data_add also places one, on the event's own buffer, when
+ * lost_events or drop_markers grew since the last (a binary record's count).
+ * Returns -1 when out of memory. */
+int trace_data_gap(struct trace_data *d, uint32_t cpu);
 /* 1 + the index of fn in d->fn_names (added if new), 0 when the table is full. */
 uint32_t trace_data_fn(struct trace_data *d, const char *fn);
 void trace_data_skip(struct trace_data *d, const char *name);

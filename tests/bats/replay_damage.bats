@@ -1,0 +1,71 @@
+#!/usr/bin/env bats
+# `idlescope replay` on damaged and partial traces: a real capture
+# (tests/replay/traces/real-2cpu.report: `trace-cmd record -B` of
+# power:cpu_idle, sched_switch and sched_wakeup on a 2-CPU host without a
+# cpuidle driver, `trace-cmd report -t`), cut or garbled here, checked against
+# tests/lib/idle_oracle.awk, which pairs the events on its own.
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+TR="$BATS_TEST_DIRNAME/../replay/traces"
+REAL="$TR/real-2cpu.report"
+ORACLE="$BATS_TEST_DIRNAME/../lib/idle_oracle.awk"
+
+setup() {
+	[ "$(id -u)" -eq 0 ] || skip "needs root (BPF_PROG_TEST_RUN)"
+	D=$BATS_TEST_TMPDIR
+}
+
+# Per CPU from the replay: cpu idle_ns edge_idle_ns busy_ns periods orphan_exits
+replayed() { # json
+	jq -r '.cpus[] | "\(.cpu) \(.idle_ns) \(.edge_idle_ns) \(.busy_ns) \(.entries) \(.orphan_exits)"' "$1"
+}
+oracle() { # trace
+	awk -f "$ORACLE" "$1" | cut -d' ' -f1-6
+}
+
+@test "replay damage: an exit whose enter was garbled mid-trace adds no idle (orphan exit)" {
+	# CPU 1's first idle event is an enter, so no exit of it can start at the
+	# window's edge; garble its enter at 11275.158596641 (exit 11275.159988593)
+	grep -q '11275.158596641: cpu_idle: *state=1 cpu_id=1' "$REAL"
+	sed 's/\(11275.158596641: cpu_idle: *\)state=1 cpu_id=1/\1sta/' "$REAL" >"$D/g.txt"
+	run -0 "$IDLESCOPE" replay --format json -o "$D/g.json" "$D/g.txt"
+	diff <(replayed "$D/g.json") <(oracle "$D/g.txt")
+	# by hand: the lost period was 159988593 - 158596641 = 1391952 ns, now busy
+	[ "$(jq '.cpus[1].edge_idle_ns' "$D/g.json")" -eq 0 ]
+	[ "$(jq '.cpus[1].orphan_exits' "$D/g.json")" -eq 1 ]
+	[ "$(jq '.cpus[1].unmatched_exits' "$D/g.json")" -eq 1 ]
+	[ "$(jq '.cpus[1].busy_ns - 1391952' "$D/g.json")" -eq \
+		"$(awk -f "$ORACLE" "$REAL" | awk '$1 == 1 { print $4 }')" ]
+	jq -e '.warnings | any(test("CPU 1: 1 idle exits without their enter"))' "$D/g.json"
+	# CPU 0's first event is an exit: its edge idle from the start stays
+	[ "$(jq '.cpus[0].edge_idle_ns' "$D/g.json")" -eq 27421 ]
+	[ "$(jq '.cpus[0].orphan_exits' "$D/g.json")" -eq 0 ]
+	run -0 "$IDLESCOPE" replay "$D/g.txt"
+	[[ "$output" == *"CPU 1: 1 idle exits without their enter"* ]]
+}
+
+@test "replay damage: a missing enter line, and a lost-events gap, each count as documented" {
+	# missing line: the same enter removed
+	grep -v '11275.158596641: cpu_idle' "$REAL" >"$D/m.txt"
+	run -0 "$IDLESCOPE" replay --format json -o "$D/m.json" "$D/m.txt"
+	diff <(replayed "$D/m.json") <(oracle "$D/m.txt")
+	# a gap: CPU 1's exit 11275.158596220 and enter 11275.158596641 lost,
+	# trace-cmd's marker in their place; the period entered at
+	# 11275.157785677 is open across it: dropped, its exit an orphan
+	awk '/11275.158596220: cpu_idle/ { print "CPU:1 [2 EVENTS DROPPED]"; next }
+	     /11275.158596641: cpu_idle/ { next } { print }' "$REAL" >"$D/l.txt"
+	run -0 "$IDLESCOPE" replay --format json -o "$D/l.json" "$D/l.txt"
+	diff <(replayed "$D/l.json") <(oracle "$D/l.txt")
+	[ "$(jq '.replay.gap_periods' "$D/l.json")" -eq 1 ]
+	[ "$(jq '.replay.lost_events' "$D/l.json")" -eq 2 ]
+	[ "$(jq '.cpus[1].orphan_exits' "$D/l.json")" -eq 1 ]
+	[ "$(awk -f "$ORACLE" "$D/l.txt" | awk '$1 == 1 { print $7 }')" -eq 1 ]
+	jq -e '.warnings | any(test("1 idle period open across lost events dropped"))' "$D/l.json"
+	# the same in ftrace's spelling, the marker before the next line of CPU 1
+	sed 's/^CPU:1 \[2 EVENTS DROPPED\]/CPU:1 [LOST 2 EVENTS]/' "$D/l.txt" >"$D/f.txt"
+	run -0 "$IDLESCOPE" replay --format json -o "$D/f.json" "$D/f.txt"
+	diff <(replayed "$D/f.json") <(replayed "$D/l.json")
+	[ "$(jq '.replay.gap_periods' "$D/f.json")" -eq 1 ]
+}
