@@ -69,3 +69,29 @@ oracle() { # trace
 	diff <(replayed "$D/f.json") <(replayed "$D/l.json")
 	[ "$(jq '.replay.gap_periods' "$D/f.json")" -eq 1 ]
 }
+
+@test "replay damage: a text file of header and comment lines only is a one-line error, exit 1" {
+	# an empty ftrace buffer, exactly as /sys/kernel/tracing/trace prints it
+	sed -n '1,2p' "$TR/two-cluster.ftrace" >"$D/h.txt"
+	echo '# entries-in-buffer/entries-written: 0/0   #P:8' >>"$D/h.txt"
+	sed -n '5,13p' "$TR/two-cluster.ftrace" >>"$D/h.txt"
+	run -1 --separate-stderr "$IDLESCOPE" replay "$D/h.txt"
+	[ -z "$output" ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ "$stderr" == "idlescope: $D/h.txt: no event lines (only header or comment lines)"* ]]
+	# trace-cmd report of an empty recording: its header only
+	head -1 "$REAL" >"$D/r.txt"
+	run -1 --separate-stderr "$IDLESCOPE" replay "$D/r.txt"
+	[ "${#stderr_lines[@]}" -eq 1 ]
+}
+
+@test "replay damage: ftrace's #P:N is the CPU count, like trace-cmd's cpus=N" {
+	# two-cluster.ftrace has events on CPUs 0-3; its header now says 8
+	awk 'NR == 2 { print; print "# entries-in-buffer/entries-written: 24/24   #P:8"; next } { print }' \
+		"$TR/two-cluster.ftrace" >"$D/p.txt"
+	run -0 "$IDLESCOPE" replay --format json -o "$D/p.json" "$D/p.txt"
+	[ "$(jq '.cpus | length' "$D/p.json")" -eq 8 ]
+	[ "$(jq -c '[.cpus[4:][] | .entries]' "$D/p.json")" = '[0,0,0,0]' ]
+	run -0 "$IDLESCOPE" replay --format json -o "$D/q.json" "$TR/two-cluster.ftrace"
+	[ "$(jq '.cpus | length' "$D/q.json")" -eq 4 ]
+}

@@ -393,6 +393,25 @@ static void test_formats_and_errors(void **state)
 	assert_int_equal(trace_parse_buffer("", 0, &d), -1);
 	assert_string_equal(d.error, "empty file");
 	trace_data_free(&d);
+	{	/* header and comments only: no window, an error; #P: is the CPU count */
+		static const char hdr[] = "# tracer: nop\n#\n"
+					  "# entries-in-buffer/entries-written: 0/0   #P:8\n#\n";
+		static const char one[] = "# tracer: nop\n#\n"
+					  "# entries-in-buffer/entries-written: 1/1   #P:8\n#\n"
+					  "          <idle>-0       [001] d..2.    50.000100: cpu_idle: "
+					  "state=1 cpu_id=1\n";
+
+		assert_int_equal(trace_parse_buffer(hdr, sizeof(hdr) - 1, &d), -1);
+		assert_non_null(strstr(d.error, "no event lines"));
+		trace_data_free(&d);
+		assert_int_equal(trace_parse_buffer("cpus=2\n", 7, &d), -1);
+		assert_non_null(strstr(d.error, "no event lines"));
+		trace_data_free(&d);
+		assert_int_equal(trace_parse_buffer(one, sizeof(one) - 1, &d), 0);
+		assert_int_equal(d.header_cpus, 8);
+		assert_int_equal(d.max_cpu, 1);
+		trace_data_free(&d);
+	}
 	assert_int_equal(trace_parse_buffer("\n\n\r\n", 5, &d), -1);
 	trace_data_free(&d);
 	assert_int_equal(trace_parse_buffer("idlestat version = 0.8\ncpus=x\n", 30, &d), -1);

@@ -918,7 +918,16 @@ int trace_parse_buffer(const char *buf, size_t len, struct trace_data *d)
 		int r, v;
 
 		d->lines++;
-		if (!n || s[0] == '#')
+		if (n && s[0] == '#') {
+			/* ftrace's "# entries-in-buffer/entries-written: A/B   #P:N":
+			 * the traced CPU count, as trace-cmd's cpus=N */
+			const char *p = memmem(s, n, "#P:", 3);
+
+			if (header && p && !int_after(p, n - (size_t)(p - s), "#P:", &v) && v > 0)
+				d->header_cpus = v;
+			continue;
+		}
+		if (!n)
 			continue;
 		if (!nl) {
 			/* cut mid-line, its last number may be cut short too: not
@@ -985,6 +994,12 @@ int trace_parse_buffer(const char *buf, size_t len, struct trace_data *d)
 			return -1;
 		}
 		d->format = TF_FTRACE;
+	}
+	if (!d->have_ts) {
+		/* a 0 ns window would report every CPU 0% idle, 0% busy */
+		snprintf(d->error, sizeof(d->error),
+			 "no event lines (only header or comment lines): nothing to replay");
+		return -1;
 	}
 	return 0;
 oom:
