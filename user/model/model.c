@@ -166,13 +166,28 @@ static void build_wake(struct cpu_summary *cs, int cpu, const struct window_capt
 	}
 }
 
-static int row_cmp(const void *a, const void *b)
+int wake_row_cmp(const struct wake_row *x, const struct wake_row *y)
 {
-	const struct wake_row *x = a, *y = b;
+	int c;
 
 	if (x->count != y->count)
 		return x->count < y->count ? 1 : -1;
-	return x->cpu - y->cpu;
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if ((c = strcmp(x->name, y->name)))
+		return c;
+	if (x->detail != y->detail)
+		return x->detail < y->detail ? -1 : 1;
+	if (x->aux != y->aux)
+		return x->aux < y->aux ? -1 : 1;
+	return 0;
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+	return wake_row_cmp(a, b);
 }
 
 /* Detail rows of the selected CPUs, with names resolved. */
@@ -447,6 +462,13 @@ static int build_groups(struct summary *s, const struct window_capture *w,
 }
 
 /* The busy-group timeline, closed at stop from the frozen state word. */
+
+/* Whether a task of total ns and pid ranks before row: more runtime first,
+ * then the lower pid, so that ties come out the same in every run. */
+static bool task_before(const struct pack_task_row *row, uint64_t total, uint32_t pid)
+{
+	return total > row->total_ns || (total == row->total_ns && pid < row->pid);
+}
 static void build_pack(struct summary *s, const struct window_capture *w)
 {
 	const struct idle_raw *raw = w->raw;
@@ -509,9 +531,10 @@ static void build_pack(struct summary *s, const struct window_capture *w)
 				int min = 0;
 
 				for (j = 1; j < p->nr_tasks; j++)
-					if (p->tasks[j].total_ns < p->tasks[min].total_ns)
+					if (task_before(&p->tasks[min], p->tasks[j].total_ns,
+							p->tasks[j].pid))
 						min = j;
-				if (p->tasks[min].total_ns >= total)
+				if (!task_before(&p->tasks[min], total, k->pid))
 					continue;
 				row = &p->tasks[min];
 			}
@@ -531,17 +554,25 @@ static void build_pack(struct summary *s, const struct window_capture *w)
 		{
 			uint64_t best = 0;
 
-			for (int m = 0; m < raw->nr_pack_tasks; m++)
-				if (raw->pack_keys[m].pid == k->pid && raw->pack_vals[m].runtime_ns >= best) {
-					best = raw->pack_vals[m].runtime_ns;
-					snprintf(row->comm, sizeof(row->comm), "%.15s",
-						 raw->pack_vals[m].comm);
-				}
+			bool any = false;
+
+			for (int m = 0; m < raw->nr_pack_tasks; m++) {
+				const struct pack_task_val *v = &raw->pack_vals[m];
+
+				/* ties by comm: the hash map's order is not the same twice */
+				if (raw->pack_keys[m].pid != k->pid || v->runtime_ns < best ||
+				    (any && v->runtime_ns == best &&
+				     strncmp(v->comm, row->comm, 15) >= 0))
+					continue;
+				best = v->runtime_ns;
+				any = true;
+				snprintf(row->comm, sizeof(row->comm), "%.15s", v->comm);
+			}
 		}
 	}
 	for (int a = 0; a < p->nr_tasks; a++) /* by runtime, descending */
 		for (int b = a + 1; b < p->nr_tasks; b++)
-			if (p->tasks[b].total_ns > p->tasks[a].total_ns) {
+			if (task_before(&p->tasks[a], p->tasks[b].total_ns, p->tasks[b].pid)) {
 				struct pack_task_row t = p->tasks[a];
 
 				p->tasks[a] = p->tasks[b];

@@ -85,6 +85,10 @@ struct wake_row {
 	char name[64]; /* IRQ action, softirq, symbol, or comm */
 };
 
+/* Wake rows by count descending, then a key (cpu, kind, name, detail, aux)
+ * that orders every tie: the BPF hash maps' order differs from run to run. */
+int wake_row_cmp(const struct wake_row *x, const struct wake_row *y);
+
 /* All-idle time of a topology group (cluster, package, ...). */
 struct group_summary {
 	int id;          /* the group's index in the tree (struct groups) */
