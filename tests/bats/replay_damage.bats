@@ -126,3 +126,35 @@ oracle() { # trace
 	jq -c '.wakeup_details.wakees | map([-.count, .cpu, .name, .pid])' "$D/j1.json" >"$D/a"
 	jq -c '.wakeup_details.wakees | map([-.count, .cpu, .name, .pid]) | sort' "$D/j1.json" | diff - "$D/a"
 }
+
+@test "replay without cpu_idle events: idle states not recorded, the idle task's time, busy unknown" {
+	# no-cpuidle.ftrace: sched events only, worked out by hand in its header
+	run -0 "$IDLESCOPE" replay --format json -o "$D/n.json" "$TR/no-cpuidle.ftrace"
+	[ "$(jq -c '[.duration_ns, (.cpus[] | [.idle_task_ns, .busy_ns, .idle_ns, .status])]' "$D/n.json")" = \
+		'[10000000,[9500000,null,0,"idle states not recorded"],[8000000,null,0,"idle states not recorded"]]' ]
+	[ "$(jq -c '[.totals.idle_task_ns, .totals.busy_ns, .replay.idle_states_recorded, .events.cpu_idle]' "$D/n.json")" = \
+		'[17500000,null,false,"not in the trace"]' ]
+	jq -e '.warnings | any(test("no power:cpu_idle events: idle states were not recorded"))' "$D/n.json"
+	run -0 "$IDLESCOPE" replay "$TR/no-cpuidle.ftrace"
+	[[ "$output" == *"CPU 0: idle states not recorded (no cpu_idle events); idle task ran 95.0% (sched_switch), busy n/a"* ]]
+	[[ "$output" == *"CPU 1: idle states not recorded (no cpu_idle events); idle task ran 80.0% (sched_switch), busy n/a"* ]]
+	[[ "$output" == *"All 2 CPUs: idle states not recorded (no cpu_idle events); idle task ran 87.5%"* ]]
+	[[ "$output" != *"busy 100.0%"* ]]
+
+	# the real capture without its cpu_idle lines (trace-cmd's sched plugin
+	# format): per CPU as the oracle pairs sched_switch; its lost switches
+	# (a task switched in, then cpu_idle from <idle> with no switch back)
+	# counted, not guessed
+	grep -v 'cpu_idle:' "$REAL" >"$D/r.txt"
+	run -0 "$IDLESCOPE" replay --format json -o "$D/r.json" "$D/r.txt"
+	diff <(jq -r '.cpus[] | "\(.cpu) \(.idle_task_ns)"' "$D/r.json") \
+		<(awk -f "$ORACLE" "$D/r.txt" | cut -d' ' -f1,8)
+	[ "$(jq '.replay.switch_mismatches' "$D/r.json")" -eq "$(ORACLE_LOST_SWITCHES=1 awk -f "$ORACLE" "$D/r.txt")" ]
+	[ "$(jq -c '[.cpus[].busy_ns]' "$D/r.json")" = '[null,null]' ]
+	# with cpu_idle events the idle task's time is still there, busy known
+	run -0 "$IDLESCOPE" replay --format json -o "$D/a.json" "$REAL"
+	diff <(jq -r '.cpus[] | "\(.cpu) \(.idle_task_ns)"' "$D/a.json") \
+		<(awk -f "$ORACLE" "$REAL" | cut -d' ' -f1,8)
+	[ "$(jq '.replay.idle_states_recorded' "$D/a.json")" = true ]
+	[ "$(jq -c '[.cpus[].busy_ns | type]' "$D/a.json")" = '["number","number"]' ]
+}

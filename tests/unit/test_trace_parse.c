@@ -109,6 +109,17 @@ static void test_other_events(void **state)
 	assert_int_equal(line("bash-9 [000] d..2. 1.0: sched_switch: prev_comm=bash prev_pid=9", &ev,
 			      name), 0);
 	assert_string_equal(name, "sched_switch");
+	assert_int_equal(ev.re.kind, 0); /* no next_pid: no idle-task time from it */
+	/* its pids are kept for the idle task's time, ftrace's and trace-cmd's spellings */
+	assert_int_equal(line("bash-9 [000] d..2. 1.0: sched_switch: prev_comm=bash prev_pid=9 "
+			      "prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120",
+			      &ev, name), 0);
+	assert_true(ev.re.kind == RE_SWITCH && ev.re.sw.prev_pid == 9 && ev.re.sw.next_pid == 0);
+	assert_int_equal(line("<idle>-0 [001] 1.0: sched_switch: swapper/1:0 [120] R ==> "
+			      "kworker/1:3:29733 [120]", &ev, name), 0);
+	assert_true(ev.re.kind == RE_SWITCH && ev.re.sw.prev_pid == 0 && ev.re.sw.next_pid == 29733);
+	assert_int_equal(line("<idle>-0 [001] 1.0: sched_switch: swapper/1:0 [120] R ==> ", &ev, name), 0);
+	assert_int_equal(ev.re.kind, 0);
 }
 
 static void test_garbage_lines(void **state)
@@ -532,6 +543,8 @@ static void test_report_markers(void **state)
 	assert_int_equal(d.lost_events, 42);
 	assert_int_equal(d.garbled, 0);
 	assert_int_equal(d.nr_ev, 1);
+	assert_int_equal(d.gaps, 1); /* the next event of CPU 1 follows a gap */
+	assert_int_equal(d.ev[0].gap, 1);
 	assert_int_equal(d.nr_fn_names, 1);
 	assert_string_equal(d.fn_names[0], "tick_nohz_handler");
 	assert_int_equal(d.ev[0].re.timer.fn, 1);

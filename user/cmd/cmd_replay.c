@@ -23,6 +23,7 @@
 #include "replay/timer_match.h"
 #include "replay/trace_dat.h"
 #include "replay/trace_gaps.h"
+#include "replay/trace_idle_task.h"
 #include "replay/trace_machine.h"
 #include "replay/trace_parse.h"
 #include "replay/trace_profile.h"
@@ -189,8 +190,12 @@ static json_t *replay_json(const struct replay *r)
 			 (json_int_t)r->parse_ns, "total_events_per_s", total_events_per_s(r),
 			 "timer_starts", (json_int_t)r->timers.starts, "timers_unmatched",
 			 (json_int_t)r->timers.unmatched);
-	if (o)
+	if (o) {
 		json_object_set_new(o, "gap_periods", json_integer((json_int_t)td->gap_periods));
+		json_object_set_new(o, "idle_states_recorded", json_boolean(td->idle_events));
+		json_object_set_new(o, "switch_mismatches",
+				    json_integer((json_int_t)td->switch_mismatch));
+	}
 	return o;
 }
 
@@ -246,6 +251,15 @@ static void warn_trace(const struct replay *r, struct summary *s)
 		summary_warn(s, "%" PRIu64 " hrtimer_expire_entry events without an hrtimer_start of "
 				"their timer in the trace: their timer and lateness are not known",
 			     r->timers.unmatched);
+	if (!td->idle_events)
+		summary_warn(s, "%s: no power:cpu_idle events: idle states were not recorded, idle "
+				"and busy time are unknown; %s", r->file,
+			     td->idle_task ? "shown instead: the time the idle task ran (sched_switch)"
+					   : "no sched_switch either");
+	if (td->switch_mismatch)
+		summary_warn(s, "%s: %" PRIu64 " sched_switch events whose prev is not what the CPU's "
+				"previous switch ran (a switch lost): the idle task's time there is not "
+				"counted", r->file, td->switch_mismatch);
 	if (r->fed.rejected)
 		summary_warn(s, "%" PRIu64 " events were rejected by the replay program",
 			     r->fed.rejected);
@@ -313,7 +327,7 @@ static int emit(struct replay *r)
 	struct window_capture w = { .start_ns = start, .stop_ns = stop, .info = r->m.info,
 				    .groups = r->m.groups.nr_groups ? &r->m.groups : NULL,
 				    .k_start = k0, .k_end = k1 };
-	struct summary s = { .command = "replay", .topo = &r->m.topo, .idle_attach = "trace",
+	struct summary s = { .command = "replay", .topo = &r->m.topo, .idle_attach = r->td.idle_events ? "trace" : "not in the trace",
 			     .miss_attach = r->fed.have_miss ? "trace" : NULL,
 			     .wake_enabled = r->wake, .missing_events = "",
 			     .freq_status = r->fed.have_freq ? "ok" : "no cpu_frequency events in the trace",
@@ -321,8 +335,13 @@ static int emit(struct replay *r)
 	struct idle_raw raw;
 	json_t *doc = NULL;
 	int err = -1;
+	int64_t *task = calloc((size_t)r->m.nr_cpus, sizeof(*task));
 
-	if (!k0 || !k1) {
+	for (int c = 0; task && c < r->m.nr_cpus; c++)
+		task[c] = trace_idle_task_ns(&r->td, c);
+	w.idle_task_ns = task;
+	w.idle_unrecorded = !r->td.idle_events;
+	if (!k0 || !k1 || !task) {
 		diag_error("out of memory");
 		goto out;
 	}
@@ -377,6 +396,7 @@ static int emit(struct replay *r)
 		err = -1;
 	}
 out:
+	free(task);
 	free(k0);
 	free(k1);
 	return err;

@@ -376,7 +376,10 @@ static void build_cpu(struct cpu_summary *cs, int cpu, const struct window_captu
 		cs->offline_ns = idle < window ? window - idle : 0;
 	idle += cs->offline_ns;
 	cs->busy_ns = idle < window ? window - idle : 0;
-	if (!cs->online)
+	cs->idle_task_ns = w->idle_task_ns ? w->idle_task_ns[cpu] : -1;
+	if (w->idle_unrecorded)
+		cs->status = "idle states not recorded";
+	else if (!cs->online)
 		cs->status = "offline";
 	else if (!cs->entries && !cs->unmatched_exits && !cs->idle_at_end)
 		cs->status = "no idle events (fully busy, or events lost)";
@@ -628,7 +631,8 @@ static void build_totals(struct summary *s)
 	memset(t, 0, sizeof(*t));
 	t->cpu = -1;
 	t->online = true;
-	t->status = "ok";
+	t->status = s->idle_unrecorded ? "idle states not recorded" : "ok";
+	t->idle_task_ns = -1;
 	for (int c = 0; c < s->nr_cpus; c++) {
 		const struct cpu_summary *cs = &s->cpus[c];
 
@@ -664,6 +668,11 @@ static void build_totals(struct summary *s)
 		t->offline_periods += cs->offline_periods;
 		t->unmatched_exits += cs->unmatched_exits;
 		t->orphan_exits += cs->orphan_exits;
+		/* the total only when every CPU's is known */
+		if (cs->idle_task_ns < 0 || (c && t->idle_task_ns < 0))
+			t->idle_task_ns = -1;
+		else
+			t->idle_task_ns = (c ? t->idle_task_ns : 0) + cs->idle_task_ns;
 		t->idle_at_end = t->idle_at_end || cs->idle_at_end;
 		t->bad_state += cs->bad_state;
 	}
@@ -701,6 +710,7 @@ int summary_build(struct summary *s, const struct window_capture *w, const struc
 	bool have_miss = s->miss_attach != NULL;
 
 	s->start_ns = w->start_ns;
+	s->idle_unrecorded = w->idle_unrecorded;
 	s->duration_ns = w->stop_ns - w->start_ns;
 	s->snapshot_ns = w->snapshot_ns;
 	if (uname(&u) == 0)
@@ -756,7 +766,7 @@ int summary_build(struct summary *s, const struct window_capture *w, const struc
 			summary_warn(s, "CPU %d: %llu idle exits without their enter after its first idle "
 					"event (enter lost): not counted, their idle time unknown",
 				     s->cpus[c].cpu, (unsigned long long)s->cpus[c].orphan_exits);
-	for (int c = 0; c < s->nr_cpus; c++)
+	for (int c = 0; c < s->nr_cpus && !s->idle_unrecorded; c++)
 		if (strcmp(s->cpus[c].status, "ok"))
 			summary_warn(s, "CPU %d: %s", s->cpus[c].cpu, s->cpus[c].status);
 	for (int c = 0; c < s->nr_cpus; c++)

@@ -155,6 +155,7 @@ struct cpu_summary {
 	uint32_t offline_periods; /* gaps: went offline, or offline at the start */
 	uint64_t unmatched_exits;
 	uint64_t orphan_exits; /* of them, after the CPU's first idle event: enter lost */
+	int64_t idle_task_ns;  /* the idle task ran (replay, sched_switch), -1 unknown */
 	uint64_t bad_state;
 	bool idle_at_end;
 	const char *status; /* "ok", "offline", "no idle events" */
@@ -167,6 +168,7 @@ struct cpu_summary {
 
 struct summary {
 	const char *command; /* "record" when NULL; "replay" for trace import */
+	bool idle_unrecorded; /* no idle events recorded at all: idle and busy unknown */
 	char kernel[65];
 	uint64_t start_ns, duration_ns;
 	uint64_t snapshot_ns; /* sysfs snapshot reads, start + end */
@@ -236,6 +238,11 @@ struct window_capture {
 	const struct cpuidle_counters *k_end;
 	const struct groups *groups;             /* NULL: no group rows */
 	const struct hotplug *hotplug;           /* NULL: not tracked */
+	/* a replayed trace: [nr_possible] the time the idle task ran (from
+	 * sched_switch, -1 unknown), NULL none; idle_unrecorded: no cpu_idle
+	 * events at all, so idle and busy are unknown */
+	const int64_t *idle_task_ns;
+	bool idle_unrecorded;
 };
 
 /* Builds s for the CPUs in sel. Returns 0 or -ENOMEM. */

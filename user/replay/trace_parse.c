@@ -3,6 +3,7 @@
  * target residencies). Works on a copy of each line, so the input buffer
  * needs no terminator and may hold anything. */
 #include "replay/trace_parse.h"
+#include "replay/trace_idle_task.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -205,6 +206,41 @@ static int wakeup_plugin_format(const char *args, struct replay_event *re)
 	return 1;
 }
 
+/* The pid of "COMM:PID [PRIO]" ending at end (the comm may hold colons). */
+static int plugin_pid(const char *s, const char *end, uint32_t *pid)
+{
+	const char *br = end, *colon, *p;
+	uint64_t v;
+
+	while (br > s && *br != '[')
+		br--;
+	if (*br != '[' || br == s || br[-1] != ' ')
+		return -1;
+	for (colon = br - 1; colon > s && *colon != ':'; colon--)
+		;
+	p = colon + 1;
+	if (*colon != ':' || parse_u64(&p, &v) || p != br - 1 || v > UINT32_MAX)
+		return -1;
+	*pid = (uint32_t)v;
+	return 0;
+}
+
+/* trace-cmd's sched plugin prints sched_switch as "PREV:PID [PRIO] STATE ==>
+ * NEXT:PID [PRIO]". Always 0 (not replayed); re->kind RE_SWITCH when read. */
+static int switch_plugin_format(const char *args, struct replay_event *re)
+{
+	const char *arrow = strstr(args, " ==> ");
+	uint32_t prev, next;
+
+	if (!arrow || plugin_pid(args, arrow, &prev) ||
+	    plugin_pid(arrow + 5, arrow + strlen(arrow), &next))
+		return 0;
+	re->kind = RE_SWITCH;
+	re->sw.prev_pid = prev;
+	re->sw.next_pid = next;
+	return 0;
+}
+
 static int field_cpu(const struct trace_fields *f, const char *key, uint32_t *cpu)
 {
 	uint64_t v;
@@ -291,6 +327,18 @@ int trace_decode(const char *name, const struct trace_fields *f, uint32_t on_cpu
 			re->timer.now = v; /* the hrtimer clock's */
 		return 1;
 	}
+	if (!strcmp(name, "sched_switch")) {
+		uint64_t prev, next;
+
+		/* not replayed; its idle-task time is kept (trace_idle_task.c) */
+		if (!f->num(f->ctx, "prev_pid", &prev) && !f->num(f->ctx, "next_pid", &next) &&
+		    prev <= UINT32_MAX && next <= UINT32_MAX) {
+			re->kind = RE_SWITCH;
+			re->sw.prev_pid = (uint32_t)prev;
+			re->sw.next_pid = (uint32_t)next;
+		}
+		return 0;
+	}
 	if (!strcmp(name, "sched_wakeup")) {
 		re->kind = RE_SCHED_WAKEUP;
 		re->task.waker_cpu = on_cpu;
@@ -357,6 +405,8 @@ static int decode(const char *name, const char *args, uint32_t on_cpu, struct re
 {
 	const struct trace_fields f = { text_num, text_str, args };
 
+	if (!strcmp(name, "sched_switch") && !arg_find(args, "prev_pid"))
+		return switch_plugin_format(args, re);
 	if (!strcmp(name, "sched_wakeup") && !arg_find(args, "comm")) {
 		re->kind = RE_SCHED_WAKEUP;
 		re->task.waker_cpu = on_cpu;
@@ -562,8 +612,10 @@ int trace_data_add(struct trace_data *d, struct trace_event *ev, int used, const
 	d->have_ts = true;
 	if (!used) {
 		trace_data_skip(d, name);
-		return 0;
+		return ev->re.kind == RE_SWITCH ? trace_idle_task_switch(d, ev) : 0;
 	}
+	if (ev->re.kind == RE_IDLE)
+		d->idle_events++;
 	if (ev->re.kind == RE_FREQ && !ev->re.freq.khz) {
 		/* idlestat ends its files with frequency 0 on every CPU */
 		trace_data_skip(d, "cpu_frequency state=0");
@@ -1070,7 +1122,9 @@ void trace_data_free(struct trace_data *d)
 	free(d->fn_names);
 	free(d->last_ts);
 	free(d->gap_pending);
+	free(d->idle_task);
 	d->gap_pending = NULL;
+	d->idle_task = NULL;
 	d->last_ts = NULL;
 	d->fn_names = NULL;
 	d->nr_fn_names = 0;

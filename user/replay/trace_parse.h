@@ -14,6 +14,8 @@
 #include "idle_stats.h"
 #include "replay_event.h"
 
+struct trace_idle_task;
+
 enum trace_format { TF_UNKNOWN = 0, TF_TRACE_CMD, TF_FTRACE, TF_IDLESTAT, TF_TRACE_DAT };
 
 /* An event line: the replay event it means, where it came from. re.now_ns
@@ -68,6 +70,9 @@ struct trace_data {
 	uint64_t gap_periods;   /* idle periods open across such a gap, dropped (trace_gaps.c) */
 	uint64_t gap_marks;     /* lost_events + drop_markers when the last gap was placed */
 	uint8_t *gap_pending;   /* [cpu] a marker seen, its buffer's next event not yet */
+	uint64_t idle_events;   /* power:cpu_idle events: 0 = idle states not recorded */
+	struct trace_idle_task *idle_task; /* [cpu] from sched_switch (trace_idle_task.c) */
+	uint64_t switch_mismatch; /* sched_switch whose prev the CPU's last switch did not run */
 	uint64_t out_of_order;  /* events earlier than the previous one of their CPU */
 	uint64_t reordered;     /* events replayed before a line above them (trace_sort_events) */
 	uint64_t held_back;     /* events kept after their buffer's previous one, at its time */
