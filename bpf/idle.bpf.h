@@ -143,6 +143,11 @@ static __always_inline void idle_event(__u32 cpu, struct idle_cpu_slot *slot, __
 	first = !slot->idle_seen;
 	slot->idle_seen = 1;
 	if (state != IS_PWR_EVENT_EXIT) {
+		/* the kernel pairs every enter with an exit: the open period's
+		 * exit was lost (a missed handler run; in a trace, a missing,
+		 * garbled or lost line); it is not counted, and that is said */
+		if (slot->enter_ns && now_ns >= start_ns)
+			slot->lost_exits++;
 		if (state >= state_slots) {
 			slot->bad_state++;
 			slot->enter_ns = 0;

@@ -89,7 +89,7 @@ struct idle_cpu_slot {
 	/* packing: who runs now, since when */
 	__u64 switch_in_ns;
 	__u32 cur_pid;
-	__u32 pad4;
+	__u32 lost_exits;   /* enters while a period was open: its exit lost, not counted */
 	/* EAS: root cfs_rq utilization from pelt_cfs_tp, time-weighted */
 	__u64 util_last;
 	__u64 util_ts;

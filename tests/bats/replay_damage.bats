@@ -17,12 +17,12 @@ setup() {
 	D=$BATS_TEST_TMPDIR
 }
 
-# Per CPU from the replay: cpu idle_ns edge_idle_ns busy_ns periods orphan_exits
+# Per CPU from the replay: cpu idle_ns edge_idle_ns busy_ns periods orphan_exits lost_exits
 replayed() { # json
-	jq -r '.cpus[] | "\(.cpu) \(.idle_ns) \(.edge_idle_ns) \(.busy_ns) \(.entries) \(.orphan_exits)"' "$1"
+	jq -r '.cpus[] | "\(.cpu) \(.idle_ns) \(.edge_idle_ns) \(.busy_ns) \(.entries) \(.orphan_exits) \(.lost_exits)"' "$1"
 }
 oracle() { # trace
-	awk -f "$ORACLE" "$1" | cut -d' ' -f1-6
+	awk -f "$ORACLE" "$1" | cut -d' ' -f1-6,9
 }
 
 @test "replay damage: an exit whose enter was garbled mid-trace adds no idle (orphan exit)" {
@@ -46,11 +46,21 @@ oracle() { # trace
 	[[ "$output" == *"CPU 1: 1 idle exits without their enter"* ]]
 }
 
-@test "replay damage: a missing enter line, and a lost-events gap, each count as documented" {
+@test "replay damage: a missing enter or exit line, and a lost-events gap, each count as documented" {
 	# missing line: the same enter removed
 	grep -v '11275.158596641: cpu_idle' "$REAL" >"$D/m.txt"
 	run -0 "$IDLESCOPE" replay --format json -o "$D/m.json" "$D/m.txt"
 	diff <(replayed "$D/m.json") <(oracle "$D/m.txt")
+	# a missing exit: CPU 1's at 11275.158596220; the period entered at
+	# 11275.157785677 then has no end: not counted (810543 ns more busy),
+	# counted in lost_exits and warned
+	grep -v '11275.158596220: cpu_idle' "$REAL" >"$D/x.txt"
+	run -0 "$IDLESCOPE" replay --format json -o "$D/x.json" "$D/x.txt"
+	diff <(replayed "$D/x.json") <(oracle "$D/x.txt")
+	[ "$(jq '.cpus[1].lost_exits' "$D/x.json")" -eq 1 ]
+	[ "$(jq '.cpus[1].busy_ns - 810543' "$D/x.json")" -eq \
+		"$(awk -f "$ORACLE" "$REAL" | awk '$1 == 1 { print $4 }')" ]
+	jq -e '.warnings | any(test("CPU 1: 1 idle entries while a period was open"))' "$D/x.json"
 	# a gap: CPU 1's exit 11275.158596220 and enter 11275.158596641 lost,
 	# trace-cmd's marker in their place; the period entered at
 	# 11275.157785677 is open across it: dropped, its exit an orphan

@@ -1,7 +1,7 @@
 # Independent oracle for `idlescope replay` on trace-cmd report / ftrace text:
 # pairs power:cpu_idle events per CPU by the rules of docs/replay.md, with
 # nothing shared with the C code. Prints per CPU (ascending):
-#   cpu idle_ns edge_idle_ns busy_ns periods orphan_exits gap_periods idle_task_ns
+#   cpu idle_ns edge_idle_ns busy_ns periods orphan_exits gap_periods idle_task_ns lost_exits
 # idle_task_ns: time the idle task (pid 0) ran, from sched_switch; -1 none.
 function ns(t,   a) { split(t, a, "."); return a[1] * 1000000000 + substr(a[2] "000000000", 1, 9) }
 /^#/ { next }
@@ -19,7 +19,10 @@ match($0, /\[[0-9]+\][^:]* [0-9]+\.[0-9]+: /) {
 			if (k in open) { idle[k] += t - open[k]; periods[k]++; delete open[k] }
 			else if (!(k in seen)) first[k] = t
 			else orphan[k]++
-		} else open[k] = t
+		} else {
+			if (k in open) lostexit[k]++ # its exit lost: not counted
+			open[k] = t
+		}
 		seen[k] = 1
 	}
 	# sched_switch: the idle task (pid 0) from switch-in to switch-out; the
@@ -43,6 +46,6 @@ END {
 		e = (c in first) ? first[c] - lo : 0
 		if (c in open) e += hi - open[c]
 		it = (c in sw) ? task[c] + ((c in run0) ? hi - run0[c] : 0) : -1
-		printf "%d %.0f %.0f %.0f %d %d %d %.0f\n", c, idle[c], e, hi - lo - idle[c] - e, periods[c], orphan[c], gaps[c], it
+		printf "%d %.0f %.0f %.0f %d %d %d %.0f %d\n", c, idle[c], e, hi - lo - idle[c] - e, periods[c], orphan[c], gaps[c], it, lostexit[c]
 	}
 }

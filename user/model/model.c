@@ -347,6 +347,7 @@ static void build_cpu(struct cpu_summary *cs, int cpu, const struct window_captu
 	/* only an unmatched first event began before the window (bpf/idle.bpf.h);
 	 * the others lost their enter: their start, so their idle time, is unknown */
 	cs->orphan_exits = slot->unmatched_exits - (slot->first_exit_ns && slot->unmatched_exits);
+	cs->lost_exits = slot->lost_exits;
 	cs->bad_state = slot->bad_state;
 	if (slot->first_exit_ns > w->start_ns)
 		cs->edge_idle_ns += slot->first_exit_ns - w->start_ns;
@@ -668,6 +669,7 @@ static void build_totals(struct summary *s)
 		t->offline_periods += cs->offline_periods;
 		t->unmatched_exits += cs->unmatched_exits;
 		t->orphan_exits += cs->orphan_exits;
+		t->lost_exits += cs->lost_exits;
 		/* the total only when every CPU's is known */
 		if (cs->idle_task_ns < 0 || (c && t->idle_task_ns < 0))
 			t->idle_task_ns = -1;
@@ -766,6 +768,11 @@ int summary_build(struct summary *s, const struct window_capture *w, const struc
 			summary_warn(s, "CPU %d: %llu idle exits without their enter after its first idle "
 					"event (enter lost): not counted, their idle time unknown",
 				     s->cpus[c].cpu, (unsigned long long)s->cpus[c].orphan_exits);
+	for (int c = 0; c < s->nr_cpus; c++)
+		if (s->cpus[c].lost_exits)
+			summary_warn(s, "CPU %d: %llu idle entries while a period was open (its exit "
+					"lost): those periods are not counted, their time counts as busy",
+				     s->cpus[c].cpu, (unsigned long long)s->cpus[c].lost_exits);
 	for (int c = 0; c < s->nr_cpus && !s->idle_unrecorded; c++)
 		if (strcmp(s->cpus[c].status, "ok"))
 			summary_warn(s, "CPU %d: %s", s->cpus[c].cpu, s->cpus[c].status);

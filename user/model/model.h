@@ -155,6 +155,7 @@ struct cpu_summary {
 	uint32_t offline_periods; /* gaps: went offline, or offline at the start */
 	uint64_t unmatched_exits;
 	uint64_t orphan_exits; /* of them, after the CPU's first idle event: enter lost */
+	uint64_t lost_exits;   /* enters while a period was open: its exit lost */
 	int64_t idle_task_ns;  /* the idle task ran (replay, sched_switch), -1 unknown */
 	uint64_t bad_state;
 	bool idle_at_end;

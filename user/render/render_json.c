@@ -122,6 +122,7 @@ static json_t *cpu_json(const struct cpu_summary *cs, uint64_t window, bool wake
 	json_object_set_new(o, "hotplug_events", json_integer(cs->hotplug_events));
 	json_object_set_new(o, "unmatched_exits", u64(cs->unmatched_exits));
 	json_object_set_new(o, "orphan_exits", u64(cs->orphan_exits));
+	json_object_set_new(o, "lost_exits", u64(cs->lost_exits));
 	json_object_set_new(o, "idle_at_end", json_boolean(cs->idle_at_end));
 	for (int i = 0; i < cs->nr_states; i++)
 		json_array_append_new(states, state_json(&cs->states[i], cs->nr_states, window));
