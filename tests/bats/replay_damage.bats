@@ -95,15 +95,22 @@ oracle() { # trace
 	[ "${#stderr_lines[@]}" -eq 1 ]
 }
 
-@test "replay damage: ftrace's #P:N is the CPU count, like trace-cmd's cpus=N" {
+@test "replay damage: ftrace's #P:N is the CPU count; entries overwritten are said" {
 	# two-cluster.ftrace has events on CPUs 0-3; its header now says 8
 	awk 'NR == 2 { print; print "# entries-in-buffer/entries-written: 24/24   #P:8"; next } { print }' \
 		"$TR/two-cluster.ftrace" >"$D/p.txt"
 	run -0 "$IDLESCOPE" replay --format json -o "$D/p.json" "$D/p.txt"
 	[ "$(jq '.cpus | length' "$D/p.json")" -eq 8 ]
 	[ "$(jq -c '[.cpus[4:][] | .entries]' "$D/p.json")" = '[0,0,0,0]' ]
+	[ "$(jq '.replay.overwritten_events' "$D/p.json")" -eq 0 ]
 	run -0 "$IDLESCOPE" replay --format json -o "$D/q.json" "$TR/two-cluster.ftrace"
 	[ "$(jq '.cpus | length' "$D/q.json")" -eq 4 ]
+	# a ring buffer that overwrote its oldest events (31 written, 24 kept):
+	# where each CPU's events begin is not the window's start, said so
+	sed 's|entries-written: 24/24|entries-written: 24/31|' "$D/p.txt" >"$D/o.txt"
+	run -0 "$IDLESCOPE" replay --format json -o "$D/o.json" "$D/o.txt"
+	[ "$(jq '.replay.overwritten_events' "$D/o.json")" -eq 7 ]
+	jq -e '.warnings | any(test("overwrote its oldest 7 events"))' "$D/o.json"
 }
 
 @test "replay: the same input gives the same bytes, ties in every detail table ordered by name" {

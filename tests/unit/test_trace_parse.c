@@ -421,6 +421,7 @@ static void test_formats_and_errors(void **state)
 		assert_int_equal(trace_parse_buffer(one, sizeof(one) - 1, &d), 0);
 		assert_int_equal(d.header_cpus, 8);
 		assert_int_equal(d.max_cpu, 1);
+		assert_int_equal(d.overwritten, 0);
 		trace_data_free(&d);
 	}
 	assert_int_equal(trace_parse_buffer("\n\n\r\n", 5, &d), -1);

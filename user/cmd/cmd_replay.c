@@ -192,6 +192,8 @@ static json_t *replay_json(const struct replay *r)
 			 (json_int_t)r->timers.unmatched);
 	if (o) {
 		json_object_set_new(o, "gap_periods", json_integer((json_int_t)td->gap_periods));
+		json_object_set_new(o, "overwritten_events",
+				    json_integer((json_int_t)td->overwritten));
 		json_object_set_new(o, "idle_states_recorded", json_boolean(td->idle_events));
 		json_object_set_new(o, "switch_mismatches",
 				    json_integer((json_int_t)td->switch_mismatch));
@@ -221,6 +223,11 @@ static void warn_trace(const struct replay *r, struct summary *s)
 		summary_warn(s, "%s: the tracer dropped events %" PRIu64 " time%s ([EVENTS DROPPED]): "
 				"periods around them are wrong or missing", r->file, td->drop_markers,
 			     td->drop_markers == 1 ? "" : "s");
+	if (td->overwritten)
+		summary_warn(s, "%s: the ring buffer overwrote its oldest %" PRIu64 " events "
+				"(entries-written > entries-in-buffer): each CPU's events begin at its "
+				"own first one, so idle at the window's start (edge idle) is uncertain",
+			     r->file, td->overwritten);
 	if (td->gap_periods)
 		summary_warn(s, "%s: %" PRIu64 " idle period%s open across lost events dropped "
 				"(length unknown; the CPU counts as busy there)", r->file,

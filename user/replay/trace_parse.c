@@ -902,6 +902,24 @@ static bool idlestat_04(struct cursor peek, const char *s, size_t n)
 	return starts(s, n, "cluster") && s[n - 1] == ':';
 }
 
+/* ftrace's "# entries-in-buffer/entries-written: A/B": B > A when the ring
+ * buffer overwrote its oldest events, so each CPU's events begin later than
+ * the window may say. */
+static void note_overwritten(struct trace_data *d, const char *s, size_t n)
+{
+	static const char key[] = "entries-in-buffer/entries-written:";
+	const char *p = memmem(s, n, key, sizeof(key) - 1);
+	unsigned long long a, b;
+	char tmp[64];
+
+	if (!p || (size_t)(s + n - p) >= sizeof(tmp))
+		return;
+	memcpy(tmp, p, (size_t)(s + n - p));
+	tmp[s + n - p] = '\0';
+	if (sscanf(tmp + sizeof(key) - 1, " %llu/%llu", &a, &b) == 2 && b > a)
+		d->overwritten = b - a;
+}
+
 /* A "CPU:N [LOST ...]" or "CPU:N [... DROPPED]" marker: a gap in buffer N;
  * without a readable N, in the buffer of the next event (trace_data_add). */
 static int marker_gap(struct trace_data *d, const char *s, size_t n)
@@ -977,6 +995,8 @@ int trace_parse_buffer(const char *buf, size_t len, struct trace_data *d)
 
 			if (header && p && !int_after(p, n - (size_t)(p - s), "#P:", &v) && v > 0)
 				d->header_cpus = v;
+			if (header)
+				note_overwritten(d, s, n);
 			continue;
 		}
 		if (!n)

@@ -66,6 +66,7 @@ struct trace_data {
 	uint32_t first_garbled_line;
 	uint64_t lost_events;   /* "[LOST n EVENTS]", "[n EVENTS DROPPED]" markers */
 	uint64_t drop_markers;  /* "[EVENTS DROPPED]" markers (trace-cmd, no count) */
+	uint64_t overwritten;   /* ftrace's entries-written - entries-in-buffer: oldest lost */
 	uint64_t gaps;          /* events after a lost-events marker of their buffer */
 	uint64_t gap_periods;   /* idle periods open across such a gap, dropped (trace_gaps.c) */
 	uint64_t gap_marks;     /* lost_events + drop_markers when the last gap was placed */
