@@ -195,8 +195,8 @@ static json_t *replay_json(const struct replay *r)
 		json_object_set_new(o, "overwritten_events",
 				    json_integer((json_int_t)td->overwritten));
 		json_object_set_new(o, "idle_states_recorded", json_boolean(td->idle_events));
-		json_object_set_new(o, "switch_mismatches",
-				    json_integer((json_int_t)td->switch_mismatch));
+		json_object_set_new(o, "idle_task_dropped",
+				    json_integer((json_int_t)td->idle_task_dropped));
 	}
 	return o;
 }
@@ -263,10 +263,11 @@ static void warn_trace(const struct replay *r, struct summary *s)
 				"and busy time are unknown; %s", r->file,
 			     td->idle_task ? "shown instead: the time the idle task ran (sched_switch)"
 					   : "no sched_switch either");
-	if (td->switch_mismatch)
-		summary_warn(s, "%s: %" PRIu64 " sched_switch events whose prev is not what the CPU's "
-				"previous switch ran (a switch lost): the idle task's time there is not "
-				"counted", r->file, td->switch_mismatch);
+	if (td->idle_task_dropped)
+		summary_warn(s, "%s: %" PRIu64 " runs of the idle task of unknown length (a "
+				"sched_switch lost: its prev is not what the previous switch ran; or "
+				"lost events): not counted in idle_task_ns", r->file,
+			     td->idle_task_dropped);
 	if (r->fed.rejected)
 		summary_warn(s, "%" PRIu64 " events were rejected by the replay program",
 			     r->fed.rejected);

@@ -17,6 +17,13 @@ int trace_idle_task_switch(struct trace_data *d, const struct trace_event *ev)
 	if (!d->idle_task && !(d->idle_task = calloc(MAX_CPU + 1, sizeof(*d->idle_task))))
 		return -1;
 	it = &d->idle_task[c];
+	if (trace_data_gap_take(d, c, TP_GAP_TASK) && it->running) {
+		/* the run open across lost events may have ended and begun again
+		 * in them: its length is unknown, not counted */
+		it->running = 0;
+		it->gap = 1;
+		d->idle_task_dropped++;
+	}
 	if (!it->seen) {
 		it->seen = 1;
 		it->first = t;
@@ -26,13 +33,14 @@ int trace_idle_task_switch(struct trace_data *d, const struct trace_event *ev)
 			t = it->since;
 		if (it->running && ev->re.sw.prev_pid == 0)
 			it->ns += t - it->since;
-		else if (it->running != (ev->re.sw.prev_pid == 0))
+		else if (!it->gap && it->running != (ev->re.sw.prev_pid == 0))
 			/* prev is not what the last switch ran: a switch was lost,
 			 * the idle task's runs around it are unknown, not counted */
-			d->switch_mismatch++;
+			d->idle_task_dropped++;
 	}
 	it->running = ev->re.sw.next_pid == 0;
 	it->since = t;
+	it->gap = 0;
 	return 0;
 }
 

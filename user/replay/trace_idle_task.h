@@ -15,6 +15,7 @@ struct trace_idle_task {
 	uint8_t seen;       /* a switch seen */
 	uint8_t first_prev; /* the first switch left the idle task: it ran from the start */
 	uint8_t running;    /* the idle task runs since `since` */
+	uint8_t gap;        /* lost events since the last switch: its run dropped */
 };
 
 /* One sched_switch (re.kind RE_SWITCH) on the CPU of its buffer (src_cpu).

@@ -582,29 +582,30 @@ int trace_data_gap(struct trace_data *d, uint32_t cpu)
 {
 	if (!d->gap_pending && !(d->gap_pending = calloc(MAX_CPU + 1, 1)))
 		return -1;
-	d->gap_pending[cpu <= MAX_CPU ? cpu : MAX_CPU] = 1;
+	d->gap_pending[cpu <= MAX_CPU ? cpu : MAX_CPU] = TP_GAP_IDLE | TP_GAP_TASK;
 	d->gap_marks = d->lost_events + d->drop_markers;
 	return 0;
 }
 
-/* Marks ev when its buffer lost events just before it. */
-static int place_gap(struct trace_data *d, struct trace_event *ev)
+bool trace_data_gap_take(struct trace_data *d, uint32_t cpu, uint8_t which)
 {
-	uint32_t c = ev->src_cpu <= MAX_CPU ? ev->src_cpu : MAX_CPU;
+	uint8_t *p;
 
-	if (d->lost_events + d->drop_markers != d->gap_marks && trace_data_gap(d, c))
-		return -1;
-	ev->gap = d->gap_pending && d->gap_pending[c];
-	if (ev->gap) {
-		d->gap_pending[c] = 0;
-		d->gaps++;
-	}
-	return 0;
+	if (!d->gap_pending)
+		return false;
+	p = &d->gap_pending[cpu <= MAX_CPU ? cpu : MAX_CPU];
+	if (!(*p & which))
+		return false;
+	*p &= (uint8_t)~which;
+	return true;
 }
 
 int trace_data_add(struct trace_data *d, struct trace_event *ev, int used, const char *name,
 		   const char *fn)
 {
+	/* a binary record carries its buffer's lost count (trace_dat.c) */
+	if (d->lost_events + d->drop_markers != d->gap_marks && trace_data_gap(d, ev->src_cpu))
+		return -1;
 	if (!d->have_ts || ev->re.now_ns < d->min_ts)
 		d->min_ts = ev->re.now_ns;
 	if (!d->have_ts || ev->re.now_ns > d->max_ts)
@@ -634,8 +635,8 @@ int trace_data_add(struct trace_data *d, struct trace_event *ev, int used, const
 	}
 	if ((int)ev->re.cpu > d->max_cpu)
 		d->max_cpu = (int)ev->re.cpu;
-	if (place_gap(d, ev))
-		return -1;
+	if ((ev->gap = trace_data_gap_take(d, ev->src_cpu, TP_GAP_IDLE)))
+		d->gaps++;
 	return push_event(d, ev);
 }
 
