@@ -133,13 +133,21 @@ static __always_inline void idle_event(__u32 cpu, struct idle_cpu_slot *slot, __
 {
 	__u64 enter;
 	int early;
+	bool first;
 
 	if (stop_ns && now_ns > stop_ns) {
 		slot->last_counted = 0; /* frozen, except that misses stop counting */
 		after_stop(cpu, slot, state);
 		return;
 	}
+	first = !slot->idle_seen;
+	slot->idle_seen = 1;
 	if (state != IS_PWR_EVENT_EXIT) {
+		/* the kernel pairs every enter with an exit: the open period's
+		 * exit was lost (a missed handler run; in a trace, a missing,
+		 * garbled or lost line); it is not counted, and that is said */
+		if (slot->enter_ns && now_ns >= start_ns)
+			slot->lost_exits++;
 		if (state >= state_slots) {
 			slot->bad_state++;
 			slot->enter_ns = 0;
@@ -169,8 +177,10 @@ static __always_inline void idle_event(__u32 cpu, struct idle_cpu_slot *slot, __
 	if (hist_metric == HM_IDLE_EXIT)
 		sched_on_idle(cpu, slot, now_ns, slot->state, true);
 	if (!enter) {
-		/* The period began before we attached. */
-		if (!slot->unmatched_exits)
+		/* Began before we attached only if nothing came before it on this
+		 * CPU; else its enter was lost (bad state, lost or garbled event)
+		 * and its start is unknown: counted, never idle time. */
+		if (first)
 			slot->first_exit_ns = now_ns;
 		slot->unmatched_exits++;
 		return;

@@ -72,21 +72,24 @@ struct idle_cpu_slot {
 	/* WAKEE_TAG(wake_gen) of the wake the wakee belongs to, 0 none: the
 	 * waker writes it, so this CPU never writes line 1 to clear it */
 	__u32 wakee_tag;
-	__u64 unmatched_exits; /* exits whose enter preceded the window */
-	__u64 first_exit_ns;   /* timestamp of the first unmatched exit */
+	__u64 unmatched_exits; /* exits without a seen enter */
+	/* that exit when it was the CPU's first idle event (its period began
+	 * before the window), 0 otherwise: only then is idle from the start known */
+	__u64 first_exit_ns;
 	__u64 bad_state;       /* enter with a state index beyond the state slots */
 	/* exits outside the window while the sysfs snapshots were read
 	 * (edge_from_ns to start, after stop) whose state was unknown */
 	__u32 edge_unknown;
 	__u8 edge_state;       /* after stop: 0 the frozen period's, 1 + state entered, 0xff none */
-	__u8 pad_edge[3];
+	__u8 idle_seen;        /* an idle event was handled: a later unmatched exit lost its enter */
+	__u8 pad_edge[2];
 	/* Line 2: idle entry/exit overhead (hist idle-entry / idle-exit) */
 	__u64 to_idle_ns;   /* switch to the idle task, not yet in cpu_idle */
 	__u64 last_exit_ns; /* last idle exit, no switch away yet */
 	/* packing: who runs now, since when */
 	__u64 switch_in_ns;
 	__u32 cur_pid;
-	__u32 pad4;
+	__u32 lost_exits;   /* enters while a period was open: its exit lost, not counted */
 	/* EAS: root cfs_rq utilization from pelt_cfs_tp, time-weighted */
 	__u64 util_last;
 	__u64 util_ts;

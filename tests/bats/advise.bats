@@ -124,13 +124,14 @@ adv() { # jq filter, then advise arguments
 }
 
 @test "advise: --exit-latency measured and -C on a file" {
-	# CPU 0's WFI timer lateness: 4 periods in [2048, 2560): median
-	# 2048 + 512 x 2/4 = 2304. With it as WFI's exit latency the WFI
-	# population moves down by 2304 - 1000: the minimum of PD's misses(T)
-	# starts at 262144 - 2304 = 259840 (instead of 261144).
-	adv '.exit_latency == "measured" and .tables[0].states[0].measured_exit_latency_ns == 2304 and
+	# CPU 0's WFI timer lateness: 4 periods in [2048, 2560), min 2100, max
+	# 2500: median as record's percentiles, the bucket clamped to
+	# [2100, 2501): 2100 + round(2/4 x 400) = 2300. With it as WFI's exit
+	# latency the WFI population moves down by 2300 - 1000: the minimum of
+	# PD's misses(T) starts at 262144 - 2300 = 259844 (instead of 261144).
+	adv '.exit_latency == "measured" and .tables[0].states[0].measured_exit_latency_ns == 2300 and
 	     .tables[0].states[0].timer_lateness_count == 4 and
-	     .tables[0].states[1].proposed_target_residency_ns == 259840' \
+	     .tables[0].states[1].proposed_target_residency_ns == 259844' \
 		"$FIX/armada-xp-before.json" --exit-latency measured
 	# CPU 1 alone: WFI 5 x 240us, 2 x 2.2ms; PD 3 x 4.5ms. PD's misses(T):
 	# 7 up to 228376, 2 from 261144, 0 from 2620440 up to 4194304: 2620440.

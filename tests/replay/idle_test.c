@@ -110,6 +110,10 @@ static int setup(void **state)
 	period(&f.s, 5, 1 * MS, 2 * MS, 1);
 	/* a state beyond the slots: a bad state, its exit unmatched */
 	period(&f.s, 5, 3 * MS, 4 * MS, 3);
+	/* an enter while a period is open: that period's exit was lost; the
+	 * period from 5 ms is not counted, the one from 6 ms is (1 ms) */
+	ev(&f.s, 5, 5 * MS, 1);
+	period(&f.s, 5, 6 * MS, 7 * MS, 1);
 
 	/* A CPU beyond the maps. */
 	ev(&f.s, 7, 1 * MS, 0);
@@ -236,11 +240,17 @@ static void test_edges_and_bounds(void **state)
 	assert_int_equal(f->raw.slots[0].first_exit_ns, 500 * US);
 	assert_int_equal(f->raw.cpu_out_of_range, 1);
 	/* CPU 5: counted without a table, never classified. */
-	assert_int_equal(st(f, 5, 1)->entries, 1);
+	assert_int_equal(st(f, 5, 1)->entries, 2);
+	assert_int_equal(st(f, 5, 1)->time_ns, 2 * MS);
+	assert_int_equal(f->raw.slots[5].lost_exits, 1);
+	assert_int_equal(f->raw.slots[0].lost_exits, 0);
 	assert_int_equal(st(f, 5, 1)->above + st(f, 5, 1)->below, 0);
 	assert_int_equal(st(f, 5, 1)->early + st(f, 5, 1)->early_ns, 0); /* no target to miss */
 	assert_int_equal(f->raw.slots[5].bad_state, 1);
 	assert_int_equal(f->raw.slots[5].unmatched_exits, 1);
+	/* that exit came after CPU 5's first events: its enter was lost, not
+	 * before the window, so no edge idle from the start */
+	assert_int_equal(f->raw.slots[5].first_exit_ns, 0);
 	assert_int_equal(st(f, 5, 3)->entries, 0);
 	for (int i = 0; i < IS_MAX_STATES; i++)
 		assert_int_equal(st(f, 5, 1)->ideal[i], 0);

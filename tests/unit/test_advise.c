@@ -18,13 +18,13 @@
  *   WFI        (entered 17 times): 10 x 50us, 5 x 500us, 2 x 5000us
  *   power-down (13):                4 x 50us, 6 x 500us, 3 x 5000us
  *   deep idle  (14):                2 x 500us, 8 x 5000us, 4 x 50000us */
-static const struct adv_bin wfi[] = { { 50 * US, 50 * US + 1, 10 },
+static const struct hist_bin wfi[] = { { 50 * US, 50 * US + 1, 10 },
 				      { 500 * US, 500 * US + 1, 5 },
 				      { 5000 * US, 5000 * US + 1, 2 } };
-static const struct adv_bin pd[] = { { 50 * US, 50 * US + 1, 4 },
+static const struct hist_bin pd[] = { { 50 * US, 50 * US + 1, 4 },
 				     { 500 * US, 500 * US + 1, 6 },
 				     { 5000 * US, 5000 * US + 1, 3 } };
-static const struct adv_bin deep[] = { { 500 * US, 500 * US + 1, 2 },
+static const struct hist_bin deep[] = { { 500 * US, 500 * US + 1, 2 },
 				       { 5000 * US, 5000 * US + 1, 8 },
 				       { 50000 * US, 50000 * US + 1, 4 } };
 
@@ -53,7 +53,7 @@ static void assert_near(double a, double b)
 static void test_count_interpolates(void **state)
 {
 	/* one bucket [1000, 2000) of 10 periods: 1500 splits it in half */
-	const struct adv_bin b[] = { { 1000, 2000, 10 }, { 4000, 5000, 2 } };
+	const struct hist_bin b[] = { { 1000, 2000, 10 }, { 4000, 5000, 2 } };
 	const struct adv_dist d = { 2, b };
 
 	(void)state;
@@ -284,8 +284,8 @@ static void test_quarter_octave_buckets(void **state)
 	 * 81920 is 18080 from 100000, 163840 is 63840 away: 81920. Inside a
 	 * bucket the counts are interpolated, so the answer is only as fine as
 	 * the buckets. */
-	struct adv_bin b0 = { is_hist_lower(is_hist_bucket(140000)), is_hist_upper(is_hist_bucket(140000)), 8 };
-	struct adv_bin b1 = { is_hist_lower(is_hist_bucket(90000)), is_hist_upper(is_hist_bucket(90000)), 8 };
+	struct hist_bin b0 = { is_hist_lower(is_hist_bucket(140000)), is_hist_upper(is_hist_bucket(140000)), 8 };
+	struct hist_bin b1 = { is_hist_lower(is_hist_bucket(90000)), is_hist_upper(is_hist_bucket(90000)), 8 };
 	struct adv_state st[2] = {
 		{ .enabled = true, .exit_ns = 0, .target_ns = 0, .dist = { 1, &b0 } },
 		{ .enabled = true, .exit_ns = 10000, .target_ns = 100000, .dist = { 1, &b1 } },

@@ -110,6 +110,7 @@ static int build_summary(void **state)
 	cpus[0].entries = 3;
 	cpus[0].idle_ns = 6000;
 	cpus[0].busy_ns = 99994000;
+	cpus[0].idle_task_ns = -1; /* as record has it: unknown */
 	/* cpu1: nothing */
 	cpus[1].cpu = 1;
 	cpus[1].online = true;
@@ -118,6 +119,7 @@ static int build_summary(void **state)
 	fill_poll(&cpus[1].states[0]);
 	fill_c1(&cpus[1].states[1], false);
 	cpus[1].busy_ns = 100 * MS;
+	cpus[1].idle_task_ns = 99 * MS; /* as a replay with sched_switch */
 	sum.nr_cpus = 2;
 	sum.cpus = cpus;
 	/* totals: busy 99994000 + 100e6 = 199994000 */
@@ -212,7 +214,11 @@ static int check_ns_ints(json_t *v, bool allow_null)
 			if (l > 3 && !strcmp(key + l - 3, "_ns")) {
 				/* eas.overutilized_ns is null without sched_overutilized_tp,
 				 * the exit cost's where it is unknown (json-schema.md) */
+				/* idle_task_ns outside a replay with sched_switch,
+				 * busy_ns of a replay without cpu_idle events */
 				bool nullable = allow_null || !strcmp(key, "overutilized_ns") ||
+						!strcmp(key, "idle_task_ns") ||
+						!strcmp(key, "busy_ns") ||
 						!strcmp(key, "exit_cost_ns") ||
 						!strcmp(key, "exit_cost_measured_ns") ||
 						!strcmp(key, "early_ns");
@@ -258,6 +264,14 @@ static void test_json_top_level(void **state)
 			    "power:cpu_idle_miss is not available");
 	/* every *_ns field in the document is an integer */
 	assert_true(check_ns_ints(root, false) > 40);
+	/* busy is known (idle states recorded); the idle task's time where given */
+	o = json_array_get(json_object_get(root, "cpus"), 0);
+	assert_true(json_is_null(json_object_get(o, "idle_task_ns")));
+	assert_int_equal(get_int(o, "busy_ns"), 99994000);
+	assert_int_equal(get_int(o, "orphan_exits"), 0);
+	assert_int_equal(get_int(o, "lost_exits"), 0);
+	o = json_array_get(json_object_get(root, "cpus"), 1);
+	assert_int_equal(get_int(o, "idle_task_ns"), 99 * MS);
 	json_decref(root);
 }
 

@@ -1,4 +1,4 @@
-/* Unit tests for the repeated-run statistics in user/model/stats.c: sample
+/* Unit tests for user/model/stats.c: histogram percentiles, sample
  * statistics and Welch's t-test, checked against hand computation. */
 #include <math.h>
 #include <setjmp.h>
@@ -8,7 +8,39 @@
 
 #include <cmocka.h>
 
+#include "hist.h"
 #include "model/stats.h"
+
+/* Timer lateness of 100 periods: 50 in [65536, 81920) (min 70000), 50 in
+ * [786432, 917504) (max 900000). p99: rank 99, 49 of the upper bucket's
+ * 50, its bounds clamped to [786432, 900001):
+ * 786432 + round(49/50 x (900000 - 786432)) = 786432 + round(111296.64)
+ * = 897729. Unclamped (the advisor's own old interpolation), 786432 +
+ * 49/50 x 131072 = 914882: above every sample. */
+static void test_percentile_inside_samples(void **state)
+{
+	uint64_t hist[IS_HIST_BUCKETS] = { 0 };
+	struct hist_bin b[2];
+
+	(void)state;
+	assert_int_equal(is_hist_lower(is_hist_bucket(70000)), 65536);
+	assert_int_equal(is_hist_upper(is_hist_bucket(70000)), 81920);
+	assert_int_equal(is_hist_lower(is_hist_bucket(900000)), 786432);
+	assert_int_equal(is_hist_upper(is_hist_bucket(900000)), 917504);
+	hist[is_hist_bucket(70000)] = 50;
+	hist[is_hist_bucket(900000)] = 50;
+	b[0] = (struct hist_bin){ 65536, 81920, 50 };
+	b[1] = (struct hist_bin){ 786432, 917504, 50 };
+	assert_int_equal(hist_percentile(hist, IS_HIST_BUCKETS, 70000, 900000, 99), 897729);
+	assert_int_equal(bins_percentile(b, 2, 70000, 900000, 99), 897729);
+	/* p100 is the max; p1, rank 1 of the lower bucket's 50, its bounds
+	 * clamped to [70000, 81920): 70000 + round(1/50 x 11919) = 70238 */
+	assert_int_equal(bins_percentile(b, 2, 70000, 900000, 100), 900000);
+	assert_int_equal(bins_percentile(b, 2, 70000, 900000, 1), 70238);
+	/* p50: rank 50, the lower bucket's last, [70000, 81920): 81919 */
+	assert_int_equal(bins_percentile(b, 2, 70000, 900000, 50), 81919);
+	assert_int_equal(bins_percentile(b, 0, 0, 0, 50), 0);
+}
 
 static void test_sample_stats(void **state)
 {
@@ -73,6 +105,7 @@ static void test_t_table(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_percentile_inside_samples),
 		cmocka_unit_test(test_sample_stats),
 		cmocka_unit_test(test_welch),
 		cmocka_unit_test(test_t_table),

@@ -109,6 +109,17 @@ static void test_other_events(void **state)
 	assert_int_equal(line("bash-9 [000] d..2. 1.0: sched_switch: prev_comm=bash prev_pid=9", &ev,
 			      name), 0);
 	assert_string_equal(name, "sched_switch");
+	assert_int_equal(ev.re.kind, 0); /* no next_pid: no idle-task time from it */
+	/* its pids are kept for the idle task's time, ftrace's and trace-cmd's spellings */
+	assert_int_equal(line("bash-9 [000] d..2. 1.0: sched_switch: prev_comm=bash prev_pid=9 "
+			      "prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120",
+			      &ev, name), 0);
+	assert_true(ev.re.kind == RE_SWITCH && ev.re.sw.prev_pid == 9 && ev.re.sw.next_pid == 0);
+	assert_int_equal(line("<idle>-0 [001] 1.0: sched_switch: swapper/1:0 [120] R ==> "
+			      "kworker/1:3:29733 [120]", &ev, name), 0);
+	assert_true(ev.re.kind == RE_SWITCH && ev.re.sw.prev_pid == 0 && ev.re.sw.next_pid == 29733);
+	assert_int_equal(line("<idle>-0 [001] 1.0: sched_switch: swapper/1:0 [120] R ==> ", &ev, name), 0);
+	assert_int_equal(ev.re.kind, 0);
 }
 
 static void test_garbage_lines(void **state)
@@ -393,6 +404,26 @@ static void test_formats_and_errors(void **state)
 	assert_int_equal(trace_parse_buffer("", 0, &d), -1);
 	assert_string_equal(d.error, "empty file");
 	trace_data_free(&d);
+	{	/* header and comments only: no window, an error; #P: is the CPU count */
+		static const char hdr[] = "# tracer: nop\n#\n"
+					  "# entries-in-buffer/entries-written: 0/0   #P:8\n#\n";
+		static const char one[] = "# tracer: nop\n#\n"
+					  "# entries-in-buffer/entries-written: 1/1   #P:8\n#\n"
+					  "          <idle>-0       [001] d..2.    50.000100: cpu_idle: "
+					  "state=1 cpu_id=1\n";
+
+		assert_int_equal(trace_parse_buffer(hdr, sizeof(hdr) - 1, &d), -1);
+		assert_non_null(strstr(d.error, "no event lines"));
+		trace_data_free(&d);
+		assert_int_equal(trace_parse_buffer("cpus=2\n", 7, &d), -1);
+		assert_non_null(strstr(d.error, "no event lines"));
+		trace_data_free(&d);
+		assert_int_equal(trace_parse_buffer(one, sizeof(one) - 1, &d), 0);
+		assert_int_equal(d.header_cpus, 8);
+		assert_int_equal(d.max_cpu, 1);
+		assert_int_equal(d.overwritten, 0);
+		trace_data_free(&d);
+	}
 	assert_int_equal(trace_parse_buffer("\n\n\r\n", 5, &d), -1);
 	trace_data_free(&d);
 	assert_int_equal(trace_parse_buffer("idlestat version = 0.8\ncpus=x\n", 30, &d), -1);
@@ -513,6 +544,8 @@ static void test_report_markers(void **state)
 	assert_int_equal(d.lost_events, 42);
 	assert_int_equal(d.garbled, 0);
 	assert_int_equal(d.nr_ev, 1);
+	assert_int_equal(d.gaps, 1); /* the next event of CPU 1 follows a gap */
+	assert_int_equal(d.ev[0].gap, 1);
 	assert_int_equal(d.nr_fn_names, 1);
 	assert_string_equal(d.fn_names[0], "tick_nohz_handler");
 	assert_int_equal(d.ev[0].re.timer.fn, 1);

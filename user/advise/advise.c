@@ -23,7 +23,7 @@ double adv_count_lt(const struct adv_dist *d, uint64_t x)
 	double n = 0;
 
 	for (int i = 0; i < d->n; i++) {
-		const struct adv_bin *b = &d->bins[i];
+		const struct hist_bin *b = &d->bins[i];
 
 		if (x >= b->hi)
 			n += b->count;
@@ -171,7 +171,7 @@ double adv_energy_ideal(const struct adv_state *st, int n, const uint64_t *targe
 
 	for (int s = 0; s < n; s++)
 		for (int i = 0; i < st[s].dist.n; i++) {
-			const struct adv_bin *b = &st[s].dist.bins[i];
+			const struct hist_bin *b = &st[s].dist.bins[i];
 			uint64_t a = b->lo;
 
 			/* split the bucket at the thresholds inside it */
@@ -201,7 +201,7 @@ static double energy_measured(const struct adv_state *st, int n)
 
 	for (int s = 0; s < n; s++)
 		for (int i = 0; i < st[s].dist.n; i++) {
-			const struct adv_bin *b = &st[s].dist.bins[i];
+			const struct hist_bin *b = &st[s].dist.bins[i];
 
 			e += period_energy(&st[s], b->count, b->count * ((double)b->lo + (double)b->hi - 1) / 2);
 		}

@@ -6,18 +6,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* One histogram bucket: count periods with a residency in [lo, hi) ns,
- * assumed spread evenly over the integers lo..hi-1. A bucket [v, v+1) is
- * one exact value. */
-struct adv_bin {
-	uint64_t lo, hi;
-	double count;
-};
+#include "model/stats.h" /* struct hist_bin: one histogram bucket */
 
 /* Ascending, non-overlapping buckets. */
 struct adv_dist {
 	int n;
-	const struct adv_bin *bins;
+	const struct hist_bin *bins;
 };
 
 #define ADV_MAX_STATES 10

@@ -48,7 +48,7 @@ static int get_u64(struct ctx *c, const json_t *o, const char *where, const char
 
 static int cmp_bin(const void *a, const void *b)
 {
-	const struct adv_bin *x = a, *y = b;
+	const struct hist_bin *x = a, *y = b;
 
 	if (x->lo != y->lo)
 		return x->lo < y->lo ? -1 : 1;
@@ -56,12 +56,12 @@ static int cmp_bin(const void *a, const void *b)
 }
 
 /* Appends the buckets of a "hist" array to *bins. */
-static int add_hist(struct ctx *c, const json_t *arr, const char *where, struct adv_bin **bins,
+static int add_hist(struct ctx *c, const json_t *arr, const char *where, struct hist_bin **bins,
 		    int *n)
 {
 	size_t i;
 	const json_t *h;
-	struct adv_bin *nb;
+	struct hist_bin *nb;
 
 	if (!json_is_array(arr))
 		return fail(c, "%s: missing or not an array (the residency histogram)", where);
@@ -80,14 +80,14 @@ static int add_hist(struct ctx *c, const json_t *arr, const char *where, struct 
 		if (hi <= lo)
 			return fail(c, "%s: hi_ns %llu is not above lo_ns %llu", w,
 				    (unsigned long long)hi, (unsigned long long)lo);
-		nb[(*n)++] = (struct adv_bin){ lo, hi, (double)count };
+		nb[(*n)++] = (struct hist_bin){ lo, hi, (double)count };
 	}
 	return 0;
 }
 
 /* Sorts, sums equal buckets (the same bucket from several CPUs) and
  * rejects overlapping ones. */
-static int merge_bins(struct ctx *c, const char *where, struct adv_bin *b, int *n)
+static int merge_bins(struct ctx *c, const char *where, struct hist_bin *b, int *n)
 {
 	int m = 0;
 
@@ -113,27 +113,14 @@ static int merge_bins(struct ctx *c, const char *where, struct adv_bin *b, int *
 	return 0;
 }
 
-uint64_t adv_quantile(const struct adv_bin *b, int n, double q)
+uint64_t adv_lat_quantile(const struct adv_state_in *s, double q)
 {
-	double total = 0, cum = 0, want;
-
-	for (int i = 0; i < n; i++)
-		total += b[i].count;
-	if (total <= 0)
-		return 0;
-	want = total * q;
-	for (int i = 0; i < n; i++) {
-		if (cum + b[i].count >= want && b[i].count > 0)
-			return b[i].lo + (uint64_t)((double)(b[i].hi - b[i].lo) * (want - cum) /
-						    b[i].count);
-		cum += b[i].count;
-	}
-	return b[n - 1].hi;
+	return bins_percentile(s->lat_bins, s->nr_lat_bins, s->lat_min_ns, s->lat_max_ns, q * 100);
 }
 
-uint64_t adv_median(const struct adv_bin *b, int n)
+uint64_t adv_lat_median(const struct adv_state_in *s)
 {
-	return adv_quantile(b, n, 0.5);
+	return adv_lat_quantile(s, 0.5);
 }
 
 /* The state's row of the chosen x ideal matrix, added in; null (no
@@ -222,6 +209,23 @@ static bool same_table(const struct adv_table_in *t, const json_t *states)
 }
 
 /* The CPU's timer lateness per state (wakeups.timer_lateness[]). */
+/* The min and max of one CPU's lateness samples, into the state's (over
+ * CPUs); a file without them leaves the buckets' bounds (lat_bounds). */
+static void lat_range(const json_t *l, struct adv_state_in *s)
+{
+	const json_t *mn = json_object_get(l, "min_ns"), *mx = json_object_get(l, "max_ns");
+
+	if (!json_is_integer(mn) || !json_is_integer(mx) || json_integer_value(mn) < 0 ||
+	    json_integer_value(mx) < json_integer_value(mn)) {
+		s->lat_range_unknown = true;
+		return;
+	}
+	if (!s->lat_count || (uint64_t)json_integer_value(mn) < s->lat_min_ns)
+		s->lat_min_ns = (uint64_t)json_integer_value(mn);
+	if ((uint64_t)json_integer_value(mx) > s->lat_max_ns)
+		s->lat_max_ns = (uint64_t)json_integer_value(mx);
+}
+
 static int read_lateness(struct ctx *c, const json_t *cpu, const char *where,
 			 struct adv_table_in *t, bool *have)
 {
@@ -241,6 +245,8 @@ static int read_lateness(struct ctx *c, const json_t *cpu, const char *where,
 		for (int k = 0; k < t->nr_states; k++) {
 			if ((uint64_t)t->st[k].index != idx)
 				continue;
+			if (count)
+				lat_range(l, &t->st[k]);
 			t->st[k].lat_count += count;
 			strncat(w, ".hist", sizeof(w) - strlen(w) - 1);
 			if (add_hist(c, json_object_get(l, "hist"), w, &t->st[k].lat_bins,
@@ -343,6 +349,10 @@ bad_cpu:
 			snprintf(w, sizeof(w), "state '%s' timer lateness hist", s->name);
 			if (merge_bins(&c, w, s->lat_bins, &s->nr_lat_bins))
 				return -1;
+			if (s->lat_range_unknown && s->nr_lat_bins) {
+				s->lat_min_ns = s->lat_bins[0].lo;
+				s->lat_max_ns = s->lat_bins[s->nr_lat_bins - 1].hi - 1;
+			}
 		}
 	return 0;
 }

@@ -23,10 +23,12 @@ struct adv_state_in {
 	 * whose ideal state was k (0 without a table) */
 	uint64_t ideal[ADV_MAX_STATES];
 	int nr_bins;
-	struct adv_bin *bins;        /* residency histogram */
+	struct hist_bin *bins;        /* residency histogram */
 	uint64_t lat_count;          /* timer-ended periods with a lateness */
+	uint64_t lat_min_ns, lat_max_ns; /* their smallest and largest lateness */
+	bool lat_range_unknown;      /* a CPU's min/max missing: the buckets' bounds */
 	int nr_lat_bins;
-	struct adv_bin *lat_bins;    /* their timer lateness histogram */
+	struct hist_bin *lat_bins;    /* their timer lateness histogram */
 };
 
 struct adv_table_in {
@@ -54,9 +56,10 @@ int adv_input_load(const json_t *doc, const struct cpulist *sel, struct adv_inpu
 		   size_t errlen);
 void adv_input_free(struct adv_input *in);
 
-/* The q-quantile (0..1) of a histogram, interpolated inside its bucket; 0
- * if empty. adv_median is q = 0.5. */
-uint64_t adv_quantile(const struct adv_bin *b, int n, double q);
-uint64_t adv_median(const struct adv_bin *b, int n);
+/* The q-quantile (0..1) of a state's timer lateness, as record's table
+ * computes percentiles (bins_percentile: inside [min, max]); 0 if empty.
+ * adv_lat_median is q = 0.5. */
+uint64_t adv_lat_quantile(const struct adv_state_in *s, double q);
+uint64_t adv_lat_median(const struct adv_state_in *s);
 
 #endif

@@ -46,13 +46,13 @@ json_t *budget_json(const struct adv_table_in *t, uint64_t window_ns, uint64_t b
 		st[k] = (struct lb_state){
 			.enabled = !s->disabled, .declared_ns = s->exit_ns,
 			.measured = s->lat_count >= LB_MIN_SAMPLES,
-			.measured_ns = adv_quantile(s->lat_bins, s->nr_lat_bins, percentile / 100),
+			.measured_ns = adv_lat_quantile(s, percentile / 100),
 			.entries = s->entries, .time_ns = s->time_ns };
 	}
 	lb_advise(st, n, budget_ns, &r);
 	for (int k = 0; k < n; k++) {
 		const struct adv_state_in *s = &t->st[k];
-		uint64_t p50 = adv_median(s->lat_bins, s->nr_lat_bins);
+		uint64_t p50 = adv_lat_median(s);
 		json_t *js = state_json(s, &st[k], budget_ns, p50);
 
 		json_array_append_new(states, js);

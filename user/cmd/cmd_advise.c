@@ -262,7 +262,7 @@ static json_t *table_json(const struct advise *a, const struct adv_table_in *t)
 
 	for (int k = 0; k < t->nr_states; k++) {
 		const struct adv_state_in *s = &t->st[k];
-		uint64_t measured = adv_median(s->lat_bins, s->nr_lat_bins);
+		uint64_t measured = adv_lat_median(s);
 
 		st[k].enabled = !s->disabled;
 		st[k].exit_ns = a->measured_exit && s->lat_count ? measured : s->exit_ns;
@@ -290,7 +290,7 @@ static json_t *table_json(const struct advise *a, const struct adv_table_in *t)
 		json_object_set_new(js, "enabled", json_boolean(!s->disabled));
 		json_object_set_new(js, "exit_latency_ns", u64j(s->exit_ns));
 		json_object_set_new(js, "measured_exit_latency_ns",
-				    s->lat_count ? u64j(adv_median(s->lat_bins, s->nr_lat_bins))
+				    s->lat_count ? u64j(adv_lat_median(s))
 						 : json_null());
 		json_object_set_new(js, "timer_lateness_count", u64j(s->lat_count));
 		json_object_set_new(js, "target_residency_ns", u64j(s->target_ns));

@@ -22,6 +22,8 @@
 #include "replay/replay_feed.h"
 #include "replay/timer_match.h"
 #include "replay/trace_dat.h"
+#include "replay/trace_gaps.h"
+#include "replay/trace_idle_task.h"
 #include "replay/trace_machine.h"
 #include "replay/trace_parse.h"
 #include "replay/trace_profile.h"
@@ -164,12 +166,12 @@ static double total_events_per_s(const struct replay *r)
 static json_t *replay_json(const struct replay *r)
 {
 	const struct trace_data *td = &r->td;
-	json_t *sk = json_object();
+	json_t *sk = json_object(), *o;
 
 	for (int i = 0; i < td->nr_skipped_names; i++)
 		json_object_set_new(sk, td->skipped_names[i].name,
 				    json_integer((json_int_t)td->skipped_names[i].count));
-	return json_pack("{s:s,s:o,s:s,s:s,s:b,s:I,s:I,s:I,s:o,s:I,s:o,s:b,s:o,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:f,s:I,s:f,s:I,s:I}",
+	o = json_pack("{s:s,s:o,s:s,s:s,s:b,s:I,s:I,s:I,s:o,s:I,s:o,s:b,s:o,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:f,s:I,s:f,s:I,s:I}",
 			 "file", r->file, "format_version",
 			 td->version[0] ? json_string(td->version) : json_null(), "format",
 			 trace_format_name(td->format), "tables",
@@ -188,6 +190,15 @@ static json_t *replay_json(const struct replay *r)
 			 (json_int_t)r->parse_ns, "total_events_per_s", total_events_per_s(r),
 			 "timer_starts", (json_int_t)r->timers.starts, "timers_unmatched",
 			 (json_int_t)r->timers.unmatched);
+	if (o) {
+		json_object_set_new(o, "gap_periods", json_integer((json_int_t)td->gap_periods));
+		json_object_set_new(o, "overwritten_events",
+				    json_integer((json_int_t)td->overwritten));
+		json_object_set_new(o, "idle_states_recorded", json_boolean(td->idle_events));
+		json_object_set_new(o, "idle_task_dropped",
+				    json_integer((json_int_t)td->idle_task_dropped));
+	}
+	return o;
 }
 
 /* The parser's findings, as summary warnings (table, JSON, CSV alike). */
@@ -212,6 +223,15 @@ static void warn_trace(const struct replay *r, struct summary *s)
 		summary_warn(s, "%s: the tracer dropped events %" PRIu64 " time%s ([EVENTS DROPPED]): "
 				"periods around them are wrong or missing", r->file, td->drop_markers,
 			     td->drop_markers == 1 ? "" : "s");
+	if (td->overwritten)
+		summary_warn(s, "%s: the ring buffer overwrote its oldest %" PRIu64 " events "
+				"(entries-written > entries-in-buffer): each CPU's events begin at its "
+				"own first one, so idle at the window's start (edge idle) is uncertain",
+			     r->file, td->overwritten);
+	if (td->gap_periods)
+		summary_warn(s, "%s: %" PRIu64 " idle period%s open across lost events dropped "
+				"(length unknown; the CPU counts as busy there)", r->file,
+			     td->gap_periods, td->gap_periods == 1 ? "" : "s");
 	if (td->out_of_order)
 		summary_warn(s, "%s: %" PRIu64 " events earlier than the previous one of their CPU; "
 				"%" PRIu64 " lines replayed before a line above them, %" PRIu64
@@ -238,6 +258,16 @@ static void warn_trace(const struct replay *r, struct summary *s)
 		summary_warn(s, "%" PRIu64 " hrtimer_expire_entry events without an hrtimer_start of "
 				"their timer in the trace: their timer and lateness are not known",
 			     r->timers.unmatched);
+	if (!td->idle_events)
+		summary_warn(s, "%s: no power:cpu_idle events: idle states were not recorded, idle "
+				"and busy time are unknown; %s", r->file,
+			     td->idle_task ? "shown instead: the time the idle task ran (sched_switch)"
+					   : "no sched_switch either");
+	if (td->idle_task_dropped)
+		summary_warn(s, "%s: %" PRIu64 " runs of the idle task of unknown length (a "
+				"sched_switch lost: its prev is not what the previous switch ran; or "
+				"lost events): not counted in idle_task_ns", r->file,
+			     td->idle_task_dropped);
 	if (r->fed.rejected)
 		summary_warn(s, "%" PRIu64 " events were rejected by the replay program",
 			     r->fed.rejected);
@@ -305,7 +335,7 @@ static int emit(struct replay *r)
 	struct window_capture w = { .start_ns = start, .stop_ns = stop, .info = r->m.info,
 				    .groups = r->m.groups.nr_groups ? &r->m.groups : NULL,
 				    .k_start = k0, .k_end = k1 };
-	struct summary s = { .command = "replay", .topo = &r->m.topo, .idle_attach = "trace",
+	struct summary s = { .command = "replay", .topo = &r->m.topo, .idle_attach = r->td.idle_events ? "trace" : "not in the trace",
 			     .miss_attach = r->fed.have_miss ? "trace" : NULL,
 			     .wake_enabled = r->wake, .missing_events = "",
 			     .freq_status = r->fed.have_freq ? "ok" : "no cpu_frequency events in the trace",
@@ -313,8 +343,13 @@ static int emit(struct replay *r)
 	struct idle_raw raw;
 	json_t *doc = NULL;
 	int err = -1;
+	int64_t *task = calloc((size_t)r->m.nr_cpus, sizeof(*task));
 
-	if (!k0 || !k1) {
+	for (int c = 0; task && c < r->m.nr_cpus; c++)
+		task[c] = trace_idle_task_ns(&r->td, c);
+	w.idle_task_ns = task;
+	w.idle_unrecorded = !r->td.idle_events;
+	if (!k0 || !k1 || !task) {
 		diag_error("out of memory");
 		goto out;
 	}
@@ -369,6 +404,7 @@ static int emit(struct replay *r)
 		err = -1;
 	}
 out:
+	free(task);
 	free(k0);
 	free(k1);
 	return err;
@@ -411,6 +447,7 @@ int cmd_replay(int argc, char **argv)
 	free(r.buf);
 	r.buf = NULL;
 	trace_sort_events(&r.td);
+	trace_drop_gap_periods(&r.td);
 	r.parse_ns = idle_now_ns() - r.parse_ns;
 	r.m = (struct trace_machine){ .file = r.file, .td = &r.td,
 				      .prof = r.have_prof ? &r.prof : NULL, .topology = r.topology };

@@ -166,13 +166,28 @@ static void build_wake(struct cpu_summary *cs, int cpu, const struct window_capt
 	}
 }
 
-static int row_cmp(const void *a, const void *b)
+int wake_row_cmp(const struct wake_row *x, const struct wake_row *y)
 {
-	const struct wake_row *x = a, *y = b;
+	int c;
 
 	if (x->count != y->count)
 		return x->count < y->count ? 1 : -1;
-	return x->cpu - y->cpu;
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if ((c = strcmp(x->name, y->name)))
+		return c;
+	if (x->detail != y->detail)
+		return x->detail < y->detail ? -1 : 1;
+	if (x->aux != y->aux)
+		return x->aux < y->aux ? -1 : 1;
+	return 0;
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+	return wake_row_cmp(a, b);
 }
 
 /* Detail rows of the selected CPUs, with names resolved. */
@@ -329,8 +344,12 @@ static void build_cpu(struct cpu_summary *cs, int cpu, const struct window_captu
 		cs->util_max = slot->util_max > slot->util_last ? slot->util_max : slot->util_last;
 	}
 	cs->unmatched_exits = slot->unmatched_exits;
+	/* only an unmatched first event began before the window (bpf/idle.bpf.h);
+	 * the others lost their enter: their start, so their idle time, is unknown */
+	cs->orphan_exits = slot->unmatched_exits - (slot->first_exit_ns && slot->unmatched_exits);
+	cs->lost_exits = slot->lost_exits;
 	cs->bad_state = slot->bad_state;
-	if (slot->unmatched_exits && slot->first_exit_ns > w->start_ns)
+	if (slot->first_exit_ns > w->start_ns)
 		cs->edge_idle_ns += slot->first_exit_ns - w->start_ns;
 	if (w->hotplug && w->hotplug->ok && cpu < w->hotplug->nr_cpus) {
 		const struct hotplug_cpu *hp = &w->hotplug->cpu[cpu];
@@ -358,7 +377,10 @@ static void build_cpu(struct cpu_summary *cs, int cpu, const struct window_captu
 		cs->offline_ns = idle < window ? window - idle : 0;
 	idle += cs->offline_ns;
 	cs->busy_ns = idle < window ? window - idle : 0;
-	if (!cs->online)
+	cs->idle_task_ns = w->idle_task_ns ? w->idle_task_ns[cpu] : -1;
+	if (w->idle_unrecorded)
+		cs->status = "idle states not recorded";
+	else if (!cs->online)
 		cs->status = "offline";
 	else if (!cs->entries && !cs->unmatched_exits && !cs->idle_at_end)
 		cs->status = "no idle events (fully busy, or events lost)";
@@ -444,6 +466,13 @@ static int build_groups(struct summary *s, const struct window_capture *w,
 }
 
 /* The busy-group timeline, closed at stop from the frozen state word. */
+
+/* Whether a task of total ns and pid ranks before row: more runtime first,
+ * then the lower pid, so that ties come out the same in every run. */
+static bool task_before(const struct pack_task_row *row, uint64_t total, uint32_t pid)
+{
+	return total > row->total_ns || (total == row->total_ns && pid < row->pid);
+}
 static void build_pack(struct summary *s, const struct window_capture *w)
 {
 	const struct idle_raw *raw = w->raw;
@@ -506,9 +535,10 @@ static void build_pack(struct summary *s, const struct window_capture *w)
 				int min = 0;
 
 				for (j = 1; j < p->nr_tasks; j++)
-					if (p->tasks[j].total_ns < p->tasks[min].total_ns)
+					if (task_before(&p->tasks[min], p->tasks[j].total_ns,
+							p->tasks[j].pid))
 						min = j;
-				if (p->tasks[min].total_ns >= total)
+				if (!task_before(&p->tasks[min], total, k->pid))
 					continue;
 				row = &p->tasks[min];
 			}
@@ -528,17 +558,25 @@ static void build_pack(struct summary *s, const struct window_capture *w)
 		{
 			uint64_t best = 0;
 
-			for (int m = 0; m < raw->nr_pack_tasks; m++)
-				if (raw->pack_keys[m].pid == k->pid && raw->pack_vals[m].runtime_ns >= best) {
-					best = raw->pack_vals[m].runtime_ns;
-					snprintf(row->comm, sizeof(row->comm), "%.15s",
-						 raw->pack_vals[m].comm);
-				}
+			bool any = false;
+
+			for (int m = 0; m < raw->nr_pack_tasks; m++) {
+				const struct pack_task_val *v = &raw->pack_vals[m];
+
+				/* ties by comm: the hash map's order is not the same twice */
+				if (raw->pack_keys[m].pid != k->pid || v->runtime_ns < best ||
+				    (any && v->runtime_ns == best &&
+				     strncmp(v->comm, row->comm, 15) >= 0))
+					continue;
+				best = v->runtime_ns;
+				any = true;
+				snprintf(row->comm, sizeof(row->comm), "%.15s", v->comm);
+			}
 		}
 	}
 	for (int a = 0; a < p->nr_tasks; a++) /* by runtime, descending */
 		for (int b = a + 1; b < p->nr_tasks; b++)
-			if (p->tasks[b].total_ns > p->tasks[a].total_ns) {
+			if (task_before(&p->tasks[a], p->tasks[b].total_ns, p->tasks[b].pid)) {
 				struct pack_task_row t = p->tasks[a];
 
 				p->tasks[a] = p->tasks[b];
@@ -594,7 +632,8 @@ static void build_totals(struct summary *s)
 	memset(t, 0, sizeof(*t));
 	t->cpu = -1;
 	t->online = true;
-	t->status = "ok";
+	t->status = s->idle_unrecorded ? "idle states not recorded" : "ok";
+	t->idle_task_ns = -1;
 	for (int c = 0; c < s->nr_cpus; c++) {
 		const struct cpu_summary *cs = &s->cpus[c];
 
@@ -629,6 +668,13 @@ static void build_totals(struct summary *s)
 		t->hotplug_events += cs->hotplug_events;
 		t->offline_periods += cs->offline_periods;
 		t->unmatched_exits += cs->unmatched_exits;
+		t->orphan_exits += cs->orphan_exits;
+		t->lost_exits += cs->lost_exits;
+		/* the total only when every CPU's is known */
+		if (cs->idle_task_ns < 0 || (c && t->idle_task_ns < 0))
+			t->idle_task_ns = -1;
+		else
+			t->idle_task_ns = (c ? t->idle_task_ns : 0) + cs->idle_task_ns;
 		t->idle_at_end = t->idle_at_end || cs->idle_at_end;
 		t->bad_state += cs->bad_state;
 	}
@@ -666,6 +712,7 @@ int summary_build(struct summary *s, const struct window_capture *w, const struc
 	bool have_miss = s->miss_attach != NULL;
 
 	s->start_ns = w->start_ns;
+	s->idle_unrecorded = w->idle_unrecorded;
 	s->duration_ns = w->stop_ns - w->start_ns;
 	s->snapshot_ns = w->snapshot_ns;
 	if (uname(&u) == 0)
@@ -717,6 +764,16 @@ int summary_build(struct summary *s, const struct window_capture *w, const struc
 		summary_warn(s, "%llu idle entries with a state index beyond the state tables were dropped",
 			     (unsigned long long)s->totals.bad_state);
 	for (int c = 0; c < s->nr_cpus; c++)
+		if (s->cpus[c].orphan_exits)
+			summary_warn(s, "CPU %d: %llu idle exits without their enter after its first idle "
+					"event (enter lost): not counted, their idle time unknown",
+				     s->cpus[c].cpu, (unsigned long long)s->cpus[c].orphan_exits);
+	for (int c = 0; c < s->nr_cpus; c++)
+		if (s->cpus[c].lost_exits)
+			summary_warn(s, "CPU %d: %llu idle entries while a period was open (its exit "
+					"lost): those periods are not counted, their time counts as busy",
+				     s->cpus[c].cpu, (unsigned long long)s->cpus[c].lost_exits);
+	for (int c = 0; c < s->nr_cpus && !s->idle_unrecorded; c++)
 		if (strcmp(s->cpus[c].status, "ok"))
 			summary_warn(s, "CPU %d: %s", s->cpus[c].cpu, s->cpus[c].status);
 	for (int c = 0; c < s->nr_cpus; c++)

@@ -85,6 +85,10 @@ struct wake_row {
 	char name[64]; /* IRQ action, softirq, symbol, or comm */
 };
 
+/* Wake rows by count descending, then a key (cpu, kind, name, detail, aux)
+ * that orders every tie: the BPF hash maps' order differs from run to run. */
+int wake_row_cmp(const struct wake_row *x, const struct wake_row *y);
+
 /* All-idle time of a topology group (cluster, package, ...). */
 struct group_summary {
 	int id;          /* the group's index in the tree (struct groups) */
@@ -150,6 +154,9 @@ struct cpu_summary {
 	uint32_t hotplug_events; /* offline and online transitions seen */
 	uint32_t offline_periods; /* gaps: went offline, or offline at the start */
 	uint64_t unmatched_exits;
+	uint64_t orphan_exits; /* of them, after the CPU's first idle event: enter lost */
+	uint64_t lost_exits;   /* enters while a period was open: its exit lost */
+	int64_t idle_task_ns;  /* the idle task ran (replay, sched_switch), -1 unknown */
 	uint64_t bad_state;
 	bool idle_at_end;
 	const char *status; /* "ok", "offline", "no idle events" */
@@ -162,6 +169,7 @@ struct cpu_summary {
 
 struct summary {
 	const char *command; /* "record" when NULL; "replay" for trace import */
+	bool idle_unrecorded; /* no idle events recorded at all: idle and busy unknown */
 	char kernel[65];
 	uint64_t start_ns, duration_ns;
 	uint64_t snapshot_ns; /* sysfs snapshot reads, start + end */
@@ -231,6 +239,11 @@ struct window_capture {
 	const struct cpuidle_counters *k_end;
 	const struct groups *groups;             /* NULL: no group rows */
 	const struct hotplug *hotplug;           /* NULL: not tracked */
+	/* a replayed trace: [nr_possible] the time the idle task ran (from
+	 * sched_switch, -1 unknown), NULL none; idle_unrecorded: no cpu_idle
+	 * events at all, so idle and busy are unknown */
+	const int64_t *idle_task_ns;
+	bool idle_unrecorded;
 };
 
 /* Builds s for the CPUs in sel. Returns 0 or -ENOMEM. */

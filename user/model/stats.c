@@ -1,4 +1,5 @@
-/* Percentiles from the in-kernel histogram: exact bucket, linear inside it. */
+/* Percentiles from the in-kernel histogram (or its buckets read back):
+ * exact bucket, linear inside it, never outside the samples' [min, max]. */
 #include "model/stats.h"
 
 #include "hist.h"
@@ -7,45 +8,59 @@
 #include <stdlib.h>
 #include <string.h>
 
-uint64_t hist_percentile(const uint64_t *hist, int nbuckets, uint64_t min_ns, uint64_t max_ns,
+uint64_t bins_percentile(const struct hist_bin *b, int n, uint64_t min_ns, uint64_t max_ns,
 			 double pct)
 {
-	uint64_t total = 0, seen = 0;
-	double rank;
+	double total = 0, seen = 0, rank;
 
-	for (int b = 0; b < nbuckets; b++)
-		total += hist[b];
-	if (!total)
+	for (int i = 0; i < n; i++)
+		total += b[i].count;
+	if (total <= 0)
 		return 0;
 	/* nearest-rank: the smallest value with at least pct% at or below it */
-	rank = pct / 100.0 * (double)total;
+	rank = pct / 100.0 * total;
 	if (rank < 1)
 		rank = 1;
-	for (int b = 0; b < nbuckets; b++) {
-		uint64_t lo, hi, v;
+	for (int i = 0; i < n; i++) {
+		uint64_t lo = b[i].lo, hi = b[i].hi, v;
 		double frac;
 
-		if (!hist[b])
+		if (b[i].count <= 0)
 			continue;
-		if ((double)(seen + hist[b]) < rank) {
-			seen += hist[b];
+		if (seen + b[i].count < rank) {
+			seen += b[i].count;
 			continue;
 		}
-		lo = is_hist_lower((__u32)b);
-		/* the last bucket is open-ended: it reaches max_ns */
-		hi = b == nbuckets - 1 ? max_ns + 1 : is_hist_upper((__u32)b);
+		/* no sample lies outside [min, max]: neither does a percentile */
 		if (lo < min_ns)
 			lo = min_ns;
 		if (hi > max_ns + 1)
 			hi = max_ns + 1;
 		if (hi <= lo)
-			return lo;
-		/* position of the rank-th value among this bucket's hist[b] values */
-		frac = (rank - (double)seen) / (double)hist[b];
+			return lo > max_ns ? max_ns : lo;
+		/* position of the rank-th value among this bucket's values */
+		frac = (rank - seen) / b[i].count;
 		v = lo + (uint64_t)(frac * (double)(hi - 1 - lo) + 0.5);
 		return v < min_ns ? min_ns : v > max_ns ? max_ns : v;
 	}
 	return max_ns;
+}
+
+uint64_t hist_percentile(const uint64_t *hist, int nbuckets, uint64_t min_ns, uint64_t max_ns,
+			 double pct)
+{
+	struct hist_bin b[IS_HIST_BUCKETS];
+	int n = 0;
+
+	for (int i = 0; i < nbuckets && i < IS_HIST_BUCKETS; i++) {
+		if (!hist[i])
+			continue;
+		/* the last bucket is open-ended: it reaches max_ns */
+		b[n++] = (struct hist_bin){ is_hist_lower((__u32)i),
+					    i == nbuckets - 1 ? UINT64_MAX : is_hist_upper((__u32)i),
+					    (double)hist[i] };
+	}
+	return bins_percentile(b, n, min_ns, max_ns, pct);
 }
 
 static int cmp_double(const void *a, const void *b)

@@ -4,9 +4,20 @@
 
 #include <stdint.h>
 
+/* One histogram bucket: count values in [lo, hi) ns, assumed spread evenly
+ * over the integers lo..hi-1. A bucket [v, v+1) is one exact value. */
+struct hist_bin {
+	uint64_t lo, hi;
+	double count;
+};
+
 /* Value at percentile pct (0..100) of hist, interpolated linearly within
  * the bucket and clamped to [min_ns, max_ns]; 0 for an empty histogram. */
 uint64_t hist_percentile(const uint64_t *hist, int nbuckets, uint64_t min_ns, uint64_t max_ns,
+			 double pct);
+/* The same over n ascending, non-overlapping buckets (a histogram read back
+ * from JSON, or summed over CPUs), with the samples' min and max. */
+uint64_t bins_percentile(const struct hist_bin *b, int n, uint64_t min_ns, uint64_t max_ns,
 			 double pct);
 
 /* Sample statistics for repeated runs (`idlescope ab`). */

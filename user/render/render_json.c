@@ -103,7 +103,8 @@ static json_t *state_json(const struct state_summary *st, int nr_states, uint64_
 	return o;
 }
 
-static json_t *cpu_json(const struct cpu_summary *cs, uint64_t window, bool wake)
+/* idle_known false: a trace without idle events; busy is unknown, not 100% */
+static json_t *cpu_json(const struct cpu_summary *cs, uint64_t window, bool wake, bool idle_known)
 {
 	json_t *o = json_object(), *states = json_array();
 
@@ -114,10 +115,14 @@ static json_t *cpu_json(const struct cpu_summary *cs, uint64_t window, bool wake
 	json_object_set_new(o, "entries", u64(cs->entries));
 	json_object_set_new(o, "idle_ns", u64(cs->idle_ns));
 	json_object_set_new(o, "edge_idle_ns", u64(cs->edge_idle_ns));
-	json_object_set_new(o, "busy_ns", u64(cs->busy_ns));
+	json_object_set_new(o, "busy_ns", idle_known ? u64(cs->busy_ns) : json_null());
+	json_object_set_new(o, "idle_task_ns",
+			    cs->idle_task_ns >= 0 ? json_integer(cs->idle_task_ns) : json_null());
 	json_object_set_new(o, "offline_ns", u64(cs->offline_ns));
 	json_object_set_new(o, "hotplug_events", json_integer(cs->hotplug_events));
 	json_object_set_new(o, "unmatched_exits", u64(cs->unmatched_exits));
+	json_object_set_new(o, "orphan_exits", u64(cs->orphan_exits));
+	json_object_set_new(o, "lost_exits", u64(cs->lost_exits));
 	json_object_set_new(o, "idle_at_end", json_boolean(cs->idle_at_end));
 	for (int i = 0; i < cs->nr_states; i++)
 		json_array_append_new(states, state_json(&cs->states[i], cs->nr_states, window));
@@ -284,10 +289,11 @@ json_t *summary_json(const struct summary *s)
 				    : json_null());
 	json_object_set_new(root, "topology", topology_json(s->topo));
 	for (int c = 0; c < s->nr_cpus; c++)
-		json_array_append_new(cpus, cpu_json(&s->cpus[c], s->duration_ns, s->wake_enabled));
+		json_array_append_new(cpus, cpu_json(&s->cpus[c], s->duration_ns, s->wake_enabled,
+						       !s->idle_unrecorded));
 	json_object_set_new(root, "cpus", cpus);
 	json_object_set_new(root, "totals", cpu_json(&s->totals, s->duration_ns * (uint64_t)s->nr_cpus,
-						     s->wake_enabled));
+						     s->wake_enabled, !s->idle_unrecorded));
 	json_object_set_new(root, "wakeup_details", s->wake_enabled ? wake_rows_json(s) : json_null());
 	json_object_set_new(root, "missing_events",
 			    json_string(s->missing_events ? s->missing_events : ""));

@@ -123,6 +123,24 @@ static void cpu_block(FILE *f, const struct summary *s, const struct cpu_summary
 {
 	uint64_t window = s->duration_ns * (uint64_t)ncpus;
 
+	if (s->idle_unrecorded) {
+		char who[32], task[48];
+
+		if (cs->cpu >= 0)
+			snprintf(who, sizeof(who), "CPU %d", cs->cpu);
+		else
+			snprintf(who, sizeof(who), "All %d CPUs", ncpus);
+		if (cs->idle_task_ns >= 0)
+			snprintf(task, sizeof(task), "idle task ran %.1f%%",
+				 pct((uint64_t)cs->idle_task_ns, window));
+		else
+			snprintf(task, sizeof(task), "idle task n/a (no sched_switch)");
+		/* not a state residency, and busy is not what is left of it */
+		fprintf(f, "\n%s: idle states not recorded (no cpu_idle events); %s (sched_switch), "
+			   "busy n/a\n", who, task);
+		cpu_topo_line(f, s, cs->cpu);
+		return;
+	}
 	if (cs->cpu >= 0)
 		fprintf(f, "\nCPU %d: idle %.1f%% (%.1f%% at the edges), busy %.1f%%, %" PRIu64
 			   " periods%s%s\n",

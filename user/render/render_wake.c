@@ -125,7 +125,7 @@ static void top_table(FILE *f, const struct summary *s, int kind, const char *ti
 		int best = -1;
 
 		for (int j = 0; j < n; j++)
-			if (agg[j].count && (best < 0 || agg[j].count > agg[best].count))
+			if (agg[j].count && (best < 0 || wake_row_cmp(&agg[j], &agg[best]) < 0))
 				best = j;
 		if (best < 0)
 			break;

@@ -3,6 +3,7 @@
  * target residencies). Works on a copy of each line, so the input buffer
  * needs no terminator and may hold anything. */
 #include "replay/trace_parse.h"
+#include "replay/trace_idle_task.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -205,6 +206,41 @@ static int wakeup_plugin_format(const char *args, struct replay_event *re)
 	return 1;
 }
 
+/* The pid of "COMM:PID [PRIO]" ending at end (the comm may hold colons). */
+static int plugin_pid(const char *s, const char *end, uint32_t *pid)
+{
+	const char *br = end, *colon, *p;
+	uint64_t v;
+
+	while (br > s && *br != '[')
+		br--;
+	if (*br != '[' || br == s || br[-1] != ' ')
+		return -1;
+	for (colon = br - 1; colon > s && *colon != ':'; colon--)
+		;
+	p = colon + 1;
+	if (*colon != ':' || parse_u64(&p, &v) || p != br - 1 || v > UINT32_MAX)
+		return -1;
+	*pid = (uint32_t)v;
+	return 0;
+}
+
+/* trace-cmd's sched plugin prints sched_switch as "PREV:PID [PRIO] STATE ==>
+ * NEXT:PID [PRIO]". Always 0 (not replayed); re->kind RE_SWITCH when read. */
+static int switch_plugin_format(const char *args, struct replay_event *re)
+{
+	const char *arrow = strstr(args, " ==> ");
+	uint32_t prev, next;
+
+	if (!arrow || plugin_pid(args, arrow, &prev) ||
+	    plugin_pid(arrow + 5, arrow + strlen(arrow), &next))
+		return 0;
+	re->kind = RE_SWITCH;
+	re->sw.prev_pid = prev;
+	re->sw.next_pid = next;
+	return 0;
+}
+
 static int field_cpu(const struct trace_fields *f, const char *key, uint32_t *cpu)
 {
 	uint64_t v;
@@ -291,6 +327,18 @@ int trace_decode(const char *name, const struct trace_fields *f, uint32_t on_cpu
 			re->timer.now = v; /* the hrtimer clock's */
 		return 1;
 	}
+	if (!strcmp(name, "sched_switch")) {
+		uint64_t prev, next;
+
+		/* not replayed; its idle-task time is kept (trace_idle_task.c) */
+		if (!f->num(f->ctx, "prev_pid", &prev) && !f->num(f->ctx, "next_pid", &next) &&
+		    prev <= UINT32_MAX && next <= UINT32_MAX) {
+			re->kind = RE_SWITCH;
+			re->sw.prev_pid = (uint32_t)prev;
+			re->sw.next_pid = (uint32_t)next;
+		}
+		return 0;
+	}
 	if (!strcmp(name, "sched_wakeup")) {
 		re->kind = RE_SCHED_WAKEUP;
 		re->task.waker_cpu = on_cpu;
@@ -357,6 +405,8 @@ static int decode(const char *name, const char *args, uint32_t on_cpu, struct re
 {
 	const struct trace_fields f = { text_num, text_str, args };
 
+	if (!strcmp(name, "sched_switch") && !arg_find(args, "prev_pid"))
+		return switch_plugin_format(args, re);
 	if (!strcmp(name, "sched_wakeup") && !arg_find(args, "comm")) {
 		re->kind = RE_SCHED_WAKEUP;
 		re->task.waker_cpu = on_cpu;
@@ -528,9 +578,34 @@ static void note_irq_name(struct trace_data *d, uint32_t irq, const char *name)
 	}
 }
 
+int trace_data_gap(struct trace_data *d, uint32_t cpu)
+{
+	if (!d->gap_pending && !(d->gap_pending = calloc(MAX_CPU + 1, 1)))
+		return -1;
+	d->gap_pending[cpu <= MAX_CPU ? cpu : MAX_CPU] = TP_GAP_IDLE | TP_GAP_TASK;
+	d->gap_marks = d->lost_events + d->drop_markers;
+	return 0;
+}
+
+bool trace_data_gap_take(struct trace_data *d, uint32_t cpu, uint8_t which)
+{
+	uint8_t *p;
+
+	if (!d->gap_pending)
+		return false;
+	p = &d->gap_pending[cpu <= MAX_CPU ? cpu : MAX_CPU];
+	if (!(*p & which))
+		return false;
+	*p &= (uint8_t)~which;
+	return true;
+}
+
 int trace_data_add(struct trace_data *d, struct trace_event *ev, int used, const char *name,
 		   const char *fn)
 {
+	/* a binary record carries its buffer's lost count (trace_dat.c) */
+	if (d->lost_events + d->drop_markers != d->gap_marks && trace_data_gap(d, ev->src_cpu))
+		return -1;
 	if (!d->have_ts || ev->re.now_ns < d->min_ts)
 		d->min_ts = ev->re.now_ns;
 	if (!d->have_ts || ev->re.now_ns > d->max_ts)
@@ -538,8 +613,10 @@ int trace_data_add(struct trace_data *d, struct trace_event *ev, int used, const
 	d->have_ts = true;
 	if (!used) {
 		trace_data_skip(d, name);
-		return 0;
+		return ev->re.kind == RE_SWITCH ? trace_idle_task_switch(d, ev) : 0;
 	}
+	if (ev->re.kind == RE_IDLE)
+		d->idle_events++;
 	if (ev->re.kind == RE_FREQ && !ev->re.freq.khz) {
 		/* idlestat ends its files with frequency 0 on every CPU */
 		trace_data_skip(d, "cpu_frequency state=0");
@@ -558,6 +635,8 @@ int trace_data_add(struct trace_data *d, struct trace_event *ev, int used, const
 	}
 	if ((int)ev->re.cpu > d->max_cpu)
 		d->max_cpu = (int)ev->re.cpu;
+	if ((ev->gap = trace_data_gap_take(d, ev->src_cpu, TP_GAP_IDLE)))
+		d->gaps++;
 	return push_event(d, ev);
 }
 
@@ -824,6 +903,39 @@ static bool idlestat_04(struct cursor peek, const char *s, size_t n)
 	return starts(s, n, "cluster") && s[n - 1] == ':';
 }
 
+/* ftrace's "# entries-in-buffer/entries-written: A/B": B > A when the ring
+ * buffer overwrote its oldest events, so each CPU's events begin later than
+ * the window may say. */
+static void note_overwritten(struct trace_data *d, const char *s, size_t n)
+{
+	static const char key[] = "entries-in-buffer/entries-written:";
+	const char *p = memmem(s, n, key, sizeof(key) - 1);
+	unsigned long long a, b;
+	char tmp[64];
+
+	if (!p || (size_t)(s + n - p) >= sizeof(tmp))
+		return;
+	memcpy(tmp, p, (size_t)(s + n - p));
+	tmp[s + n - p] = '\0';
+	if (sscanf(tmp + sizeof(key) - 1, " %llu/%llu", &a, &b) == 2 && b > a)
+		d->overwritten = b - a;
+}
+
+/* A "CPU:N [LOST ...]" or "CPU:N [... DROPPED]" marker: a gap in buffer N;
+ * without a readable N, in the buffer of the next event (trace_data_add). */
+static int marker_gap(struct trace_data *d, const char *s, size_t n)
+{
+	const char *p = memmem(s, n, "CPU:", 4);
+	uint32_t cpu = 0;
+	size_t k = 4;
+
+	if (!p || p + k >= s + n || !isdigit((unsigned char)p[k]))
+		return 0;
+	for (; p + k < s + n && isdigit((unsigned char)p[k]) && cpu <= MAX_CPU; k++)
+		cpu = cpu * 10 + (uint32_t)(p[k] - '0');
+	return trace_data_gap(d, cpu);
+}
+
 int trace_parse_buffer(const char *buf, size_t len, struct trace_data *d)
 {
 	struct cursor c = { buf, len, 0, 0 };
@@ -877,7 +989,18 @@ int trace_parse_buffer(const char *buf, size_t len, struct trace_data *d)
 		int r, v;
 
 		d->lines++;
-		if (!n || s[0] == '#')
+		if (n && s[0] == '#') {
+			/* ftrace's "# entries-in-buffer/entries-written: A/B   #P:N":
+			 * the traced CPU count, as trace-cmd's cpus=N */
+			const char *p = memmem(s, n, "#P:", 3);
+
+			if (header && p && !int_after(p, n - (size_t)(p - s), "#P:", &v) && v > 0)
+				d->header_cpus = v;
+			if (header)
+				note_overwritten(d, s, n);
+			continue;
+		}
+		if (!n)
 			continue;
 		if (!nl) {
 			/* cut mid-line, its last number may be cut short too: not
@@ -896,6 +1019,8 @@ int trace_parse_buffer(const char *buf, size_t len, struct trace_data *d)
 			continue;
 		if (memmem(s, n, "CPU:", 4) && memmem(s, n, "[EVENTS DROPPED]", 16)) {
 			d->drop_markers++;
+			if (marker_gap(d, s, n))
+				goto oom;
 			continue;
 		}
 		/* ftrace "[LOST n EVENTS]", trace-cmd "[n EVENTS DROPPED]" */
@@ -918,6 +1043,8 @@ int trace_parse_buffer(const char *buf, size_t len, struct trace_data *d)
 			memcpy(num, p, k);
 			num[k] = '\0';
 			d->lost_events += strtoull(num, NULL, 10);
+			if (marker_gap(d, s, n))
+				goto oom;
 			continue;
 		}
 		r = trace_parse_line(s, n, &ev, name, sizeof(name));
@@ -929,10 +1056,8 @@ int trace_parse_buffer(const char *buf, size_t len, struct trace_data *d)
 		ev.line = c.line;
 		if (r > 0 && (ev.re.kind == RE_HRTIMER_START || ev.re.kind == RE_HRTIMER))
 			line_fn(s, n, fn, sizeof(fn));
-		if (trace_data_add(d, &ev, r, name, fn)) {
-			snprintf(d->error, sizeof(d->error), "out of memory at line %u", c.line);
-			return -1;
-		}
+		if (trace_data_add(d, &ev, r, name, fn))
+			goto oom;
 	}
 	if (d->format == TF_UNKNOWN) {
 		if (!d->nr_ev && !d->skipped) {
@@ -943,7 +1068,16 @@ int trace_parse_buffer(const char *buf, size_t len, struct trace_data *d)
 		}
 		d->format = TF_FTRACE;
 	}
+	if (!d->have_ts) {
+		/* a 0 ns window would report every CPU 0% idle, 0% busy */
+		snprintf(d->error, sizeof(d->error),
+			 "no event lines (only header or comment lines): nothing to replay");
+		return -1;
+	}
 	return 0;
+oom:
+	snprintf(d->error, sizeof(d->error), "out of memory at line %u", c.line);
+	return -1;
 }
 
 static int ev_cmp(const void *a, const void *b)
@@ -1008,6 +1142,10 @@ void trace_data_free(struct trace_data *d)
 	free(d->cluster_of);
 	free(d->fn_names);
 	free(d->last_ts);
+	free(d->gap_pending);
+	free(d->idle_task);
+	d->gap_pending = NULL;
+	d->idle_task = NULL;
 	d->last_ts = NULL;
 	d->fn_names = NULL;
 	d->nr_fn_names = 0;

@@ -14,6 +14,8 @@
 #include "idle_stats.h"
 #include "replay_event.h"
 
+struct trace_idle_task;
+
 enum trace_format { TF_UNKNOWN = 0, TF_TRACE_CMD, TF_FTRACE, TF_IDLESTAT, TF_TRACE_DAT };
 
 /* An event line: the replay event it means, where it came from. re.now_ns
@@ -23,6 +25,7 @@ struct trace_event {
 	struct replay_event re;
 	uint32_t line;    /* 1-based line in the input */
 	uint32_t src_cpu; /* the [CPU] column: the per-CPU buffer that logged it */
+	uint32_t gap;     /* its buffer lost events just before it */
 };
 
 /* An idle state from an idlestat header (only the name and the target
@@ -63,6 +66,14 @@ struct trace_data {
 	uint32_t first_garbled_line;
 	uint64_t lost_events;   /* "[LOST n EVENTS]", "[n EVENTS DROPPED]" markers */
 	uint64_t drop_markers;  /* "[EVENTS DROPPED]" markers (trace-cmd, no count) */
+	uint64_t overwritten;   /* ftrace's entries-written - entries-in-buffer: oldest lost */
+	uint64_t gaps;          /* events after a lost-events marker of their buffer */
+	uint64_t gap_periods;   /* idle periods open across such a gap, dropped (trace_gaps.c) */
+	uint64_t gap_marks;     /* lost_events + drop_markers when the last gap was placed */
+	uint8_t *gap_pending;   /* [cpu] TP_GAP_*: a marker seen, its buffer's next event not yet */
+	uint64_t idle_events;   /* power:cpu_idle events: 0 = idle states not recorded */
+	struct trace_idle_task *idle_task; /* [cpu] from sched_switch (trace_idle_task.c) */
+	uint64_t idle_task_dropped; /* idle-task runs of unknown length (trace_idle_task.c) */
 	uint64_t out_of_order;  /* events earlier than the previous one of their CPU */
 	uint64_t reordered;     /* events replayed before a line above them (trace_sort_events) */
 	uint64_t held_back;     /* events kept after their buffer's previous one, at its time */
@@ -126,6 +137,15 @@ int trace_decode(const char *name, const struct trace_fields *f, uint32_t on_cpu
  * when out of memory. */
 int trace_data_add(struct trace_data *d, struct trace_event *ev, int used, const char *name,
 		   const char *fn);
+/* A lost-events marker of the buffer of cpu: its next replayed event gets
+ * gap set, and its next sched_switch knows it. trace_data_add also places
+ * one, on the event's own buffer, when lost_events or drop_markers grew since
+ * the last (a binary record's count). Returns -1 when out of memory. */
+int trace_data_gap(struct trace_data *d, uint32_t cpu);
+#define TP_GAP_IDLE 1 /* for the idle periods (trace_gaps.c) */
+#define TP_GAP_TASK 2 /* for the idle task's runs (trace_idle_task.c) */
+/* Whether a gap of cpu's buffer waits for this consumer; clears it. */
+bool trace_data_gap_take(struct trace_data *d, uint32_t cpu, uint8_t which);
 /* 1 + the index of fn in d->fn_names (added if new), 0 when the table is full. */
 uint32_t trace_data_fn(struct trace_data *d, const char *fn);
 void trace_data_skip(struct trace_data *d, const char *name);

@@ -92,7 +92,10 @@ static void cut_cpu(struct idle_raw *d, const struct idle_raw *prev, int c, uint
 		trim(t, IS_MAX_STATES, now_ns - prev_ns);
 	}
 	b->unmatched_exits = sub(b->unmatched_exits, a->unmatched_exits);
+	if (a->unmatched_exits && a->first_exit_ns)
+		b->first_exit_ns = 0; /* that first exit was in prev's view */
 	b->bad_state = sub(b->bad_state, a->bad_state);
+	b->lost_exits = (__u32)sub(b->lost_exits, a->lost_exits);
 	b->wake_pending = 0;
 	b->util_ts = 0; /* no utilization per interval */
 }
