@@ -628,6 +628,7 @@ struct dat_stream {
 	struct tep_record rec;
 	bool have;
 	uint64_t bad_pages;
+	bool gap;              /* events lost before the next record (a bad page) */
 };
 
 struct dat_stream *dat_stream_open(struct dat_file *f, const struct dat_buffer *b, int i,
@@ -729,6 +730,7 @@ struct tep_record *dat_stream_peek(struct dat_stream *s)
 				return NULL;
 			if (!load_page(s)) {
 				s->bad_pages++;
+				s->gap = true;
 				continue;
 			}
 			s->loaded = true;
@@ -742,6 +744,7 @@ struct tep_record *dat_stream_peek(struct dat_stream *s)
 		if (data < s->page || size < 0 || (size_t)(data - s->page) > s->limit ||
 		    (size_t)size > s->limit - (size_t)(data - s->page)) {
 			s->bad_pages++; /* an event past the page's commit: the rest is lost */
+			s->gap = true;
 			s->loaded = false;
 			continue;
 		}
@@ -762,6 +765,14 @@ void dat_stream_advance(struct dat_stream *s)
 		s->have = false;
 		kbuffer_next_event(s->kbuf, NULL);
 	}
+}
+
+bool dat_stream_take_gap(struct dat_stream *s)
+{
+	bool g = s->gap;
+
+	s->gap = false;
+	return g;
 }
 
 uint64_t dat_stream_bad_pages(const struct dat_stream *s)

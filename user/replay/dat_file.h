@@ -8,6 +8,7 @@
 #ifndef IDLESCOPE_DAT_FILE_H
 #define IDLESCOPE_DAT_FILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -67,6 +68,9 @@ struct dat_stream *dat_stream_open(struct dat_file *f, const struct dat_buffer *
 struct tep_record *dat_stream_peek(struct dat_stream *s);
 void dat_stream_advance(struct dat_stream *s);
 uint64_t dat_stream_bad_pages(const struct dat_stream *s);
+/* Whether events were lost (a damaged page skipped) before the record
+ * dat_stream_peek returns now; cleared by the call. */
+bool dat_stream_take_gap(struct dat_stream *s);
 void dat_stream_close(struct dat_stream *s);
 
 #endif

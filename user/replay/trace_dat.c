@@ -109,7 +109,7 @@ static void dat_fn(const struct dat_rec *d, char *fn, size_t len)
 		snprintf(fn, len, "0x%" PRIx64, a);
 }
 
-static int on_record(struct tep_handle *tep, struct tep_record *rec, struct dat_ctx *c)
+static int on_record(struct tep_handle *tep, struct tep_record *rec, bool gap, struct dat_ctx *c)
 {
 	struct trace_data *d = c->d;
 	struct tep_event *e = tep_find_event_by_record(tep, rec);
@@ -124,6 +124,9 @@ static int on_record(struct tep_handle *tep, struct tep_record *rec, struct dat_
 		d->lost_events += (uint64_t)rec->missed_events;
 	else if (rec->missed_events < 0)
 		d->drop_markers++;
+	/* the buffer lost events before this record: a gap on its CPU */
+	if ((rec->missed_events || gap) && rec->cpu >= 0 && trace_data_gap(d, (uint32_t)rec->cpu))
+		return -1;
 	r = -1;
 	if (e && rec->cpu >= 0 && rec->cpu <= MAX_CPU) {
 		ev.re.now_ns = rec->ts;
@@ -198,7 +201,7 @@ static int merge(struct dat_file *f, const struct dat_buffer **picked, int nr,
 		}
 		if (!next)
 			break;
-		if (on_record(f->tep, next, &c)) {
+		if (on_record(f->tep, next, dat_stream_take_gap(s[at]), &c)) {
 			snprintf(d->error, sizeof(d->error), "%s after record %u", strerror(ENOMEM), c.seq);
 			goto out;
 		}
