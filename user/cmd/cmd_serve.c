@@ -245,7 +245,7 @@ int cmd_serve(int argc, char **argv)
 			   .lock = PTHREAD_MUTEX_INITIALIZER };
 	struct window_ticks ticks = { on_interval, on_refresh, &r };
 	struct MHD_Daemon *mhd = NULL;
-	char err[512], note[512];
+	char err[512];
 	FILE *out;
 	int ret;
 
@@ -258,12 +258,10 @@ int cmd_serve(int argc, char **argv)
 	}
 	/* the web configuration before anything loads: a bad file, or TLS
 	 * this build lacks, is refused rather than served in plain text */
-	if ((ret = web_mhd_load(&r.web, r.web_config, err, sizeof(err), note, sizeof(note)))) {
+	if ((ret = web_mhd_load(&r.web, r.web_config, err, sizeof(err)))) {
 		diag_error("%s", err);
 		goto cleanup;
 	}
-	if (note[0])
-		diag_error("%s", note);
 	if ((ret = cli_prepare(&r.o, &r.topo, &r.sel, &out)))
 		goto cleanup;
 	if ((ret = live_prepare(&r.live, &r.topo,
