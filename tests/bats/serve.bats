@@ -491,3 +491,29 @@ still_loaded() {
 		[ "$status" -eq 0 ]
 	done
 }
+
+# Slow clients (docs/metrics.md#limits): 256 connections at once, a new one
+# cutting the one that has waited longest for its request; each request read
+# and answered within 10 s. Before, 64 unfinished requests locked every
+# scraper out until MHD's idle timeout, which each trickled byte restarts.
+@test "slow clients: 300 unfinished requests from one address lock no scraper out; the oldest waiting are cut" {
+	start_serve --listen 127.0.0.1:0
+	hold_connections 300 127.0.0.1 0
+	# a scraper on another address, and one on the attacker's own
+	[ "$(curl -s -o /dev/null -m 5 --interface 127.0.0.2 -w '%{http_code}' "$URL")" = 200 ]
+	[ "$(curl -s -o /dev/null -m 5 -w '%{http_code}' "$URL")" = 200 ]
+	[ "$(hold_field opened)" -eq 300 ]
+	# the 44 past 256 (and the scrapers) made room by cutting the first ones held
+	hold_wait_closed 44 5
+	[ "$(hold_field first_closed)" -eq 0 ]
+	kill -0 "$SERVE_PID"
+}
+
+@test "slow clients: a request trickling a byte a second is cut at the 10 s deadline" {
+	start_serve --listen 127.0.0.1:0
+	hold_connections 1 127.0.0.1 1
+	sleep 3
+	[ "$(hold_field closed)" -eq 0 ] # the trickle keeps it from being idle
+	hold_wait_closed 1 17
+	[ "$(curl -s -o /dev/null -m 5 -w '%{http_code}' "$URL")" = 200 ]
+}
