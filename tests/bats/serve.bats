@@ -517,3 +517,42 @@ still_loaded() {
 	hold_wait_closed 1 17
 	[ "$(curl -s -o /dev/null -m 5 -w '%{http_code}' "$URL")" = 200 ]
 }
+
+# A raw request on a new connection; prints what came back.
+raw_request() { # bytes (printf format)
+	python3 -c '
+import socket, sys
+s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=5)
+s.sendall(sys.argv[3].encode("latin-1").decode("unicode_escape").encode("latin-1"))
+out = b""
+while True:
+    b = s.recv(65536)
+    if not b:
+        break
+    out += b
+sys.stdout.write(out.decode("latin-1"))' "${1%:*}" "${1##*:}" "$2"
+}
+
+@test "malformed requests: a NUL in the path (raw or %00) or two Content-Lengths get no metrics, one answer each" {
+	start_serve --listen 127.0.0.1:0
+	local t base=${URL%/metrics} out
+	t=$(serve_target "$URL")
+	[ "$(curl -s -o /dev/null -w '%{http_code}' "$base/metrics%00.txt")" = 404 ]
+	[ "$(curl -s -o /dev/null -w '%{http_code}' "$base/%6detrics")" = 200 ] # other escapes still decode
+	out=$(raw_request "$t" 'GET /metrics\x00/../../etc/passwd HTTP/1.1\r\nHost: x\r\n\r\n')
+	[[ $out == "HTTP/1.1 400 "* ]]
+	[[ $out != *idlescope_* ]]
+	out=$(raw_request "$t" 'GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nContent-Length: 5\r\n\r\n')
+	[[ $out == "HTTP/1.1 400 "* ]]
+	[[ $out != *idlescope_* ]]
+	[ "$(grep -c '^HTTP/1.1 ' <<<"$out")" -eq 1 ]
+	out=$(raw_request "$t" 'GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n')
+	[[ $out == "HTTP/1.1 400 "* ]]
+}
+
+@test "-v: libmicrohttpd takes the options in order (no complaint about the logger)" {
+	start_serve --listen 127.0.0.1:0 -v
+	curl -sSf -o /dev/null "$URL"
+	run grep -c 'is not the first option' "$BATS_TEST_TMPDIR/serve.out.err"
+	[ "$output" -eq 0 ]
+}

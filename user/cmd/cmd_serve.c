@@ -20,6 +20,7 @@
 #include "util/listen.h"
 #include "util/web_guard.h"
 #include "util/web_mhd.h"
+#include "util/web_request.h"
 #include "model/model.h"
 #include "render/prom.h"
 #include "sys/topology.h"
@@ -168,15 +169,17 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 {
 	struct serve *r = cls;
 	enum MHD_Result ret;
+	const char *why;
+	unsigned int code;
 	char *text = NULL;
 	size_t len = 0;
 	int err = 0;
 
-	(void)version;
 	(void)upload_data;
 	(void)upload_data_size;
-	(void)con_cls;
 	web_guard_answering(conn);
+	if ((code = web_request_check(conn, url, version, *con_cls, &why)))
+		return web_mhd_refuse(&r->web, conn, code, why, 0);
 	if (!web_mhd_admit(&r->web, conn, &ret))
 		return ret;
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
@@ -311,11 +314,15 @@ int cmd_serve(int argc, char **argv)
 		diag_error("cannot start the HTTP server: %s", strerror(-err_no));
 		goto cleanup;
 	}
+	/* the logger first: MHD logs the options after it */
 	mhd = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | web_mhd_flags(&r.web) |
 				       (r.o.verbose ? MHD_USE_ERROR_LOG : 0),
-			       0, web_guard_accept, &r.guard, handle, &r, MHD_OPTION_LISTEN_SOCKET, r.fd,
-			       MHD_OPTION_EXTERNAL_LOGGER, http_log, NULL, MHD_OPTION_ARRAY,
-			       r.guard.options, MHD_OPTION_ARRAY, r.web.options, MHD_OPTION_END);
+			       0, web_guard_accept, &r.guard, handle, &r, MHD_OPTION_EXTERNAL_LOGGER,
+			       http_log, NULL, MHD_OPTION_LISTEN_SOCKET, r.fd,
+			       MHD_OPTION_URI_LOG_CALLBACK, web_request_uri_log, NULL,
+			       MHD_OPTION_UNESCAPE_CALLBACK, web_request_unescape, NULL,
+			       MHD_OPTION_ARRAY, r.guard.options, MHD_OPTION_ARRAY, r.web.options,
+			       MHD_OPTION_END);
 	if (!mhd) {
 		diag_error("cannot start the HTTP server on %s", r.bound);
 		goto cleanup;
