@@ -58,12 +58,14 @@ enum MHD_Result web_guard_accept(void *cls, const struct sockaddr *addr, socklen
 		 * what holds a place without using it */
 		for (c = g->head; c && (c->cut || c->answering); c = c->next)
 			;
-		if (c) {
+		/* every place being answered: clients reading their answers
+		 * slowly, as an answer leaves in milliseconds to a scraper */
+		for (c = c ? c : g->head; c && c->cut; c = c->next)
+			;
+		if (c)
 			cut(g, c);
-			g->cut_oldest++;
-		} else {
-			ret = MHD_NO; /* every place is being answered */
-		}
+		else
+			ret = MHD_NO;
 	}
 	pthread_mutex_unlock(&g->lock);
 	return ret;
@@ -148,10 +150,8 @@ static void *reaper(void *arg)
 
 		/* the list is in order of since: stop at the first in time */
 		for (struct web_conn *c = g->head; c && c->since + DEADLINE_NS <= now; c = c->next)
-			if (!c->cut) {
+			if (!c->cut)
 				cut(g, c);
-				g->cut_late++;
-			}
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		ts.tv_sec++;
 		pthread_cond_timedwait(&g->wake, &g->lock, &ts);

@@ -26,7 +26,6 @@ struct web_guard {
 	/* open connections, the one waiting longest first */
 	struct web_conn *head, *tail;
 	unsigned int live; /* open and not cut */
-	unsigned long cut_oldest, cut_late; /* what the guard cut */
 	/* for MHD_OPTION_ARRAY: limit, timeout, callbacks; ends with MHD_OPTION_END */
 	struct MHD_OptionItem options[5];
 };
@@ -35,7 +34,8 @@ struct web_guard {
  * g->options. Returns 0 or -errno. */
 int web_guard_start(struct web_guard *g);
 /* MHD_start_daemon's accept policy (cls: the guard): makes room by cutting
- * the connection that has waited longest for its request. */
+ * the connection that has waited longest for its request (or, when every
+ * one is being answered, the oldest). */
 enum MHD_Result web_guard_accept(void *cls, const struct sockaddr *addr, socklen_t addrlen);
 /* The handler has the connection's request: it is not cut to make room. */
 void web_guard_answering(struct MHD_Connection *conn);
