@@ -85,8 +85,7 @@ hold_field() { # name
 
 # Waits up to SECONDS for at least N of the held connections to be closed by serve.
 hold_wait_closed() { # n seconds
-	local i
-	for i in $(seq $(($2 * 10))); do
+	for _ in $(seq $(($2 * 10))); do
 		[ "$(hold_field closed)" -ge "$1" ] && return 0
 		sleep 0.1
 	done
