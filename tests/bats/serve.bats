@@ -491,3 +491,68 @@ still_loaded() {
 		[ "$status" -eq 0 ]
 	done
 }
+
+# Slow clients (docs/metrics.md#limits): 256 connections at once, a new one
+# cutting the one that has waited longest for its request; each request read
+# and answered within 10 s. Before, 64 unfinished requests locked every
+# scraper out until MHD's idle timeout, which each trickled byte restarts.
+@test "slow clients: 300 unfinished requests from one address lock no scraper out; the oldest waiting are cut" {
+	start_serve --listen 127.0.0.1:0
+	hold_connections 300 127.0.0.1 0
+	# a scraper on another address, and one on the attacker's own
+	[ "$(curl -s -o /dev/null -m 5 --interface 127.0.0.2 -w '%{http_code}' "$URL")" = 200 ]
+	[ "$(curl -s -o /dev/null -m 5 -w '%{http_code}' "$URL")" = 200 ]
+	[ "$(hold_field opened)" -eq 300 ]
+	# the 44 past 256 (and the scrapers) made room by cutting the first ones held
+	hold_wait_closed 44 5
+	[ "$(hold_field first_closed)" -eq 0 ]
+	kill -0 "$SERVE_PID"
+}
+
+@test "slow clients: a request trickling a byte a second is cut at the 10 s deadline" {
+	start_serve --listen 127.0.0.1:0
+	hold_connections 1 127.0.0.1 1
+	sleep 3
+	[ "$(hold_field closed)" -eq 0 ] # the trickle keeps it from being idle
+	hold_wait_closed 1 17
+	[ "$(curl -s -o /dev/null -m 5 -w '%{http_code}' "$URL")" = 200 ]
+}
+
+# A raw request on a new connection; prints what came back.
+raw_request() { # bytes (printf format)
+	python3 -c '
+import socket, sys
+s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=5)
+s.sendall(sys.argv[3].encode("latin-1").decode("unicode_escape").encode("latin-1"))
+out = b""
+while True:
+    b = s.recv(65536)
+    if not b:
+        break
+    out += b
+sys.stdout.write(out.decode("latin-1"))' "${1%:*}" "${1##*:}" "$2"
+}
+
+@test "malformed requests: a NUL in the path (raw or %00) or two Content-Lengths get no metrics, one answer each" {
+	start_serve --listen 127.0.0.1:0
+	local t base=${URL%/metrics} out
+	t=$(serve_target "$URL")
+	[ "$(curl -s -o /dev/null -w '%{http_code}' "$base/metrics%00.txt")" = 404 ]
+	[ "$(curl -s -o /dev/null -w '%{http_code}' "$base/%6detrics")" = 200 ] # other escapes still decode
+	out=$(raw_request "$t" 'GET /metrics\x00/../../etc/passwd HTTP/1.1\r\nHost: x\r\n\r\n')
+	[[ $out == "HTTP/1.1 400 "* ]]
+	[[ $out != *idlescope_* ]]
+	out=$(raw_request "$t" 'GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nContent-Length: 5\r\n\r\n')
+	[[ $out == "HTTP/1.1 400 "* ]]
+	[[ $out != *idlescope_* ]]
+	[ "$(grep -c '^HTTP/1.1 ' <<<"$out")" -eq 1 ]
+	out=$(raw_request "$t" 'GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n')
+	[[ $out == "HTTP/1.1 400 "* ]]
+}
+
+@test "-v: libmicrohttpd takes the options in order (no complaint about the logger)" {
+	start_serve --listen 127.0.0.1:0 -v
+	curl -sSf -o /dev/null "$URL"
+	run grep -c 'is not the first option' "$BATS_TEST_TMPDIR/serve.out.err"
+	[ "$output" -eq 0 ]
+}

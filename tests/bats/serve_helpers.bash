@@ -1,6 +1,7 @@
 # Starting `idlescope serve` on a loopback port for the BATS tests that scrape it
 # (serve.bats, prometheus.bats), a Prometheus server scraping it, the load
-# they run, and their teardown: every process they start ends with the test,
+# they run, slow clients held against it (tests/lib/http_hold.py), and their
+# teardown: every process they start ends with the test,
 # and a changed kernel.bpf_stats_enabled (STATS_OLD, its old value) is restored.
 
 setup() {
@@ -8,12 +9,13 @@ setup() {
 	SERVE2_PID=
 	PROM_PID=
 	LOAD_PID=
+	HOLD_PID=
 	STATS_OLD=
 }
 
 teardown() {
 	local p
-	for p in "$LOAD_PID" "$PROM_PID" "$SERVE_PID" "$SERVE2_PID"; do
+	for p in "$HOLD_PID" "$LOAD_PID" "$PROM_PID" "$SERVE_PID" "$SERVE2_PID"; do
 		[ -n "$p" ] || continue
 		kill "$p" 2>/dev/null || true
 		wait "$p" 2>/dev/null || true
@@ -59,4 +61,33 @@ start_prometheus() { # rule files...
 # The JSON answer of Prometheus' instant query API to the PromQL $1.
 prom_query() {
 	curl -sS --get "$PROM/api/v1/query" --data-urlencode "query=$1"
+}
+
+# Holds N unfinished requests to serve at URL from SOURCE (a loopback
+# address), trickling a header byte every TRICKLE seconds (0: none), in the
+# background (HOLD_PID); returns once they are connected (or 5 s passed).
+hold_connections() { # n source trickle
+	HOLD_STATUS=$BATS_TEST_TMPDIR/hold.status
+	rm -f "$HOLD_STATUS"
+	python3 "$BATS_TEST_DIRNAME/../lib/http_hold.py" --target "$(serve_target "$URL")" -n "$1" \
+		--source "$2" --trickle "$3" --seconds 60 --status "$HOLD_STATUS" 3>&- &
+	HOLD_PID=$!
+	for _ in $(seq 50); do
+		[ -s "$HOLD_STATUS" ] && return 0
+		sleep 0.1
+	done
+}
+
+# A field of the held connections' status: opened, closed or first_closed.
+hold_field() { # name
+	awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }' "$HOLD_STATUS"
+}
+
+# Waits up to SECONDS for at least N of the held connections to be closed by serve.
+hold_wait_closed() { # n seconds
+	for _ in $(seq $(($2 * 10))); do
+		[ "$(hold_field closed)" -ge "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
 }

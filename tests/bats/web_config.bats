@@ -273,3 +273,78 @@ assert_basic_auth() { # curl options for the transport...
 	[ "$(status_of --cacert "$D/ca.crt")" = 401 ]
 	[ "$(status_of --cacert "$D/ca.crt" -u alice:'open sesame')" = 200 ]
 }
+
+# Writes $D/web.yml with the users and hashes given (no TLS).
+web_users() { # user hash...
+	printf 'basic_auth_users:\n' >"$D/web.yml"
+	while [ $# -gt 1 ]; do
+		printf '  %s: %s\n' "$1" "$2" >>"$D/web.yml"
+		shift 2
+	done
+}
+
+# CPU seconds (user + system) process $1 has used.
+cpu_seconds() { # pid
+	awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f\n", ($14 + $15) / hz }' /proc/"$1"/stat
+}
+
+# Failed logins (docs/metrics.md#limits): 10 per address in a row, then one
+# per 6 s; 30 over all addresses, then two a second; one bcrypt check at a
+# time. Past a budget, 429 with Retry-After and no bcrypt run. Before, each
+# wrong password cost ~60 ms of bcrypt: 2000 at concurrency 4 kept both
+# CPUs busy.
+@test "web-config: wrong passwords: past 10 from one address 429 without bcrypt; other addresses and the cached right password still get in" {
+	local i before after
+	web_config plain
+	serve_with "$IDLESCOPE" --web-config "$D/web.yml"
+	for i in $(seq 10); do
+		[ "$(status_of -u alice:"wrong $i")" = 401 ]
+	done
+	[ "$(status_of -u alice:wrong)" = 429 ]
+	curl -s -D - -o /dev/null -u alice:wrong "$URL" | grep -qi '^Retry-After: [1-9]'
+	# the right password from that address is refused too (it would cost a bcrypt run)...
+	[ "$(status_of -u alice:'open sesame')" = 429 ]
+	# ...but not from another, and once it matched, it is cached for every address
+	[ "$(status_of --interface 127.0.0.2 -u alice:'open sesame')" = 200 ]
+	[ "$(status_of -u alice:'open sesame')" = 200 ]
+	# 200 more wrong passwords, 4 at a time: no bcrypt for any (~12 s of CPU before)
+	before=$(cpu_seconds "$SERVE_PID")
+	seq 200 | xargs -P 4 -I{} curl -s -o /dev/null -u alice:w{} "$URL"
+	after=$(cpu_seconds "$SERVE_PID")
+	echo "serve CPU: $before s -> $after s"
+	awk -v a="$before" -v b="$after" 'BEGIN { exit !(b - a < 1.5) }'
+}
+
+@test "web-config: wrong passwords from many addresses: past 30 in all, 429 for a new address; the cached right password still gets in" {
+	web_config plain
+	serve_with "$IDLESCOPE" --web-config "$D/web.yml"
+	[ "$(status_of --interface 127.0.0.2 -u alice:'open sesame')" = 200 ]
+	# 10 from each of 8 addresses at once: failures come at bcrypt's pace,
+	# past the two a second the budget regains, however loaded the CPUs
+	export URL
+	seq 3 10 | xargs -P 8 -I{} bash -c \
+		'for i in $(seq 10); do curl -s -o /dev/null --interface 127.0.0.{} -u alice:"wrong $i" "$URL"; done'
+	[ "$(status_of --interface 127.0.0.9 -u alice:wrong)" = 429 ]
+	[ "$(status_of --interface 127.0.0.2 -u alice:'open sesame')" = 200 ]
+}
+
+@test "web-config: a NUL in the user:password pair, or a password past bcrypt's 72 bytes, is refused" {
+	local p72 auth
+	p72=$(printf 'p%.0s' $(seq 72))
+	web_users alice "$HASH" bob "$(htpasswd -nbBC 4 bob "$p72" | cut -d: -f2 | tr -d '\n')"
+	serve_with "$IDLESCOPE" --web-config "$D/web.yml"
+	[ "$(status_of -u alice:'open sesame')" = 200 ]
+	# MHD decodes into a C string: "open sesame\0junk" read as "open sesame"
+	auth=$(printf 'alice:open sesame\0junk' | base64 -w0)
+	[ "$(status_of -H "Authorization: Basic $auth")" = 401 ]
+	[ "$(status_of -u bob:"$p72")" = 200 ]
+	# bcrypt reads 72 bytes: one more would match on its start
+	[ "$(status_of -u bob:"${p72}x")" = 401 ]
+}
+
+@test "web-config: bcrypt costs that differ get a note (an unknown user costs the dearest)" {
+	web_users alice "$HASH" bob "$(htpasswd -nbBC 5 bob secret | cut -d: -f2 | tr -d '\n')"
+	serve_with "$IDLESCOPE" --web-config "$D/web.yml"
+	grep -qx "idlescope: note: $D/web.yml: basic_auth_users' bcrypt costs differ (5 to 10): .*(htpasswd -nBC 10 USER)" "$D/serve.err"
+	[ "$(status_of -u bob:secret)" = 200 ]
+}

@@ -275,13 +275,52 @@ static void test_bcrypt(void **state)
 	web_config_free(&c);
 }
 
+/* An unknown user costs the configured cost (the dummy's was 10 whatever
+ * the users': cost-4 refusals in 1 ms, unknown users in 57 ms); with costs
+ * that differ, the dearest. A password past bcrypt's 72 bytes is refused
+ * without a run. */
+static void test_bcrypt_costs(void **state)
+{
+	struct web_config c;
+	struct web_auth a;
+	char long_pw[80];
+
+	(void)state;
+	load_ok("basic_auth_users:\n  bob: " BOB_HASH "\n", &c);
+	assert_int_equal(web_auth_init(&a, &c), 0);
+	assert_int_equal(a.min_cost, 4);
+	assert_int_equal(a.max_cost, 4);
+	assert_false(web_auth_check(&a, "bob", "wrong"));
+	assert_int_equal(a.last_cost, 4);
+	a.last_cost = 0;
+	assert_false(web_auth_check(&a, "carol", "wrong"));
+	assert_int_equal(a.last_cost, 4);
+	memset(long_pw, 'p', sizeof(long_pw) - 1);
+	long_pw[sizeof(long_pw) - 1] = '\0';
+	assert_int_equal(a.bcrypt_runs, 2);
+	assert_false(web_auth_check(&a, "bob", long_pw));
+	assert_false(web_auth_check(&a, "carol", long_pw));
+	assert_int_equal(a.bcrypt_runs, 2);
+	web_auth_free(&a);
+	web_config_free(&c);
+
+	load_ok("basic_auth_users:\n  bob: " BOB_HASH "\n  u1: " VECTOR1 "\n", &c);
+	assert_int_equal(web_auth_init(&a, &c), 0);
+	assert_int_equal(a.min_cost, 4);
+	assert_int_equal(a.max_cost, 5);
+	assert_false(web_auth_check(&a, "carol", "wrong"));
+	assert_int_equal(a.last_cost, 5);
+	web_auth_free(&a);
+	web_config_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_full_file),   cmocka_unit_test(test_no_tls),
 		cmocka_unit_test(test_unknown_keys), cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_tls_rules),   cmocka_unit_test(test_missing_files),
-		cmocka_unit_test(test_bcrypt),
+		cmocka_unit_test(test_bcrypt),      cmocka_unit_test(test_bcrypt_costs),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -18,7 +18,9 @@
 #include "session/live.h"
 #include "session/parts.h"
 #include "util/listen.h"
+#include "util/web_guard.h"
 #include "util/web_mhd.h"
+#include "util/web_request.h"
 #include "model/model.h"
 #include "render/prom.h"
 #include "sys/topology.h"
@@ -29,6 +31,7 @@ struct serve {
 	const char *listen_arg;
 	const char *web_config; /* --web-config FILE */
 	struct web_mhd web;     /* its TLS options and request gate */
+	struct web_guard guard; /* connection cap and request deadline */
 	struct listen_addr addr;
 	bool wake;
 	bool cpu_hist, cpu_detail; /* --per-cpu-histograms, --per-cpu-detail */
@@ -55,7 +58,9 @@ static const char doc[] =
 	"http://HOST:PORT/metrics (https:// with --web-config's TLS).\v"
 	"Counters are cumulative from the start. Without -i every scrape reads the BPF maps; "
 	"with -i SECONDS a snapshot is taken every SECONDS and scrapes get the last one. "
-	"Runs until SIGINT/SIGTERM (or -d SECONDS), then detaches and exits 0. By default the "
+	"Runs until SIGINT/SIGTERM (or -d SECONDS), then detaches and exits 0. At most 256 "
+	"connections are open (a new one cuts the one waiting longest for its request); a "
+	"request must be read and answered within 10 s. By default the "
 	"series per CPU are the state counters (entries, residency, above, below) and busy "
 	"seconds; the histograms and wakeups are per state and cause over the selected CPUs. "
 	"The metric families are listed in docs/metrics.md.";
@@ -164,14 +169,17 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 {
 	struct serve *r = cls;
 	enum MHD_Result ret;
+	const char *why;
+	unsigned int code;
 	char *text = NULL;
 	size_t len = 0;
 	int err = 0;
 
-	(void)version;
 	(void)upload_data;
 	(void)upload_data_size;
-	(void)con_cls;
+	web_guard_answering(conn);
+	if ((code = web_request_check(conn, url, version, *con_cls, &why)))
+		return web_mhd_refuse(&r->web, conn, code, why, 0);
 	if (!web_mhd_admit(&r->web, conn, &ret))
 		return ret;
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
@@ -245,9 +253,9 @@ int cmd_serve(int argc, char **argv)
 			   .lock = PTHREAD_MUTEX_INITIALIZER };
 	struct window_ticks ticks = { on_interval, on_refresh, &r };
 	struct MHD_Daemon *mhd = NULL;
-	char err[512], note[512];
+	char err[512];
 	FILE *out;
-	int ret;
+	int ret, err_no;
 
 	cli_takes(CLI_DURATION | CLI_INTERVAL | CLI_CPUS | CLI_VERBOSE);
 	argp_parse(&serve_argp, argc, argv, ARGP_IN_ORDER, NULL, &r);
@@ -258,12 +266,10 @@ int cmd_serve(int argc, char **argv)
 	}
 	/* the web configuration before anything loads: a bad file, or TLS
 	 * this build lacks, is refused rather than served in plain text */
-	if ((ret = web_mhd_load(&r.web, r.web_config, err, sizeof(err), note, sizeof(note)))) {
+	if ((ret = web_mhd_load(&r.web, r.web_config, err, sizeof(err)))) {
 		diag_error("%s", err);
 		goto cleanup;
 	}
-	if (note[0])
-		diag_error("%s", note);
 	if ((ret = cli_prepare(&r.o, &r.topo, &r.sel, &out)))
 		goto cleanup;
 	if ((ret = live_prepare(&r.live, &r.topo,
@@ -303,12 +309,20 @@ int cmd_serve(int argc, char **argv)
 	ret = EXIT_RUNTIME;
 	if (r.o.interval_ns)
 		on_interval(&r, r.start);
+	/* after window_prepare: the reaper thread inherits the signal mask */
+	if ((err_no = web_guard_start(&r.guard))) {
+		diag_error("cannot start the HTTP server: %s", strerror(-err_no));
+		goto cleanup;
+	}
+	/* the logger first: MHD logs the options after it */
 	mhd = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | web_mhd_flags(&r.web) |
 				       (r.o.verbose ? MHD_USE_ERROR_LOG : 0),
-			       0, NULL, NULL, handle, &r, MHD_OPTION_LISTEN_SOCKET, r.fd,
-			       MHD_OPTION_CONNECTION_TIMEOUT, 10u, MHD_OPTION_CONNECTION_LIMIT, 64u,
-			       MHD_OPTION_EXTERNAL_LOGGER, http_log, NULL, MHD_OPTION_ARRAY,
-			       r.web.options, MHD_OPTION_END);
+			       0, web_guard_accept, &r.guard, handle, &r, MHD_OPTION_EXTERNAL_LOGGER,
+			       http_log, NULL, MHD_OPTION_LISTEN_SOCKET, r.fd,
+			       MHD_OPTION_URI_LOG_CALLBACK, web_request_uri_log, NULL,
+			       MHD_OPTION_UNESCAPE_CALLBACK, web_request_unescape, NULL,
+			       MHD_OPTION_ARRAY, r.guard.options, MHD_OPTION_ARRAY, r.web.options,
+			       MHD_OPTION_END);
 	if (!mhd) {
 		diag_error("cannot start the HTTP server on %s", r.bound);
 		goto cleanup;
@@ -323,6 +337,7 @@ int cmd_serve(int argc, char **argv)
 cleanup:
 	if (mhd)
 		MHD_stop_daemon(mhd);
+	web_guard_stop(&r.guard);
 	if (r.fd >= 0)
 		close(r.fd);
 	window_cleanup(&r.win);

@@ -105,7 +105,7 @@ int listen_open(const struct listen_addr *a, char *bound, size_t boundlen, char 
 	if (fd < 0)
 		goto fail;
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(fd, (const struct sockaddr *)&a->sa, a->len) || listen(fd, 64))
+	if (bind(fd, (const struct sockaddr *)&a->sa, a->len) || listen(fd, LISTEN_BACKLOG))
 		goto fail;
 	if (getsockname(fd, (struct sockaddr *)&ss, &sl))
 		snprintf(bound, boundlen, "%s", want);

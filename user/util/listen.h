@@ -9,6 +9,9 @@
 #include <sys/socket.h>
 
 #define LISTEN_DEFAULT "127.0.0.1:9464"
+/* connections the kernel queues while serve is at its limit (the kernel
+ * caps it at net.core.somaxconn): room for a scraper during a connect flood */
+#define LISTEN_BACKLOG 512
 
 struct listen_addr {
 	struct sockaddr_storage sa;

@@ -1,23 +1,23 @@
 /* The web configuration in libmicrohttpd's terms: TLS from memory (the PEM
  * files read at start-up), the client certificate checked per request, and
- * basic auth answered with 401 and WWW-Authenticate as exporter-toolkit does. */
+ * basic auth answered with 401 and WWW-Authenticate as exporter-toolkit does,
+ * or 429 when wrong passwords used up their budget. */
 #include "util/web_mhd.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/diag.h"
 #include "util/tls_gnutls.h"
 
-int web_mhd_load(struct web_mhd *w, const char *path, char *err, size_t errlen, char *note,
-		 size_t notelen)
+int web_mhd_load(struct web_mhd *w, const char *path, char *err, size_t errlen)
 {
 	struct web_config *c = &w->cfg;
 	char why[200];
 	int n = 0;
 
 	memset(w, 0, sizeof(*w));
-	note[0] = '\0';
 	w->options[0].option = MHD_OPTION_END;
 	if (!path)
 		return 0;
@@ -45,9 +45,15 @@ int web_mhd_load(struct web_mhd *w, const char *path, char *err, size_t errlen, 
 		snprintf(err, errlen, "out of memory");
 		return EXIT_RUNTIME;
 	}
+	web_throttle_init(&w->throttle);
 	if (c->nr_users && !c->tls)
-		snprintf(note, notelen, "note: %s has basic_auth_users but no tls_server_config: "
-			 "passwords cross the network in clear text", path);
+		diag_error("note: %s has basic_auth_users but no tls_server_config: passwords cross "
+			   "the network in clear text", path);
+	if (w->auth.min_cost != w->auth.max_cost)
+		diag_error("note: %s: basic_auth_users' bcrypt costs differ (%d to %d): how long a "
+			   "refusal takes tells the users of cheaper hashes from unknown ones; make "
+			   "them all with one cost (htpasswd -nBC %d USER)", path, w->auth.min_cost,
+			   w->auth.max_cost, w->auth.max_cost);
 	if (c->tls) {
 		web_config_priorities(c, w->priorities, sizeof(w->priorities));
 		w->options[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0, c->cert_pem };
@@ -72,16 +78,24 @@ void web_mhd_headers(const struct web_mhd *w, struct MHD_Response *resp)
 		MHD_add_response_header(resp, w->cfg.headers[i].name, w->cfg.headers[i].value);
 }
 
-static enum MHD_Result refuse(struct web_mhd *w, struct MHD_Connection *conn, unsigned int code,
-			      const char *body)
+enum MHD_Result web_mhd_refuse(struct web_mhd *w, struct MHD_Connection *conn, unsigned int code,
+			       const char *body, unsigned int retry_after)
 {
 	struct MHD_Response *resp =
 		MHD_create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_MUST_COPY);
 	enum MHD_Result ret;
+	char secs[16];
 
 	if (!resp)
 		return MHD_NO;
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+	if (retry_after) {
+		snprintf(secs, sizeof(secs), "%u", retry_after);
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, secs);
+	}
+	/* a malformed request: what follows it cannot be trusted to be a request */
+	if (code == MHD_HTTP_BAD_REQUEST)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
 	web_mhd_headers(w, resp);
 	ret = code == MHD_HTTP_UNAUTHORIZED ? MHD_queue_basic_auth_fail_response(conn, "idlescope", resp)
 					    : MHD_queue_response(conn, code, resp);
@@ -89,10 +103,71 @@ static enum MHD_Result refuse(struct web_mhd *w, struct MHD_Connection *conn, un
 	return ret;
 }
 
+/* The user and password of the Authorization header (MHD_free them), or
+ * NULL. MHD 0.9.75 decodes into C strings: a NUL in the decoded pair would
+ * cut the password short ("pass\0junk" matching "pass"), so the pair must
+ * be as long as the base64 says. */
+static char *credentials(struct MHD_Connection *conn, char **password)
+{
+	const char *h;
+	size_t hlen, b64, want;
+	char *user;
+
+	*password = NULL;
+	if (MHD_lookup_connection_value_n(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION,
+					  strlen(MHD_HTTP_HEADER_AUTHORIZATION), &h, &hlen) != MHD_YES ||
+	    strlen(h) != hlen || strncmp(h, "Basic ", 6))
+		return NULL;
+	b64 = hlen - 6;
+	want = b64 / 4 * 3 - (b64 && h[hlen - 1] == '=') - (b64 > 1 && h[hlen - 2] == '=');
+	user = MHD_basic_auth_get_username_password(conn, password);
+	if (user && *password && strlen(user) + 1 + strlen(*password) == want)
+		return user;
+	if (*password) {
+		explicit_bzero(*password, strlen(*password));
+		MHD_free(*password);
+		*password = NULL;
+	}
+	if (user)
+		MHD_free(user);
+	return NULL;
+}
+
+/* basic auth: the cached pair at once; else a bcrypt run, within the
+ * failure budget of the client's address and of all */
+static enum MHD_Result check_password(struct web_mhd *w, struct MHD_Connection *conn, bool *ok)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+	char *user, *password;
+	unsigned int wait = 0;
+
+	*ok = false;
+	if ((user = credentials(conn, &password))) {
+		if (strlen(password) > WEB_AUTH_MAX_PASSWORD)
+			; /* refused at once: bcrypt would read only its start */
+		else if (web_auth_cached(&w->auth, user, password))
+			*ok = true;
+		else if (!(wait = web_throttle_enter(&w->throttle, sa))) {
+			*ok = web_auth_check(&w->auth, user, password);
+			web_throttle_leave(&w->throttle, sa, !*ok);
+		}
+		explicit_bzero(password, strlen(password));
+		MHD_free(password);
+		MHD_free(user);
+	}
+	if (*ok)
+		return MHD_YES;
+	if (wait)
+		return web_mhd_refuse(w, conn, MHD_HTTP_TOO_MANY_REQUESTS,
+				      "Too many failed logins: retry later\n", wait);
+	return web_mhd_refuse(w, conn, MHD_HTTP_UNAUTHORIZED, "Unauthorized\n", 0);
+}
+
 bool web_mhd_admit(struct web_mhd *w, struct MHD_Connection *conn, enum MHD_Result *ret)
 {
 	char why[256], body[300];
-	char *user, *password = NULL;
 	bool ok;
 
 	if (!w->loaded)
@@ -103,22 +178,13 @@ bool web_mhd_admit(struct web_mhd *w, struct MHD_Connection *conn, enum MHD_Resu
 
 		if (!tls_peer_allowed(ci ? ci->tls_session : NULL, w->cfg.client_auth, why, sizeof(why))) {
 			snprintf(body, sizeof(body), "%s\n", why);
-			*ret = refuse(w, conn, MHD_HTTP_FORBIDDEN, body);
+			*ret = web_mhd_refuse(w, conn, MHD_HTTP_FORBIDDEN, body, 0);
 			return false;
 		}
 	}
 	if (!w->cfg.nr_users)
 		return true;
-	user = MHD_basic_auth_get_username_password(conn, &password);
-	ok = user && password && web_auth_check(&w->auth, user, password);
-	if (password) {
-		explicit_bzero(password, strlen(password));
-		MHD_free(password);
-	}
-	if (user)
-		MHD_free(user);
-	if (!ok)
-		*ret = refuse(w, conn, MHD_HTTP_UNAUTHORIZED, "Unauthorized\n");
+	*ret = check_password(w, conn, &ok);
 	return ok;
 }
 
@@ -127,6 +193,7 @@ void web_mhd_free(struct web_mhd *w)
 	if (!w->loaded)
 		return;
 	web_auth_free(&w->auth);
+	web_throttle_free(&w->throttle);
 	web_config_free(&w->cfg);
 	w->loaded = false;
 }
