@@ -117,8 +117,14 @@ static __always_inline void group_account(__u32 g, __u64 since, __u64 now_ns, __
 		st->races++;
 		return;
 	}
+	if (now_ns < start_ns)
+		return; /* ended before the window */
+	/* Began before it (every group the poke left all idle did): its part
+	 * inside. Dropped, a group stayed busy while its CPUs idled in every
+	 * interval that period reached. No such group started before the
+	 * attach: its word starts with every member busy. */
 	if (since < start_ns)
-		return; /* began before the window: an edge, like a CPU's */
+		since = start_ns;
 	d = now_ns - since;
 	stat_add(&st->periods, &st->time_ns, &st->min_ns, &st->max_ns, st->hist, d);
 	if (folded)

@@ -308,8 +308,7 @@ judge_groups() { # json "busy cpus"
 # costs a host CPU), so the last cluster is never all idle although its other
 # CPUs mostly are. The first cluster is idle but for its last CPU waking every
 # 20 ms: without it, a quiet NOHZ guest can keep both CPUs idle through the
-# whole window, one interval that began before the window and is not counted
-# (edge_idle_ns only). Oracles: sysfs shows WANT clusters of 2+ CPUs, and
+# whole window, one interval still going on at its end (edge_idle_ns only). Oracles: sysfs shows WANT clusters of 2+ CPUs, and
 # judge_groups: idlescope's groups are exactly those, none idle longer than a
 # member, the idle cluster's all-idle time > 0. --fail-if asserts the two
 # shares inside idlescope too (exit 3 if either holds).
