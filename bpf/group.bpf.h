@@ -102,6 +102,26 @@ static __always_inline void group_on_enter(__u32 cpu, struct idle_cpu_slot *slot
 		pack_update(now_ns, pack_dg, -1);
 }
 
+/* An end after a reader's cut is counted apart too (idle.bpf.h, cut_open):
+ * the group's time at the cut is its time less these. */
+static __always_inline void group_cut_count(struct group_stats *st, __u64 now_ns, __u32 s, __u64 d)
+{
+	__u64 cut = cut_ns;
+
+	if (!cut || now_ns <= cut)
+		return;
+	if (st->cut_epoch != cut) {
+		st->cut_epoch = cut;
+		st->cut_time_ns = 0;
+#pragma unroll
+		for (int i = 0; i < IS_MAX_STATES; i++)
+			st->cut_state_time_ns[i] = 0;
+	}
+	st->cut_time_ns += d;
+	if (s < IS_MAX_STATES)
+		st->cut_state_time_ns[s] += d;
+}
+
 /* A node's all-idle interval [since, now_ns] ended; enter_ns is the exiting
  * CPU's own entry, which no start of it can precede. */
 static __always_inline void group_account(__u32 g, __u64 since, __u64 now_ns, __u64 enter_ns,
@@ -133,6 +153,7 @@ static __always_inline void group_account(__u32 g, __u64 since, __u64 now_ns, __
 		st->state_periods[s]++;
 		st->state_time_ns[s] += d;
 	}
+	group_cut_count(st, now_ns, s, d);
 }
 
 /* cpu left idle after a period that began at enter_ns: it leaves its

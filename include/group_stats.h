@@ -52,6 +52,11 @@ struct group_stats {
 	__u64 state_periods[IS_MAX_STATES];
 	__u64 state_time_ns[IS_MAX_STATES];
 	__u64 hist[IS_HIST_BUCKETS];
+	/* the part of time_ns and state_time_ns counted by ends after the
+	 * live reader's cut cut_epoch (bpf/idle.bpf.h, session/raw_cut.c) */
+	__u64 cut_epoch;
+	__u64 cut_time_ns;
+	__u64 cut_state_time_ns[IS_MAX_STATES];
 } __attribute__((aligned(64)));
 
 #endif

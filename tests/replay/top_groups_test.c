@@ -1,6 +1,7 @@
 /* `idlescope top`'s group rows against their members (issue 22) at 64 CPUs,
  * 2 packages x 16 cores x 2 threads, through the real BPF handlers, the
- * interval deltas, the summary and the rendered rows. Root. */
+ * reader's cut, the interval deltas, the summary and the rendered rows.
+ * Root. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +14,7 @@
 #include "replay.h"
 #include "model/model.h"
 #include "render/render_top.h"
+#include "session/raw_cut.h"
 #include "session/raw_delta.h"
 
 #define NR_CPUS 64
@@ -27,7 +29,8 @@ static struct idle_session s;
 static struct groups tree;
 static struct cpuidle_cpu_info info[NR_CPUS];
 static struct topology topo;
-static struct idle_raw snap[3];
+static struct idle_raw snap[4];
+static uint64_t stamp[4]; /* each snapshot's end of interval */
 
 static void ev(uint64_t cpu, uint64_t now_ms, uint64_t state)
 {
@@ -41,6 +44,39 @@ static uint64_t wake_ms(int k)
 {
 	return k < 16 ? START_MS + 5 + 40 * (uint64_t)k
 		      : START_MS + INTERVAL_MS + 5 + 40 * (uint64_t)(k - 16);
+}
+
+/* Interval 3 ends in a read spread over 200 ms, as at 64 CPUs under TCG:
+ * the CPUs read first, then CPU 0 wakes for good and CPU 2 briefly, then
+ * the groups are read. Through the cut set before it, the read is as at the
+ * cut. In the interval itself CPU 3 was busy 1 ms. */
+static int spread_read(void)
+{
+	uint64_t cut_ms = START_MS + 3 * INTERVAL_MS;
+	struct idle_raw first;
+
+	ev(3, cut_ms - 500, EXIT);
+	ev(3, cut_ms - 499, 1);
+	idle_session_cut(&s, cut_ms * MS);
+	if (idle_session_read(&s, &first))
+		return -1;
+	ev(0, cut_ms + 1, EXIT);
+	ev(2, cut_ms + 1, EXIT);
+	ev(2, cut_ms + 2, 1);
+	if (idle_session_read(&s, &snap[3]))
+		return -1;
+	/* the CPUs' part from the first read, the groups' from the second */
+	free(snap[3].slots);
+	free(snap[3].stats);
+	snap[3].slots = first.slots;
+	snap[3].stats = first.stats;
+	first.slots = NULL;
+	first.stats = NULL;
+	idle_raw_free(&first);
+	snap[3].read_ns = (cut_ms + 200) * MS; /* the stamp after such a read */
+	idle_raw_at_cut(&snap[3], cut_ms * MS);
+	stamp[3] = snap[3].read_ns;
+	return 0;
 }
 
 static int setup(void **state)
@@ -86,6 +122,7 @@ static int setup(void **state)
 	idle_session_start(&s, START_MS * MS);
 	if (idle_session_read(&s, &snap[0]))
 		return -1;
+	stamp[0] = START_MS * MS;
 	for (int i = 1; i <= 2; i++) {
 		uint64_t end = START_MS + (uint64_t)i * INTERVAL_MS;
 
@@ -99,14 +136,15 @@ static int setup(void **state)
 		}
 		if (idle_session_read(&s, &snap[i]))
 			return -1;
+		stamp[i] = end * MS;
 	}
-	return 0;
+	return spread_read();
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 4; i++)
 		idle_raw_free(&snap[i]);
 	idle_session_close(&s);
 	groups_free(&tree);
@@ -114,8 +152,8 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* Busy % per row label of interval i ([START + (i-1) s, START + i s]), as
- * top prints it. */
+/* Busy % per row label of interval i ([stamp[i - 1], stamp[i]]), as top
+ * prints it. */
 struct rows {
 	int nr;
 	char label[NR_CPUS + 40][32];
@@ -124,7 +162,7 @@ struct rows {
 
 static void interval_rows(int i, struct rows *r)
 {
-	uint64_t from = (START_MS + (uint64_t)(i - 1) * INTERVAL_MS) * MS, to = from + INTERVAL_MS * MS;
+	uint64_t from = stamp[i - 1], to = stamp[i];
 	struct idle_raw d;
 	struct summary sum;
 	struct top_text txt = { 0 };
@@ -237,11 +275,35 @@ static void test_second_interval(void **state)
 	check_interval(2);
 }
 
+/* Interval 3, its read spread: only CPU 3 was busy (1 ms), so only core1
+ * and package0 were. Read without a cut, core0 showed the 200 ms after CPU
+ * 0 woke (read busy in its group, idle in its CPUs' part) as busy. */
+static void test_spread_read(void **state)
+{
+	struct rows r;
+	char name[32];
+
+	(void)state;
+	interval_rows(3, &r);
+	check_invariant(&r, 3);
+	for (int c = 0; c < NR_CPUS; c++) {
+		snprintf(name, sizeof(name), "%d", c);
+		assert_float_equal(busy_of(&r, name), (c == 3 ? 0.1 : 0.0), ROUND);
+	}
+	for (int k = 0; k < NR_CORES; k++) {
+		snprintf(name, sizeof(name), "core%d", k);
+		assert_float_equal(busy_of(&r, name), (k == 1 ? 0.1 : 0.0), ROUND);
+	}
+	assert_float_equal(busy_of(&r, "package0"), 0.1, ROUND);
+	assert_float_equal(busy_of(&r, "package1"), 0.0, ROUND);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_first_interval),
 		cmocka_unit_test(test_second_interval),
+		cmocka_unit_test(test_spread_read),
 	};
 
 	return cmocka_run_group_tests_name("replay-top-groups", tests, setup, teardown);
