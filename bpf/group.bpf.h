@@ -87,6 +87,8 @@ static __always_inline void group_on_enter(__u32 cpu, struct idle_cpu_slot *slot
 		if (!gs)
 			break;
 		delta = group_delta(gs, s);
+		/* before the add: a member leaving right after it finds it */
+		gs->join_ns = now_ns;
 		word = __sync_fetch_and_add(&gs->word, delta) + delta;
 		group_count_update(slot, gs);
 		if (!group_full(gs, word))
@@ -177,9 +179,12 @@ static __always_inline void group_on_exit(__u32 cpu, struct idle_cpu_slot *slot,
 		group_count_update(slot, gs);
 		if (!group_full(gs, word))
 			break;
-		/* first to leave: the node's all-idle interval ends */
+		/* first to leave: the node's all-idle interval ends. Its start
+		 * is the last join's, stored before that join's add (idle_since,
+		 * stored after it, may not be there yet: a race, which lost the
+		 * interval) */
 		s = group_word_state(gs, word);
-		since = gs->idle_since;
+		since = gs->join_ns;
 		gs->idle_since = 0;
 		group_account(g, since, now_ns, enter_ns, s,
 			      gs->fields && s == gs->fields - 1 && s + 1 < state_slots);

@@ -26,6 +26,11 @@ struct group_slot {
 	/* Line 0: written by every member's idle event (one fetch-and-add). */
 	__u64 word;
 	__u64 idle_since;  /* 0 = not all idle (or the start was lost in a race) */
+	/* The entry time of the last child to join, stored before its
+	 * fetch-and-add: when the word is full, the start of the all-idle
+	 * interval (the latest of its CPUs' entries), even where a member
+	 * left before the completing child stored idle_since. */
+	__u64 join_ns;
 	__u32 state;       /* the node state of the current all-idle interval */
 	/* Line 1: the loader's, read-only: read before the fetch-and-add
 	 * without bringing line 0 in shared first (one transfer, not two) */
