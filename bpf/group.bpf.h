@@ -71,6 +71,19 @@ static __always_inline void group_on_exit(__u32 cpu, struct idle_cpu_slot *slot,
 {
 }
 #else
+/* join_ns only grows: a join whose store comes late (its CPU stalled
+ * between its clock read and here) leaves the latest entry in place. A few
+ * tries: a lost one costs a start a little early, never a lost interval. */
+static __always_inline void group_join_time(struct group_slot *gs, __u64 now_ns)
+{
+	for (int i = 0; i < 4; i++) {
+		__u64 old = gs->join_ns;
+
+		if (old >= now_ns || __sync_val_compare_and_swap(&gs->join_ns, old, now_ns) == old)
+			return;
+	}
+}
+
 /* cpu entered an idle state: it joins its smallest node, and each node it
  * makes all idle joins its parent, in the state it then has. */
 static __always_inline void group_on_enter(__u32 cpu, struct idle_cpu_slot *slot, __u64 now_ns,
@@ -88,7 +101,7 @@ static __always_inline void group_on_enter(__u32 cpu, struct idle_cpu_slot *slot
 			break;
 		delta = group_delta(gs, s);
 		/* before the add: a member leaving right after it finds it */
-		gs->join_ns = now_ns;
+		group_join_time(gs, now_ns);
 		word = __sync_fetch_and_add(&gs->word, delta) + delta;
 		group_count_update(slot, gs);
 		if (!group_full(gs, word))

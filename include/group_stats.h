@@ -26,7 +26,7 @@ struct group_slot {
 	/* Line 0: written by every member's idle event (one fetch-and-add). */
 	__u64 word;
 	__u64 idle_since;  /* 0 = not all idle (or the start was lost in a race) */
-	/* The entry time of the last child to join, stored before its
+	/* The latest entry time of a joining child, stored before its
 	 * fetch-and-add: when the word is full, the start of the all-idle
 	 * interval (the latest of its CPUs' entries), even where a member
 	 * left before the completing child stored idle_since. */
