@@ -124,8 +124,9 @@ help:
 	@echo 'make fuzz       libFuzzer targets, FUZZ_SECONDS (300) each; make test runs them briefly'
 	@echo 'make soak       10 min of record -i 1 under stress-ng: RSS and map memory flat (root)'
 	@echo 'make bench      overhead vs a minimal BPF floor, side by side; writes docs/performance.md'
-	@echo 'make vmtest     kernel test VMs (QEMU TCG, Debian 5.10, 6.1, 6.12; 6.12 at 32 vCPUs), then make vmtest-oracle'
+	@echo 'make vmtest     kernel test VMs (QEMU TCG, Debian 5.10, 6.1, 6.12; 6.12 at 32 vCPUs, top at 64), then make vmtest-oracle'
 	@echo 'make vmtest-oracle  the BATS oracle tests in an acpi_idle guest and in cpuidle.off=1 guests'
+	@echo 'make vmtest-top64   the 64-vCPU guest of make vmtest alone (top group rows against their CPUs)'
 	@echo 'make compat     make vmtest, then docs/compat.md from what the guests probed'
 	@echo 'make vmlinux    regenerate vmlinux/$$(ARCH)/vmlinux.h from BTF'
 	@echo 'make static     $(OUT)/static/idlescope, one file for test VMs (serve has no TLS)'
@@ -317,6 +318,13 @@ vmtest: vmtest-bins
 ifeq ($(ARCH),x86_64)
 	$(Q)$(MAKE) --no-print-directory vmtest-oracle
 endif
+
+# The 64-vCPU guest of make vmtest (and make test) alone: 2 packages x 16 SMT
+# cores, the many-CPU section's top check only (tests/vm/README.md).
+.PHONY: vmtest-top64
+vmtest-top64: $(OUT)/idlescope
+	$(Q)IDLESCOPE=$(abspath $(OUT)/idlescope) VMTEST_ARCH=x86_64 \
+	    VMTEST_KERNELS='6.12@64,sockets=2,cores=16,threads=2:top' ./tests/vm/run.sh
 
 # The oracle guests (tests/vm/oracle.sh): the BATS oracle tests in an acpi_idle
 # guest and in cpuidle.off=1 guests (x86_64 only: the guests run host binaries).

@@ -71,6 +71,19 @@ static __always_inline void group_on_exit(__u32 cpu, struct idle_cpu_slot *slot,
 {
 }
 #else
+/* join_ns only grows: a join whose store comes late (its CPU stalled
+ * between its clock read and here) leaves the latest entry in place. A few
+ * tries: a lost one costs a start a little early, never a lost interval. */
+static __always_inline void group_join_time(struct group_slot *gs, __u64 now_ns)
+{
+	for (int i = 0; i < 4; i++) {
+		__u64 old = gs->join_ns;
+
+		if (old >= now_ns || __sync_val_compare_and_swap(&gs->join_ns, old, now_ns) == old)
+			return;
+	}
+}
+
 /* cpu entered an idle state: it joins its smallest node, and each node it
  * makes all idle joins its parent, in the state it then has. */
 static __always_inline void group_on_enter(__u32 cpu, struct idle_cpu_slot *slot, __u64 now_ns,
@@ -87,6 +100,8 @@ static __always_inline void group_on_enter(__u32 cpu, struct idle_cpu_slot *slot
 		if (!gs)
 			break;
 		delta = group_delta(gs, s);
+		/* before the add: a member leaving right after it finds it */
+		group_join_time(gs, now_ns);
 		word = __sync_fetch_and_add(&gs->word, delta) + delta;
 		group_count_update(slot, gs);
 		if (!group_full(gs, word))
@@ -100,6 +115,26 @@ static __always_inline void group_on_enter(__u32 cpu, struct idle_cpu_slot *slot
 	}
 	if (packing_enabled && slot->pack_group1)
 		pack_update(now_ns, pack_dg, -1);
+}
+
+/* An end after a reader's cut is counted apart too (idle.bpf.h, cut_open):
+ * the group's time at the cut is its time less these. */
+static __always_inline void group_cut_count(struct group_stats *st, __u64 now_ns, __u32 s, __u64 d)
+{
+	__u64 cut = cut_ns;
+
+	if (!cut || now_ns <= cut)
+		return;
+	if (st->cut_epoch != cut) {
+		st->cut_epoch = cut;
+		st->cut_time_ns = 0;
+#pragma unroll
+		for (int i = 0; i < IS_MAX_STATES; i++)
+			st->cut_state_time_ns[i] = 0;
+	}
+	st->cut_time_ns += d;
+	if (s < IS_MAX_STATES)
+		st->cut_state_time_ns[s] += d;
 }
 
 /* A node's all-idle interval [since, now_ns] ended; enter_ns is the exiting
@@ -117,8 +152,14 @@ static __always_inline void group_account(__u32 g, __u64 since, __u64 now_ns, __
 		st->races++;
 		return;
 	}
+	if (now_ns < start_ns)
+		return; /* ended before the window */
+	/* Began before it (every group the poke left all idle did): its part
+	 * inside. Dropped, a group stayed busy while its CPUs idled in every
+	 * interval that period reached. No such group started before the
+	 * attach: its word starts with every member busy. */
 	if (since < start_ns)
-		return; /* began before the window: an edge, like a CPU's */
+		since = start_ns;
 	d = now_ns - since;
 	stat_add(&st->periods, &st->time_ns, &st->min_ns, &st->max_ns, st->hist, d);
 	if (folded)
@@ -127,6 +168,7 @@ static __always_inline void group_account(__u32 g, __u64 since, __u64 now_ns, __
 		st->state_periods[s]++;
 		st->state_time_ns[s] += d;
 	}
+	group_cut_count(st, now_ns, s, d);
 }
 
 /* cpu left idle after a period that began at enter_ns: it leaves its
@@ -150,9 +192,12 @@ static __always_inline void group_on_exit(__u32 cpu, struct idle_cpu_slot *slot,
 		group_count_update(slot, gs);
 		if (!group_full(gs, word))
 			break;
-		/* first to leave: the node's all-idle interval ends */
+		/* first to leave: the node's all-idle interval ends. Its start
+		 * is the last join's, stored before that join's add (idle_since,
+		 * stored after it, may not be there yet: a race, which lost the
+		 * interval) */
 		s = group_word_state(gs, word);
-		since = gs->idle_since;
+		since = gs->join_ns;
 		gs->idle_since = 0;
 		group_account(g, since, now_ns, enter_ns, s,
 			      gs->fields && s == gs->fields - 1 && s + 1 < state_slots);

@@ -127,6 +127,29 @@ static __always_inline void after_stop(__u32 cpu, struct idle_cpu_slot *slot, __
 	edge_exit(cpu, slot, s);
 }
 
+/* The first event after a reader's cut keeps the slot as it was at the
+ * cut; the period it may end is then counted apart (cut_count). */
+static __always_inline void cut_open(struct idle_cpu_slot *slot, __u64 now_ns)
+{
+	__u64 cut = cut_ns;
+
+	if (!cut || now_ns <= cut || slot->cut_epoch == cut)
+		return;
+	slot->cut_epoch = cut;
+	slot->cut_enter_ns = slot->enter_ns;
+	slot->cut_state = slot->state;
+#pragma unroll
+	for (int i = 0; i < IS_MAX_STATES; i++)
+		slot->cut_time_ns[i] = 0;
+}
+
+/* A period counted in state s's time_ns that ended after the cut. */
+static __always_inline void cut_count(struct idle_cpu_slot *slot, __u32 s, __u64 d)
+{
+	if (slot->cut_epoch && slot->cut_epoch == cut_ns && s < IS_MAX_STATES)
+		slot->cut_time_ns[s] += d;
+}
+
 /* One idle event on the CPU's slot (handle_idle, below). */
 static __always_inline void idle_event(__u32 cpu, struct idle_cpu_slot *slot, __u64 now_ns,
 				       __u32 state)
@@ -142,6 +165,7 @@ static __always_inline void idle_event(__u32 cpu, struct idle_cpu_slot *slot, __
 	}
 	first = !slot->idle_seen;
 	slot->idle_seen = 1;
+	cut_open(slot, now_ns);
 	if (state != IS_PWR_EVENT_EXIT) {
 		/* the kernel pairs every enter with an exit: the open period's
 		 * exit was lost (a missed handler run; in a trace, a missing,
@@ -188,6 +212,8 @@ static __always_inline void idle_event(__u32 cpu, struct idle_cpu_slot *slot, __
 	/* Like the kernel's usage/time, a period counts whole at its exit. */
 	slot->last_counted = 1;
 	early = account(cpu, slot->state, now_ns - enter);
+	if (slot->state < state_slots)
+		cut_count(slot, slot->state, now_ns - enter);
 	if (wake_enabled)
 		wake_on_exit(cpu, slot, now_ns, slot->state, early);
 }

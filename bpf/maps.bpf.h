@@ -160,6 +160,11 @@ __u64 stop_ns;
  * and after stop_ns the exits are counted as edge exits; 0 = not before
  * start. */
 __u64 edge_from_ns;
+/* A live reader's cut (top): the first idle event of each CPU after it
+ * keeps that CPU's state at the cut, and ends after it are counted apart as
+ * well (idle.bpf.h), so that reads spread over milliseconds give every CPU
+ * and group as at this instant. 0 = none. */
+__u64 cut_ns;
 /* Set with stop_ns: lets the interrupt-path handlers stop without a clock
  * read. */
 __u32 stopped;

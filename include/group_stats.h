@@ -26,6 +26,11 @@ struct group_slot {
 	/* Line 0: written by every member's idle event (one fetch-and-add). */
 	__u64 word;
 	__u64 idle_since;  /* 0 = not all idle (or the start was lost in a race) */
+	/* The latest entry time of a joining child, stored before its
+	 * fetch-and-add: when the word is full, the start of the all-idle
+	 * interval (the latest of its CPUs' entries), even where a member
+	 * left before the completing child stored idle_since. */
+	__u64 join_ns;
 	__u32 state;       /* the node state of the current all-idle interval */
 	/* Line 1: the loader's, read-only: read before the fetch-and-add
 	 * without bringing line 0 in shared first (one transfer, not two) */
@@ -52,6 +57,11 @@ struct group_stats {
 	__u64 state_periods[IS_MAX_STATES];
 	__u64 state_time_ns[IS_MAX_STATES];
 	__u64 hist[IS_HIST_BUCKETS];
+	/* the part of time_ns and state_time_ns counted by ends after the
+	 * live reader's cut cut_epoch (bpf/idle.bpf.h, session/raw_cut.c) */
+	__u64 cut_epoch;
+	__u64 cut_time_ns;
+	__u64 cut_state_time_ns[IS_MAX_STATES];
 } __attribute__((aligned(64)));
 
 #endif

@@ -102,6 +102,16 @@ struct idle_cpu_slot {
 	 * sender changes, and read by this CPU's wakeup: apart from line 1,
 	 * which this CPU's own wakeups write, so that a sender's read hits */
 	__u32 ipi_from __attribute__((aligned(64))); /* 1 + the last sender, 0 none */
+	/* Line 5: this CPU at a live reader's cut (cut_ns, bpf/idle.bpf.h),
+	 * kept by its first idle event after it: the period in flight then,
+	 * and the time of the periods that ended after it, per state. A read
+	 * spread over milliseconds gives every CPU and group as at one
+	 * instant (session/raw_cut.c). */
+	__u64 cut_epoch __attribute__((aligned(64))); /* the cut_ns these are for, 0 none */
+	__u64 cut_enter_ns;
+	__u32 cut_state;
+	__u32 pad_cut;
+	__u64 cut_time_ns[IS_MAX_STATES];
 } __attribute__((aligned(64)));
 
 /* Per CPU and state: everything summed over completed idle periods. */

@@ -11,7 +11,10 @@
 
 #include <cmocka.h>
 
+#include <bpf/bpf.h>
+
 #include "replay.h"
+#include "idlescope.skel.h"
 
 #define NR_CPUS 4
 
@@ -113,12 +116,48 @@ static void test_group_idle_within_members(void **state)
 		}
 }
 
+/* A member leaves after the completing CPU's add but before its store of
+ * idle_since (a vCPU stalled there under TCG): the end takes the start the
+ * join stored before its add. Cluster 0 all idle from 200 to 500 us, with
+ * idle_since not stored: one 300 us interval, no race. */
+static void test_end_before_start_store(void **state)
+{
+	static struct groups cpus;
+	struct session_opts o = { .replay = true, .groups = &cpus };
+	const struct idle_params arm = replay_arm_table(0);
+	struct idle_session t;
+	struct group_slot gs;
+	struct group_stats st;
+	uint32_t g = 0;
+	char err[256];
+
+	(void)state;
+	replay_2x2_groups(&cpus);
+	assert_int_equal(idle_session_open(&t, NR_CPUS, &o, err, sizeof(err)), 0);
+	for (int c = 0; c < NR_CPUS; c++)
+		idle_session_set_params(&t, c, &arm);
+	replay_idle(&t, 0, 100 * US, 0);
+	replay_idle(&t, 1, 200 * US, 1);
+	assert_int_equal(bpf_map_lookup_elem(bpf_map__fd(t.skel->maps.group_slots), &g, &gs), 0);
+	gs.idle_since = 0; /* the completing CPU's store, not there yet */
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(t.skel->maps.group_slots), &g, &gs, BPF_ANY), 0);
+	replay_idle(&t, 0, 500 * US, EXIT);
+	assert_int_equal(bpf_map_lookup_elem(bpf_map__fd(t.skel->maps.group_stats), &g, &st), 0);
+	assert_int_equal(st.races, 0);
+	assert_int_equal(st.periods, 1);
+	assert_int_equal(st.time_ns, 300 * US);
+	assert_int_equal(st.state_time_ns[0], 300 * US);
+	idle_session_close(&t);
+	groups_free(&cpus);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cluster0),
 		cmocka_unit_test(test_cluster1),
 		cmocka_unit_test(test_group_idle_within_members),
+		cmocka_unit_test(test_end_before_start_store),
 	};
 
 	return cmocka_run_group_tests_name("replay-group", tests, setup, teardown);

@@ -15,8 +15,11 @@
 #                       followed by @SMP is a many-CPU guest (x86_64): booted
 #                       with -smp SMP and vmtest_many=SMP (guest-test.sh's
 #                       many-CPU section), log tag -smpN, run in a lane of its
-#                       own beside the others (default "5.10 6.1 6.12
-#                       6.12@32,sockets=2,cores=8,threads=2")
+#                       own beside the others; @SMP:top runs only that
+#                       section's top check (vmtest_only=top, log tag
+#                       -smpN-top). Default "5.10 6.1 6.12
+#                       6.12@32,sockets=2,cores=8,threads=2
+#                       6.12@64,sockets=2,cores=16,threads=2:top"
 #   VMTEST_ACCEL        QEMU accelerator (default for x86_64 tcg,thread=single:
 #                       MTTCG can oops x86 guests during BPF text patching; for
 #                       arm64 tcg, multi-threaded; the CI host's /dev/kvm is PVM
@@ -44,7 +47,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 bin=${IDLESCOPE:-$root/build/static/idlescope}
 cache=${IDLESCOPE_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/idlescope/vm}
-kernels=${VMTEST_KERNELS:-5.10 6.1 6.12 6.12@32,sockets=2,cores=8,threads=2}
+kernels=${VMTEST_KERNELS:-5.10 6.1 6.12 6.12@32,sockets=2,cores=8,threads=2 6.12@64,sockets=2,cores=16,threads=2:top}
 vm_timeout=${VMTEST_TIMEOUT:-360}
 logdir=${VMTEST_LOGDIR:-$root/build/vmtest}
 archs=${VMTEST_ARCH:-x86_64 arm64}
@@ -419,14 +422,15 @@ verdict() { # log rc
 }
 
 # One boot per architecture: kernel, serial log; returns qemu's (timeout's) status.
-# A many-CPU guest (SERIES@SMP) boots with its own -smp and vmtest_many=SMP.
-boot_x86_64() { # vmlinuz log [smp]
+# A many-CPU guest (SERIES@SMP) boots with its own -smp and vmtest_many=SMP
+# (and vmtest_only=ONLY for SERIES@SMP:ONLY).
+boot_x86_64() { # vmlinuz log [smp [only]]
 	local accel smp=${3:-${VMTEST_SMP:-4}} initrd
 	accel=$(accel_of x86_64)
 	initrd=$work/initrd-x86_64-$(smp_cpus "$smp").img
 	timeout "$vm_timeout" qemu-system-x86_64 -accel "$accel" -cpu max -smp "$smp" -m 1G \
 		-nographic -no-reboot -kernel "$1" -initrd "$initrd" \
-		-append "console=ttyS0 panic=-1 quiet vmtest_accel=${accel%%,*} ${3:+vmtest_many=$3} $bias_arg ${VMTEST_APPEND:-}" \
+		-append "console=ttyS0 panic=-1 quiet vmtest_accel=${accel%%,*} ${3:+vmtest_many=$3} ${4:+vmtest_only=$4} $bias_arg ${VMTEST_APPEND:-}" \
 		</dev/null >"$2" 2>&1
 }
 boot_arm64() { # vmlinuz log
@@ -470,10 +474,11 @@ g_arch=() g_word=() g_vmlinuz=() g_find=()
 
 # Boots guest I and writes its summary line to $work/summary.I.
 run_guest() { # index
-	local i=$1 a=${g_arch[$1]} k=${g_word[$1]} vmlinuz=${g_vmlinuz[$1]} smp='' gtag=$tag name log tb rc=0 v line
+	local i=$1 a=${g_arch[$1]} k=${g_word[$1]} vmlinuz=${g_vmlinuz[$1]} smp='' only='' gtag=$tag name log tb rc=0 v line
 	if [[ $k == *@* ]]; then
 		smp=${k#*@}
-		gtag="$tag-smp$(smp_cpus "$smp")"
+		[[ $smp != *:* ]] || only=${smp#*:} smp=${smp%%:*}
+		gtag="$tag-smp$(smp_cpus "$smp")${only:+-$only}"
 	fi
 	name=$(basename "$vmlinuz")
 	name=${name#vmlinuz-}
@@ -481,7 +486,7 @@ run_guest() { # index
 	say "$name$gtag: booting ($(basename "$(dirname "$vmlinuz")")${smp:+, -smp $smp})"
 	tb=$(now)
 	case $a in
-	x86_64) boot_x86_64 "$vmlinuz" "$log" "$smp" || rc=$? ;;
+	x86_64) boot_x86_64 "$vmlinuz" "$log" "$smp" "$only" || rc=$? ;;
 	arm64) boot_arm64 "$vmlinuz" "$log" || rc=$? ;;
 	esac
 	v=$(verdict "$log" "$rc")
@@ -532,7 +537,7 @@ if has_arch x86_64; then
 		[ "${g_arch[j]}" = x86_64 ] || continue
 		s=${VMTEST_SMP:-4}
 		[[ ${g_word[j]} != *@* ]] || s=${g_word[j]#*@}
-		initrd_x86_64 "$s"
+		initrd_x86_64 "${s%%:*}"
 	done
 fi
 if has_arch arm64; then

@@ -743,6 +743,14 @@ void idle_session_start(struct idle_session *s, uint64_t start_ns)
 	s->skel->bss->start_ns = start_ns;
 }
 
+void idle_session_cut(struct idle_session *s, uint64_t cut_ns)
+{
+	s->skel->bss->cut_ns = cut_ns;
+	/* out of this CPU's store buffer before the cut comes: a handler
+	 * whose clock read is past it must see it */
+	__sync_synchronize();
+}
+
 void idle_session_stop(struct idle_session *s, uint64_t stop_ns)
 {
 	s->skel->bss->stop_ns = stop_ns;

@@ -102,6 +102,10 @@ int idle_session_unknown(struct idle_session *s, const struct cpulist *online);
 void idle_session_edge_from(struct idle_session *s, uint64_t edge_from_ns);
 /* Exits before start_ns are not counted. */
 void idle_session_start(struct idle_session *s, uint64_t start_ns);
+/* A reader's cut (raw_cut.h): each CPU's first idle event after cut_ns
+ * keeps its state at cut_ns, and ends after it are counted apart too. Set
+ * it before cut_ns comes. */
+void idle_session_cut(struct idle_session *s, uint64_t cut_ns);
 /* Periods that end after stop_ns are not counted from now on. */
 void idle_session_stop(struct idle_session *s, uint64_t stop_ns);
 void idle_session_close(struct idle_session *s);

@@ -171,6 +171,7 @@ static void cut_group(struct idle_raw *d, const struct idle_raw *prev, int g, ui
 	struct group_slot *b = &d->group_slots[g];
 	struct group_stats *st = &d->groups[g];
 	const struct group_stats *was = &prev->groups[g];
+	uint64_t from;
 
 	st->periods = sub(st->periods, was->periods);
 	st->time_ns = sub(st->time_ns, was->time_ns);
@@ -183,12 +184,13 @@ static void cut_group(struct idle_raw *d, const struct idle_raw *prev, int g, ui
 	}
 	for (int i = 0; i < IS_HIST_BUCKETS; i++)
 		st->hist[i] = sub(st->hist[i], was->hist[i]);
-	/* all idle at prev_ns, ended since: drop its part before prev_ns (an
-	 * interval that began before the session's start is not counted in
-	 * BPF at all: bpf/group.bpf.h) */
-	if (a->idle_since && group_slot_all_idle(a) && a->idle_since < prev_ns &&
-	    a->idle_since >= start_ns && b->idle_since != a->idle_since) {
-		uint64_t before = prev_ns - a->idle_since;
+	/* all idle at prev_ns, ended since: drop its part before prev_ns (BPF
+	 * counts an interval that began before the session's start from the
+	 * start: bpf/group.bpf.h) */
+	from = a->idle_since > start_ns ? a->idle_since : start_ns;
+	if (a->idle_since && group_slot_all_idle(a) && b->idle_since != a->idle_since &&
+	    from < prev_ns) {
+		uint64_t before = prev_ns - from;
 
 		st->time_ns = sub(st->time_ns, before);
 		if (a->state < 10)

@@ -16,9 +16,9 @@
  * - a period in flight at prev_ns and completed since counts only its part
  *   after prev_ns; a period still in flight at now_ns is charged to its
  *   state up to now_ns (and its enter cleared, so no edge time is added
- *   twice); the same for a group's all-idle time (an all-idle interval
- *   that began before the session's start, cur->start_ns, is in no
- *   counter: none of it is taken off);
+ *   twice); the same for a group's all-idle time (BPF counts an all-idle
+ *   interval that began before the session's start, cur->start_ns, from
+ *   the start, and so is its part before prev_ns taken off);
  * - no CPU's or group's idle time exceeds now_ns - prev_ns: the excess a
  *   spread read can leave (a period that ended between a CPU's read and
  *   the stamp counts in the next interval) comes off its largest state;

@@ -1,0 +1,134 @@
+/* A live read turned into the maps at the reader's cut (raw_cut.h). */
+#include "session/raw_cut.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "session/idle_loader.h"
+#include "util/clock.h"
+
+static uint64_t less(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+static void cpus_at_cut(struct idle_raw *r, uint64_t cut)
+{
+	for (int c = 0; c < r->nr_cpus; c++) {
+		struct idle_cpu_slot *sl = &r->slots[c];
+
+		if (sl->cut_epoch == cut) {
+			for (int i = 0; i < IS_MAX_STATES; i++) {
+				struct idle_state_stats *st = &r->stats[c * IS_MAX_STATES + i];
+
+				st->time_ns = less(st->time_ns, sl->cut_time_ns[i]);
+			}
+			sl->enter_ns = sl->cut_enter_ns;
+			sl->state = sl->cut_state;
+		} else if (sl->enter_ns > cut) {
+			sl->enter_ns = 0; /* cannot be without an event after the cut */
+		}
+	}
+}
+
+/* A node is all idle at the cut when every member CPU is, since its last
+ * member's entry, in the shallowest of their states as each level's word
+ * folds them (bpf/group.bpf.h): children come before their parents. */
+static int groups_at_cut(struct idle_raw *r)
+{
+	int ng = r->nr_groups;
+	bool *idle = malloc((size_t)ng * sizeof(*idle));
+	uint64_t *since = calloc((size_t)ng, sizeof(*since));
+	uint32_t *state = malloc((size_t)ng * sizeof(*state));
+
+	if (!idle || !since || !state) {
+		free(idle);
+		free(since);
+		free(state);
+		return -1;
+	}
+	for (int g = 0; g < ng; g++) {
+		idle[g] = true;
+		state[g] = UINT32_MAX;
+	}
+	for (int c = 0; c < r->nr_cpus; c++) {
+		const struct idle_cpu_slot *sl = &r->slots[c];
+		int g = (int)sl->group_id1 - 1;
+
+		if (g < 0 || g >= ng)
+			continue;
+		if (!sl->enter_ns) {
+			idle[g] = false;
+			continue;
+		}
+		since[g] = sl->enter_ns > since[g] ? sl->enter_ns : since[g];
+		state[g] = sl->state < state[g] ? sl->state : state[g];
+	}
+	for (int g = 0; g < ng; g++) {
+		struct group_slot *gs = &r->group_slots[g];
+		uint32_t last = gs->fields ? gs->fields - 1 : 0;
+		int p = (int)gs->parent1 - 1;
+
+		state[g] = state[g] < last ? state[g] : last;
+		if (p > g && p < ng) {
+			idle[p] &= idle[g];
+			since[p] = since[g] > since[p] ? since[g] : since[p];
+			state[p] = state[g] < state[p] ? state[g] : state[p];
+		}
+		gs->word = idle[g] ? gs->nr_children & 0xffff : 0;
+		gs->idle_since = idle[g] ? since[g] : 0;
+		gs->state = idle[g] ? state[g] : 0;
+	}
+	free(idle);
+	free(since);
+	free(state);
+	return 0;
+}
+
+void idle_raw_at_cut(struct idle_raw *r, uint64_t cut_ns)
+{
+	cpus_at_cut(r, cut_ns);
+	for (int g = 0; g < r->nr_groups && r->groups; g++) {
+		struct group_stats *st = &r->groups[g];
+
+		if (st->cut_epoch != cut_ns)
+			continue;
+		st->time_ns = less(st->time_ns, st->cut_time_ns);
+		for (int i = 0; i < IS_MAX_STATES; i++)
+			st->state_time_ns[i] = less(st->state_time_ns[i], st->cut_state_time_ns[i]);
+	}
+	/* without memory for the tree the slots stay as read: spread, not wrong */
+	if (r->nr_groups && r->group_slots)
+		groups_at_cut(r);
+	r->read_ns = cut_ns;
+}
+
+/* How far ahead the cut is set: the store must land before it. */
+#define CUT_LEAD_NS 2000000ULL
+
+int idle_session_read_cut(struct idle_session *s, struct idle_raw *out)
+{
+	uint64_t cut = 0, lead = CUT_LEAD_NS, now;
+	struct timespec ts;
+	int err;
+
+	/* a reader descheduled between its clock read and the store (under
+	 * TCG for 100 ms) tries again further ahead; in the end the cut is
+	 * late for some CPUs rather than never */
+	for (int i = 0; i < 5; i++, lead *= 4) {
+		cut = idle_now_ns() + lead;
+		idle_session_cut(s, cut);
+		if (idle_now_ns() < cut)
+			break;
+	}
+	while ((now = idle_now_ns()) <= cut) {
+		ts.tv_sec = 0;
+		ts.tv_nsec = (long)(cut - now + 1);
+		nanosleep(&ts, NULL);
+	}
+	if ((err = idle_session_read(s, out)))
+		return err;
+	idle_raw_at_cut(out, cut);
+	return 0;
+}
