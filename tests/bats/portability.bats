@@ -85,7 +85,6 @@ feature() { # key -> true/false
 	[ "$(feature tp_btf)" = false ]
 }
 
-# bats test_tags=oracle
 # What a build can do is said where it is seen: `idlescope info` (and the end
 # of the link, Makefile's BUILD_LACKS). The default build lacks nothing; the
 # static one lacks serve's HTTPS, and both read trace.dat.
@@ -104,6 +103,7 @@ feature() { # key -> true/false
 	jq -e '.build.linkage == "static" and (.build.serve_https | not) and (.build.lacks | startswith("serve HTTPS"))' <<<"$output"
 }
 
+# bats test_tags=oracle
 @test "record: the idle path it used is the one info reports, and the fallback says why" {
 	require_cpuidle_driver
 	"$IDLESCOPE" info --format json >"$INFO"

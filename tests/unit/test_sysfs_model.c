@@ -24,6 +24,7 @@
 #include "sys/cpuidle_sysfs.h"
 #include "model/kernel_check.h"
 #include "model/model.h"
+#include "sys/groups.h"
 #include "sys/sysfs.h"
 #include "sys/topology.h"
 
@@ -906,6 +907,67 @@ static void init_summary(struct summary *s, const char *driver, const char *miss
 	s->miss_attach = miss;
 }
 
+/* --packing's top 10 tasks by runtime: with more tasks than rows, each new
+ * one replaces the last-ranked row (it once replaced the first: the
+ * busiest task dropped out of a ping-pong's table); ties go to the lower
+ * pid, in the same order every run. */
+static void test_model_pack_top_tasks(void **state)
+{
+	/* 14 pids: runtimes 1..14 ms in a shuffled order, pids 300 and 301 tied
+	 * with 13 ms; a second key (group 1) adds to pid 105's total */
+	static const uint32_t ms[] = { 3, 14, 1, 9, 13, 5, 7, 2, 11, 4, 8, 6, 10, 12 };
+	struct pack_task_key keys[17];
+	struct pack_task_val vals[17];
+	struct groups gr;
+	struct summary s;
+	char err[128];
+	int n = 0;
+
+	(void)state;
+	for (int c = 0; c < NCPU; c++) {
+		cpulist_set(&fx.topo.possible, c);
+		if (c < 4)
+			cpulist_set(&fx.topo.online, c);
+	}
+	assert_int_equal(groups_build(&fx.topo, "custom:0-1,2-3", &gr, err, sizeof(err)), 0);
+	for (int i = 0; i < 14; i++) {
+		keys[n] = (struct pack_task_key){ .pid = 100 + (uint32_t)i, .group = 0 };
+		vals[n] = (struct pack_task_val){ .runtime_ns = ms[i] * MS };
+		snprintf(vals[n].comm, sizeof(vals[n].comm), "t%d", i);
+		n++;
+	}
+	keys[n] = (struct pack_task_key){ .pid = 105, .group = 1 }; /* 5 + 10 = 15 ms */
+	vals[n++] = (struct pack_task_val){ .runtime_ns = 10 * MS, .comm = "t5" };
+	keys[n] = (struct pack_task_key){ .pid = 301, .group = 0 };
+	vals[n++] = (struct pack_task_val){ .runtime_ns = 13 * MS, .comm = "tie-b" };
+	keys[n] = (struct pack_task_key){ .pid = 300, .group = 0 };
+	vals[n++] = (struct pack_task_val){ .runtime_ns = 13 * MS, .comm = "tie-a" };
+	fx.raw.have_pack = true;
+	fx.raw.nr_pack_tasks = n;
+	fx.raw.pack_keys = keys;
+	fx.raw.pack_vals = vals;
+	fx.w.groups = &gr;
+	init_summary(&s, "intel_idle", NULL);
+	assert_int_equal(summary_build(&s, &fx.w, &fx.sel), 0);
+	assert_true(s.pack.enabled);
+	assert_int_equal(s.pack.nr_tasks, 10);
+	{
+		/* by hand: 15 (105), 14 (101), 13 (104), 13 (300), 13 (301),
+		 * 12 (113), 11 (108), 10 (112), 9 (103), 8 (110) */
+		static const uint32_t pid[] = { 105, 101, 104, 300, 301, 113, 108, 112, 103, 110 };
+		static const uint64_t tot[] = { 15, 14, 13, 13, 13, 12, 11, 10, 9, 8 };
+
+		for (int i = 0; i < 10; i++) {
+			assert_int_equal(s.pack.tasks[i].pid, pid[i]);
+			assert_int_equal(s.pack.tasks[i].total_ns, tot[i] * MS);
+		}
+	}
+	assert_int_equal(s.pack.tasks[0].group_ns[0], 5 * MS);
+	assert_int_equal(s.pack.tasks[0].group_ns[1], 10 * MS);
+	summary_free(&s);
+	groups_free(&gr);
+}
+
 static void test_model_per_state(void **state)
 {
 	struct summary s;
@@ -1609,6 +1671,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cpuidle_counter_fds, build_tree, destroy_tree),
 		cmocka_unit_test_setup_teardown(test_cpuidle_to_params, build_tree, destroy_tree),
 		cmocka_unit_test_setup(test_model_per_state, build_model),
+		cmocka_unit_test_setup(test_model_pack_top_tasks, build_model),
 		cmocka_unit_test_setup(test_model_edges_and_status, build_model),
 		cmocka_unit_test_setup(test_model_enter_at_stop, build_model),
 		cmocka_unit_test_setup(test_model_totals, build_model),

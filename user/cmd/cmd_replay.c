@@ -346,7 +346,7 @@ static int emit(struct replay *r)
 	int64_t *task = calloc((size_t)r->m.nr_cpus, sizeof(*task));
 
 	for (int c = 0; task && c < r->m.nr_cpus; c++)
-		task[c] = trace_idle_task_ns(&r->td, c);
+		task[c] = trace_idle_task_ns(r->td.idle_task, c, r->td.min_ts, r->td.max_ts);
 	w.idle_task_ns = task;
 	w.idle_unrecorded = !r->td.idle_events;
 	if (!k0 || !k1 || !task) {

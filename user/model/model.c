@@ -534,9 +534,10 @@ static void build_pack(struct summary *s, const struct window_capture *w)
 			} else {
 				int min = 0;
 
+				/* the last-ranked task: the one every other ranks before */
 				for (j = 1; j < p->nr_tasks; j++)
-					if (task_before(&p->tasks[min], p->tasks[j].total_ns,
-							p->tasks[j].pid))
+					if (task_before(&p->tasks[j], p->tasks[min].total_ns,
+							p->tasks[min].pid))
 						min = j;
 				if (!task_before(&p->tasks[min], total, k->pid))
 					continue;

@@ -6,56 +6,57 @@
 
 #define MAX_CPU 4095 /* IS_MAX_CPUS - 1, as trace_parse.c */
 
-int trace_idle_task_switch(struct trace_data *d, const struct trace_event *ev)
+int trace_idle_task_switch(struct trace_idle_task **table, uint64_t *dropped, uint32_t c,
+			   bool gap, const struct replay_event *re)
 {
 	struct trace_idle_task *it;
-	uint64_t t = ev->re.now_ns;
-	uint32_t c = ev->src_cpu;
+	uint64_t t = re->now_ns;
 
 	if (c > MAX_CPU)
 		return 0;
-	if (!d->idle_task && !(d->idle_task = calloc(MAX_CPU + 1, sizeof(*d->idle_task))))
+	if (!*table && !(*table = calloc(MAX_CPU + 1, sizeof(**table))))
 		return -1;
-	it = &d->idle_task[c];
-	if (trace_data_gap_take(d, c, TP_GAP_TASK) && it->running) {
+	it = &(*table)[c];
+	if (gap && it->running) {
 		/* the run open across lost events may have ended and begun again
 		 * in them: its length is unknown, not counted */
 		it->running = 0;
 		it->gap = 1;
-		d->idle_task_dropped++;
+		(*dropped)++;
 	}
 	if (!it->seen) {
 		it->seen = 1;
 		it->first = t;
-		it->first_prev = ev->re.sw.prev_pid == 0;
+		it->first_prev = re->sw.prev_pid == 0;
 	} else {
 		if (t < it->since) /* a clock step back inside the buffer */
 			t = it->since;
-		if (it->running && ev->re.sw.prev_pid == 0)
+		if (it->running && re->sw.prev_pid == 0)
 			it->ns += t - it->since;
-		else if (!it->gap && it->running != (ev->re.sw.prev_pid == 0))
+		else if (!it->gap && it->running != (re->sw.prev_pid == 0))
 			/* prev is not what the last switch ran: a switch was lost,
 			 * the idle task's runs around it are unknown, not counted */
-			d->idle_task_dropped++;
+			(*dropped)++;
 	}
-	it->running = ev->re.sw.next_pid == 0;
+	it->running = re->sw.next_pid == 0;
 	it->since = t;
 	it->gap = 0;
 	return 0;
 }
 
-int64_t trace_idle_task_ns(const struct trace_data *d, int cpu)
+int64_t trace_idle_task_ns(const struct trace_idle_task *table, int cpu, uint64_t min_ts,
+			   uint64_t max_ts)
 {
 	const struct trace_idle_task *it;
 	uint64_t ns;
 
-	if (!d->idle_task || cpu < 0 || cpu > MAX_CPU || !d->idle_task[cpu].seen)
+	if (!table || cpu < 0 || cpu > MAX_CPU || !table[cpu].seen)
 		return -1;
-	it = &d->idle_task[cpu];
+	it = &table[cpu];
 	ns = it->ns;
-	if (it->first_prev && it->first > d->min_ts)
-		ns += it->first - d->min_ts;
-	if (it->running && d->max_ts > it->since)
-		ns += d->max_ts - it->since;
+	if (it->first_prev && it->first > min_ts)
+		ns += it->first - min_ts;
+	if (it->running && max_ts > it->since)
+		ns += max_ts - it->since;
 	return (int64_t)ns;
 }

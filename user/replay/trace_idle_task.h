@@ -3,9 +3,10 @@
 #ifndef IDLESCOPE_TRACE_IDLE_TASK_H
 #define IDLESCOPE_TRACE_IDLE_TASK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
-#include "replay/trace_parse.h"
+#include "replay_event.h"
 
 /* Per CPU: the switches seen, in the CPU's buffer order. */
 struct trace_idle_task {
@@ -18,13 +19,18 @@ struct trace_idle_task {
 	uint8_t gap;        /* lost events since the last switch: its run dropped */
 };
 
-/* One sched_switch (re.kind RE_SWITCH) on the CPU of its buffer (src_cpu).
- * Returns -1 when out of memory. */
-int trace_idle_task_switch(struct trace_data *d, const struct trace_event *ev);
+/* One sched_switch (re->kind RE_SWITCH) on the CPU of its buffer, in *table
+ * (allocated on first use, one entry per CPU); gap: its buffer lost events
+ * since its last switch. Runs of unknown length are added to *dropped.
+ * Returns -1 when out of memory. Knows nothing of the parser (trace_parse.c
+ * calls it), so the two units do not include each other. */
+int trace_idle_task_switch(struct trace_idle_task **table, uint64_t *dropped, uint32_t cpu,
+			   bool gap, const struct replay_event *re);
 
 /* The time the idle task of cpu ran in the window [min_ts, max_ts]: the
  * first switch's prev ran since before the window, the last one's next
  * runs to its end. Returns -1 when cpu had no sched_switch. */
-int64_t trace_idle_task_ns(const struct trace_data *d, int cpu);
+int64_t trace_idle_task_ns(const struct trace_idle_task *table, int cpu, uint64_t min_ts,
+			   uint64_t max_ts);
 
 #endif

@@ -613,7 +613,10 @@ int trace_data_add(struct trace_data *d, struct trace_event *ev, int used, const
 	d->have_ts = true;
 	if (!used) {
 		trace_data_skip(d, name);
-		return ev->re.kind == RE_SWITCH ? trace_idle_task_switch(d, ev) : 0;
+		if (ev->re.kind != RE_SWITCH)
+			return 0;
+		return trace_idle_task_switch(&d->idle_task, &d->idle_task_dropped, ev->src_cpu,
+					      trace_data_gap_take(d, ev->src_cpu, TP_GAP_TASK), &ev->re);
 	}
 	if (ev->re.kind == RE_IDLE)
 		d->idle_events++;
