@@ -188,7 +188,7 @@ adv() { # jq filter, then advise arguments
 @test "advise: usage errors exit 2" {
 	run "$IDLESCOPE" advise "$FIX/armada-xp-before.json" --format csv
 	[ "$status" -eq 2 ]
-	[[ "$output" == *"advise prints table or json, not csv"* ]]
+	[[ "$output" == *"unknown format 'csv' (table or json)"* ]]
 	run "$IDLESCOPE" advise "$FIX/armada-xp-before.json" -d 1
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"FILE and -d or COMMAND exclude each other"* ]]

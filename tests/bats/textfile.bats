@@ -92,7 +92,7 @@ proc_idle() {
 	[ "$(our_bpf_progs_since "$mark")" -eq 0 ]
 	[ -z "$(ls -A "$TF_DIR")" ] # no temporary file left by the checks
 	run -2 "$IDLESCOPE" hist --format prom -d 1
-	[[ "${lines[0]}" == "idlescope hist: unknown format 'prom' (table, json or csv)" ]]
+	[[ "${lines[0]}" == "idlescope hist: unknown format 'prom' (table or json)" ]]
 	run -2 "$IDLESCOPE" replay --format prom /dev/null
 	run -2 "$IDLESCOPE" info --format prom
 	run -2 "$IDLESCOPE" record --format bogus -d 1

@@ -20,7 +20,7 @@ static const struct argp_option all_options[] = {
 	{ "interval", 'i', "SECONDS", 0, "Also print a line every SECONDS", 0 },
 	{ "cpus", 'C', "CPULIST", 0, "Report only these CPUs, e.g. 0-3,6", 0 },
 	{ "output", 'o', "FILE", 0, "Write the report to FILE instead of stdout", 0 },
-	{ "format", OPT_FORMAT, "FMT", 0, "table (default), json or csv", 0 },
+	{ "format", OPT_FORMAT, "FMT", 0, "table (default), json or csv", 0 }, /* cli_takes */
 	{ "verbose", 'v', NULL, 0, "Show libbpf's log", 0 },
 	{ "fail-if", OPT_FAIL_IF, "EXPR", 0,
 	  "Exit 3 when EXPR holds, e.g. 'total.above_ratio > 10%' (repeatable)", 0 },
@@ -28,7 +28,7 @@ static const struct argp_option all_options[] = {
 };
 
 /* The command's selection (cli_takes): one command runs per process. */
-static unsigned int takes = CLI_ALL;
+static unsigned int takes = CLI_ALL | CLI_CSV;
 static struct argp_option options[sizeof(all_options) / sizeof(all_options[0])];
 
 static unsigned int bit_of(int key)
@@ -43,6 +43,14 @@ static unsigned int bit_of(int key)
 	case OPT_FAIL_IF: return CLI_FAIL_IF;
 	default: return 0;
 	}
+}
+
+/* The --format values the command takes, as its --help and errors list them. */
+static const char *formats_taken(void)
+{
+	if (takes & CLI_PROM)
+		return "table, json, csv or prom";
+	return takes & CLI_CSV ? "table, json or csv" : "table or json";
 }
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
@@ -73,9 +81,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->output = arg;
 		break;
 	case OPT_FORMAT:
-		if (parse_format(arg, &o->format) || (o->format == FMT_PROM && !(takes & CLI_PROM)))
-			argp_error(state, "unknown format '%s' (%s)", arg,
-				   takes & CLI_PROM ? "table, json, csv or prom" : "table, json or csv");
+		if (parse_format(arg, &o->format) || (o->format == FMT_PROM && !(takes & CLI_PROM)) ||
+		    (o->format == FMT_CSV && !(takes & CLI_CSV)))
+			argp_error(state, "unknown format '%s' (%s)", arg, formats_taken());
 		break;
 	case 'v':
 		o->verbose = true;
@@ -98,16 +106,21 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 struct argp common_argp = { all_options, parse_opt, NULL, NULL, NULL, NULL, NULL };
 
-void cli_takes(unsigned int which)
+void cli_takes(unsigned int which, const char *interval_doc)
 {
 	takes = which;
 	for (size_t i = 0; i < sizeof(all_options) / sizeof(all_options[0]); i++) {
 		options[i] = all_options[i];
 		if (all_options[i].name && !(which & bit_of(all_options[i].key)))
 			options[i].flags |= OPTION_HIDDEN;
-		if (all_options[i].key == OPT_FORMAT && (which & CLI_PROM))
-			options[i].doc = "table (default), json, csv or prom (Prometheus text, for "
-					 "node_exporter's textfile collector)";
+		if (all_options[i].key == OPT_FORMAT)
+			options[i].doc = which & CLI_PROM
+						 ? "table (default), json, csv or prom (Prometheus text, "
+						   "for node_exporter's textfile collector)"
+					 : which & CLI_CSV ? "table (default), json or csv"
+							   : "table (default) or json";
+		if (all_options[i].key == 'i' && interval_doc)
+			options[i].doc = interval_doc;
 	}
 	common_argp.options = options;
 }

@@ -39,13 +39,17 @@ enum cli_opt {
 	CLI_FAIL_IF = 1 << 6,  /* --fail-if */
 	CLI_ALL = (1 << 7) - 1,
 	CLI_PROM = 1 << 7,     /* --format prom too (record) */
+	CLI_CSV = 1 << 8,      /* --format csv too */
 };
 /* The shared options, an argp child whose input is a struct common_opts. */
 extern struct argp common_argp;
 /* Which of them the command takes (enum cli_opt bits), called before
  * argp_parse: those are listed in its --help, the others hidden and refused
- * ("--duration does not apply to compare", exit 2). Without it, all. */
-void cli_takes(unsigned int which);
+ * ("--duration does not apply to compare", exit 2); --format offers and
+ * takes table and json, and csv and prom only with their bits. interval_doc:
+ * what -i means to this command (NULL: "Also print a line every SECONDS").
+ * Without a call, all of them. */
+void cli_takes(unsigned int which, const char *interval_doc);
 
 /* --no-wakeups, --topology SPEC and --without PARTS of the live commands
  * (record, serve, top): an argp child whose input is a struct session_cli

@@ -142,8 +142,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "need at least one --set KEY=V1,V2");
 		if (!a->o.duration_ns && !a->o.command)
 			argp_error(state, "need -d SECONDS or -- COMMAND for each run");
-		if (a->o.format == FMT_CSV)
-			argp_error(state, "ab prints table or json");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -391,7 +389,7 @@ int cmd_ab(int argc, char **argv)
 	char err[512], path[64];
 	int ret = EXIT_RUNTIME, saved = 0, fd = -1;
 
-	cli_takes(CLI_DURATION | CLI_OUTPUT | CLI_FORMAT);
+	cli_takes(CLI_DURATION | CLI_OUTPUT | CLI_FORMAT, NULL);
 	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &a);
 	/* /proc/sys files are writable by uid 0 alone, whatever the capabilities */
 	if (geteuid() != 0) {

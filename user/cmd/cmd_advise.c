@@ -110,8 +110,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		a->file = arg;
 		break;
 	case ARGP_KEY_END:
-		if (a->o.format == FMT_CSV)
-			argp_error(state, "advise prints table or json, not csv");
 		if (a->file && (a->o.duration_ns || a->o.command))
 			argp_error(state, "FILE and -d or COMMAND exclude each other");
 		if ((a->write_ab || a->percentile) && !a->have_budget)
@@ -649,7 +647,7 @@ int cmd_advise(int argc, char **argv)
 	a.o.command = command;
 	if (command && !command[0])
 		a.o.command = NULL;
-	cli_takes(CLI_DURATION | CLI_CPUS | CLI_OUTPUT | CLI_FORMAT | CLI_VERBOSE);
+	cli_takes(CLI_DURATION | CLI_CPUS | CLI_OUTPUT | CLI_FORMAT | CLI_VERBOSE, NULL);
 	argp_parse(&argp, argc, argv, 0, NULL, &a);
 	if (a.o.cpus_arg && a.file) {
 		if (cpulist_parse(a.o.cpus_arg, &sel, err, sizeof(err))) {

@@ -201,7 +201,7 @@ int cmd_compare(int argc, char **argv)
 	int ret = EXIT_RUNTIME;
 	char err[512];
 
-	cli_takes(CLI_OUTPUT | CLI_FORMAT | CLI_FAIL_IF);
+	cli_takes(CLI_OUTPUT | CLI_FORMAT | CLI_FAIL_IF | CLI_CSV, NULL);
 	argp_parse(&argp, argc, argv, 0, NULL, &c);
 	if (c.o.command) {
 		diag_error("compare takes no COMMAND");

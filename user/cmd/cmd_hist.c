@@ -335,13 +335,11 @@ int cmd_hist(int argc, char **argv)
 	uint64_t start, stop;
 	int ret = EXIT_RUNTIME, sig;
 
+	/* every shared option but csv; -i is also the positional INTERVAL */
+	cli_takes(CLI_ALL, "Print a histogram every SECONDS (as the INTERVAL argument)");
 	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &h);
 	idle_set_verbose(h.o.verbose);
 	window_block_signals(); /* a signal from here on: a summary or one error line */
-	if (h.o.format == FMT_CSV) {
-		diag_error("hist prints table or json");
-		return EXIT_USAGE;
-	}
 	if ((ret = cli_prepare(&h.o, &h.topo, &h.sel, &h.out)))
 		goto cleanup;
 	ret = EXIT_RUNTIME;

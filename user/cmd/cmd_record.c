@@ -331,7 +331,7 @@ int cmd_record(int argc, char **argv)
 	uint64_t edge_from, start, stop;
 	int ret = EXIT_RUNTIME, sig = 0;
 
-	cli_takes(CLI_ALL | CLI_PROM);
+	cli_takes(CLI_ALL | CLI_CSV | CLI_PROM, NULL);
 	argp_parse(&record_argp, argc, argv, ARGP_IN_ORDER, NULL, &r);
 	idle_set_verbose(r.o.verbose);
 	if (r.o.format == FMT_PROM) {

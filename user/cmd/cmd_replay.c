@@ -416,7 +416,7 @@ int cmd_replay(int argc, char **argv)
 	char err[256];
 	int ret = EXIT_RUNTIME;
 
-	cli_takes(CLI_CPUS | CLI_OUTPUT | CLI_FORMAT | CLI_VERBOSE | CLI_FAIL_IF);
+	cli_takes(CLI_CPUS | CLI_OUTPUT | CLI_FORMAT | CLI_VERBOSE | CLI_FAIL_IF | CLI_CSV, NULL);
 	argp_parse(&replay_argp, argc, argv, ARGP_IN_ORDER, NULL, &r);
 	idle_set_verbose(r.o.verbose);
 	if (r.o.command) {

@@ -257,7 +257,8 @@ int cmd_serve(int argc, char **argv)
 	FILE *out;
 	int ret, err_no;
 
-	cli_takes(CLI_DURATION | CLI_INTERVAL | CLI_CPUS | CLI_VERBOSE);
+	cli_takes(CLI_DURATION | CLI_INTERVAL | CLI_CPUS | CLI_VERBOSE,
+		  "Serve a snapshot taken every SECONDS (default: read the maps at each scrape)");
 	argp_parse(&serve_argp, argc, argv, ARGP_IN_ORDER, NULL, &r);
 	idle_set_verbose(r.o.verbose);
 	if (listen_parse(r.listen_arg ? r.listen_arg : LISTEN_DEFAULT, &r.addr, err, sizeof(err))) {
