@@ -6,12 +6,8 @@
 #include <string.h>
 
 #include "advise/latency_budget.h"
+#include "util/json_num.h"
 #include "util/units.h"
-
-static json_t *u64j(uint64_t v)
-{
-	return json_integer((json_int_t)v);
-}
 
 /* One state's latencies, as the budget sees them. */
 static json_t *state_json(const struct adv_state_in *s, const struct lb_state *l, uint64_t budget,
@@ -22,8 +18,8 @@ static json_t *state_json(const struct adv_state_in *s, const struct lb_state *l
 	return json_pack("{s:i,s:s,s:b,s:I,s:o,s:o,s:I,s:I,s:s,s:b,s:b,s:I,s:I}", "index", s->index,
 			 "name", s->name, "enabled", !s->disabled, "declared_exit_latency_ns",
 			 (json_int_t)s->exit_ns, "measured_ns",
-			 s->lat_count ? u64j(l->measured_ns) : json_null(), "measured_p50_ns",
-			 s->lat_count ? u64j(p50) : json_null(), "samples", (json_int_t)s->lat_count,
+			 s->lat_count ? json_u64(l->measured_ns) : json_null(), "measured_p50_ns",
+			 s->lat_count ? json_u64(p50) : json_null(), "samples", (json_int_t)s->lat_count,
 			 "latency_ns", (json_int_t)lb_latency(l), "source",
 			 l->measured ? "measured" : "declared", "fits", lb_latency(l) <= budget,
 			 "slower_than_declared", slower, "entries", (json_int_t)s->entries, "time_ns",
@@ -68,7 +64,7 @@ json_t *budget_json(const struct adv_table_in *t, uint64_t window_ns, uint64_t b
 		json_array_append_new(warn, json_sprintf(
 			"no state fits: even the shallowest enabled state's latency exceeds %s",
 			hns(budget_ns)));
-	json_object_set_new(o, "budget_ns", u64j(budget_ns));
+	json_object_set_new(o, "budget_ns", json_u64(budget_ns));
 	json_object_set_new(o, "percentile", json_real(percentile));
 	json_object_set_new(o, "states", states);
 	json_object_set_new(o, "feasible", json_boolean(r.feasible));
@@ -76,14 +72,14 @@ json_t *budget_json(const struct adv_table_in *t, uint64_t window_ns, uint64_t b
 	json_object_set_new(o, "deepest_kept", r.deepest_kept >= 0
 						       ? json_string(t->st[r.deepest_kept].name)
 						       : json_null());
-	json_object_set_new(o, "pm_qos_us", r.qos_ok ? u64j(r.qos_us) : json_null());
+	json_object_set_new(o, "pm_qos_us", r.qos_ok ? json_u64(r.qos_us) : json_null());
 	json_object_set_new(o, "pm_qos_blocker",
 			    r.qos_blocker >= 0 ? json_string(t->st[r.qos_blocker].name) : json_null());
-	json_object_set_new(o, "moved_entries", u64j(r.moved_entries));
-	json_object_set_new(o, "moved_ns", u64j(r.moved_ns));
+	json_object_set_new(o, "moved_entries", json_u64(r.moved_entries));
+	json_object_set_new(o, "moved_ns", json_u64(r.moved_ns));
 	json_object_set_new(o, "moved_share",
 			    json_real(cpu_time ? (double)r.moved_ns / (double)cpu_time : 0));
-	json_object_set_new(o, "predicted_ns", u64j(r.predicted_ns));
+	json_object_set_new(o, "predicted_ns", json_u64(r.predicted_ns));
 	json_object_set_new(o, "predicted_declared",
 			    r.predicted_declared >= 0 ? json_string(t->st[r.predicted_declared].name)
 						      : json_null());
@@ -101,7 +97,7 @@ json_t *budget_json(const struct adv_table_in *t, uint64_t window_ns, uint64_t b
 				if (r.disable >> j & 1)
 					lost += t->st[k].ideal[j];
 		}
-		json_object_set_new(o, "ideal_left_out", u64j(lost));
+		json_object_set_new(o, "ideal_left_out", json_u64(lost));
 		json_object_set_new(o, "ideal_left_out_share",
 				    json_real(periods ? (double)lost / (double)periods : 0));
 	}

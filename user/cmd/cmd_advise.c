@@ -21,6 +21,7 @@
 #include "model/flatten.h"
 #include "hist.h"
 #include "util/units.h"
+#include "util/json_num.h"
 
 #define ADVISE_SCHEMA "idlescope-advise/1"
 #define KERNEL_EM_ROOT "/sys/kernel/debug/energy_model"
@@ -197,17 +198,6 @@ static int run_record(const struct advise *a, const char *path)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-static json_t *u64j(uint64_t v)
-{
-	return json_integer((json_int_t)v);
-}
-
-/* null for NaN (not computable) */
-static json_t *realj(double v)
-{
-	return isnan(v) ? json_null() : json_real(v);
-}
-
 /* Fills the model fields of st[] for table t from the energy model. Returns
  * the model cluster, or -1 (no model for these CPUs: why in *why). */
 static int map_energy(const struct advise *a, const struct adv_table_in *t, struct adv_state *st,
@@ -286,16 +276,16 @@ static json_t *table_json(const struct advise *a, const struct adv_table_in *t)
 		json_object_set_new(js, "index", json_integer(s->index));
 		json_object_set_new(js, "name", json_string(s->name));
 		json_object_set_new(js, "enabled", json_boolean(!s->disabled));
-		json_object_set_new(js, "exit_latency_ns", u64j(s->exit_ns));
+		json_object_set_new(js, "exit_latency_ns", json_u64(s->exit_ns));
 		json_object_set_new(js, "measured_exit_latency_ns",
-				    s->lat_count ? u64j(adv_lat_median(s))
+				    s->lat_count ? json_u64(adv_lat_median(s))
 						 : json_null());
-		json_object_set_new(js, "timer_lateness_count", u64j(s->lat_count));
-		json_object_set_new(js, "target_residency_ns", u64j(s->target_ns));
-		json_object_set_new(js, "entries", u64j(s->entries));
-		json_object_set_new(js, "above", u64j(s->above));
-		json_object_set_new(js, "below", u64j(s->below));
-		json_object_set_new(js, "below_qos", u64j(s->below_qos));
+		json_object_set_new(js, "timer_lateness_count", json_u64(s->lat_count));
+		json_object_set_new(js, "target_residency_ns", json_u64(s->target_ns));
+		json_object_set_new(js, "entries", json_u64(s->entries));
+		json_object_set_new(js, "above", json_u64(s->above));
+		json_object_set_new(js, "below", json_u64(s->below));
+		json_object_set_new(js, "below_qos", json_u64(s->below_qos));
 		json_object_set_new(js, "above_share",
 				    json_real(s->entries ? (double)s->above / (double)s->entries : 0));
 		json_object_set_new(js, "below_share",
@@ -307,9 +297,9 @@ static json_t *table_json(const struct advise *a, const struct adv_table_in *t)
 		if (r->have_proposal) {
 			uint32_t b = is_hist_bucket(r->proposed_ns);
 
-			json_object_set_new(js, "proposed_target_residency_ns", u64j(r->proposed_ns));
+			json_object_set_new(js, "proposed_target_residency_ns", json_u64(r->proposed_ns));
 			json_object_set_new(js, "resolution_ns",
-					    u64j(is_hist_upper(b) - is_hist_lower(b)));
+					    json_u64(is_hist_upper(b) - is_hist_lower(b)));
 			json_object_set_new(js, "misses_current", json_real(r->misses_current));
 			json_object_set_new(js, "misses_proposed", json_real(r->misses_proposed));
 		} else {
@@ -353,10 +343,10 @@ static json_t *table_json(const struct advise *a, const struct adv_table_in *t)
 		json_object_set_new(en, "cluster", json_string(cl));
 		json_object_set_new(en, "unit", json_string("power unit x s"));
 		json_object_set_new(en, "measured", json_real(e.measured));
-		json_object_set_new(en, "current_thresholds", realj(e.current));
-		json_object_set_new(en, "proposed_thresholds", realj(e.proposed));
+		json_object_set_new(en, "current_thresholds", json_real_or_null(e.current));
+		json_object_set_new(en, "proposed_thresholds", json_real_or_null(e.proposed));
 		json_object_set_new(en, "break_even_thresholds",
-				    e.have_break_even ? realj(e.break_even) : json_null());
+				    e.have_break_even ? json_real_or_null(e.break_even) : json_null());
 		json_object_set_new(o, "energy", en);
 		json_object_set_new(o, "energy_note", json_null());
 	} else {
@@ -449,7 +439,7 @@ static json_t *advice_json(const struct advise *a, const struct adv_input *in, c
 	json_object_set_new(o, "kernel", json_string(in->kernel));
 	json_object_set_new(o, "cpuidle", json_pack("{s:s,s:s}", "driver", in->driver, "governor",
 						     in->governor));
-	json_object_set_new(o, "duration_ns", u64j(in->duration_ns));
+	json_object_set_new(o, "duration_ns", json_u64(in->duration_ns));
 	json_object_set_new(o, "exit_latency", json_string(a->measured_exit ? "measured" : "declared"));
 	json_object_set_new(o, "energy_model",
 			    a->have_em ? json_pack("{s:s,s:s,s:i}", "format", "idlestat", "path",

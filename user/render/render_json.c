@@ -9,11 +9,7 @@
 #include "render/render_freq.h"
 #include "render/render_pack.h"
 #include "render/render_wake.h"
-
-static json_t *u64(uint64_t v)
-{
-	return json_integer((json_int_t)v);
-}
+#include "util/json_num.h"
 
 static json_t *hist_json(const uint64_t *hist)
 {
@@ -22,9 +18,9 @@ static json_t *hist_json(const uint64_t *hist)
 	for (int b = 0; b < IS_HIST_BUCKETS; b++) {
 		if (!hist[b])
 			continue;
-		json_array_append_new(a, json_pack("{s:o,s:o,s:o}", "lo_ns", u64(is_hist_lower((__u32)b)),
-						   "hi_ns", u64(is_hist_upper((__u32)b)), "count",
-						   u64(hist[b])));
+		json_array_append_new(a, json_pack("{s:o,s:o,s:o}", "lo_ns", json_u64(is_hist_lower((__u32)b)),
+						   "hi_ns", json_u64(is_hist_upper((__u32)b)), "count",
+						   json_u64(hist[b])));
 	}
 	return a;
 }
@@ -33,20 +29,20 @@ static json_t *hist_json(const uint64_t *hist)
  * a CPU's also say which of its periods the measured figure covers. */
 static void exit_cost_json(json_t *o, const struct exit_cost *e, uint64_t window, bool cpu)
 {
-	json_object_set_new(o, "exit_cost_ns", e->declared_known ? u64(e->declared_ns) : json_null());
+	json_object_set_new(o, "exit_cost_ns", e->declared_known ? json_u64(e->declared_ns) : json_null());
 	json_object_set_new(o, "exit_cost_share",
 			    e->declared_known ? json_real(exit_cost_share(e->declared_ns, window))
 					      : json_null());
 	json_object_set_new(o, "exit_cost_measured_ns",
-			    e->measured_known ? u64(e->measured_ns) : json_null());
+			    e->measured_known ? json_u64(e->measured_ns) : json_null());
 	json_object_set_new(o, "exit_cost_measured_share",
 			    e->measured_known ? json_real(exit_cost_share(e->measured_ns, window))
 					      : json_null());
 	if (cpu)
-		json_object_set_new(o, "exit_cost_measured_periods", u64(e->measured_periods));
-	json_object_set_new(o, "exit_cost_lateness_samples", u64(e->lateness_samples));
-	json_object_set_new(o, "early", e->early_known ? u64(e->early) : json_null());
-	json_object_set_new(o, "early_ns", e->early_known ? u64(e->early_ns) : json_null());
+		json_object_set_new(o, "exit_cost_measured_periods", json_u64(e->measured_periods));
+	json_object_set_new(o, "exit_cost_lateness_samples", json_u64(e->lateness_samples));
+	json_object_set_new(o, "early", e->early_known ? json_u64(e->early) : json_null());
+	json_object_set_new(o, "early_ns", e->early_known ? json_u64(e->early_ns) : json_null());
 	json_object_set_new(o, "early_share",
 			    e->early_known ? json_real(exit_cost_share(e->early_ns, window))
 					   : json_null());
@@ -61,27 +57,27 @@ static json_t *state_json(const struct state_summary *st, int nr_states, uint64_
 	json_object_set_new(o, "desc", json_string(st->desc));
 	json_object_set_new(o, "disabled", json_boolean(st->disabled));
 	json_object_set_new(o, "poll", json_boolean(st->poll));
-	json_object_set_new(o, "exit_latency_ns", st->classified ? u64(st->exit_latency_ns) : json_null());
+	json_object_set_new(o, "exit_latency_ns", st->classified ? json_u64(st->exit_latency_ns) : json_null());
 	json_object_set_new(o, "target_residency_ns",
-			    st->classified ? u64(st->target_residency_ns) : json_null());
-	json_object_set_new(o, "entries", u64(st->entries));
-	json_object_set_new(o, "time_ns", u64(st->time_ns));
+			    st->classified ? json_u64(st->target_residency_ns) : json_null());
+	json_object_set_new(o, "entries", json_u64(st->entries));
+	json_object_set_new(o, "time_ns", json_u64(st->time_ns));
 	json_object_set_new(o, "share", json_real(window ? (double)st->time_ns / (double)window : 0));
-	json_object_set_new(o, "min_ns", u64(st->min_ns));
-	json_object_set_new(o, "avg_ns", u64(st->avg_ns));
-	json_object_set_new(o, "max_ns", u64(st->max_ns));
-	json_object_set_new(o, "p50_ns", u64(st->p50_ns));
-	json_object_set_new(o, "p90_ns", u64(st->p90_ns));
-	json_object_set_new(o, "p99_ns", u64(st->p99_ns));
+	json_object_set_new(o, "min_ns", json_u64(st->min_ns));
+	json_object_set_new(o, "avg_ns", json_u64(st->avg_ns));
+	json_object_set_new(o, "max_ns", json_u64(st->max_ns));
+	json_object_set_new(o, "p50_ns", json_u64(st->p50_ns));
+	json_object_set_new(o, "p90_ns", json_u64(st->p90_ns));
+	json_object_set_new(o, "p99_ns", json_u64(st->p99_ns));
 	if (st->classified) {
-		json_object_set_new(o, "above", u64(st->above));
-		json_object_set_new(o, "below", u64(st->below));
-		json_object_set_new(o, "below_qos", u64(st->below_qos));
+		json_object_set_new(o, "above", json_u64(st->above));
+		json_object_set_new(o, "below", json_u64(st->below));
+		json_object_set_new(o, "below_qos", json_u64(st->below_qos));
 		json_object_set_new(o, "poll_limit",
-				    st->poll_limit_known ? u64(st->poll_limit) : json_null());
+				    st->poll_limit_known ? json_u64(st->poll_limit) : json_null());
 		ideal = json_array();
 		for (int i = 0; i < nr_states && i < IS_MAX_STATES; i++)
-			json_array_append_new(ideal, u64(st->ideal[i]));
+			json_array_append_new(ideal, json_u64(st->ideal[i]));
 		json_object_set_new(o, "ideal", ideal);
 	} else {
 		json_object_set_new(o, "above", json_null());
@@ -91,13 +87,13 @@ static json_t *state_json(const struct state_summary *st, int nr_states, uint64_
 		json_object_set_new(o, "ideal", json_null());
 	}
 	json_object_set_new(o, "rejected", st->kernel.valid && st->kernel.has_rejected
-						   ? u64(st->kernel.rejected) : json_null());
-	json_object_set_new(o, "miss_above", st->have_miss ? u64(st->miss_above) : json_null());
-	json_object_set_new(o, "miss_below", st->have_miss ? u64(st->miss_below) : json_null());
+						   ? json_u64(st->kernel.rejected) : json_null());
+	json_object_set_new(o, "miss_above", st->have_miss ? json_u64(st->miss_above) : json_null());
+	json_object_set_new(o, "miss_below", st->have_miss ? json_u64(st->miss_below) : json_null());
 	/* fexit on the cpuidle entry: what the kernel's usage/rejected count */
-	json_object_set_new(o, "fx_entered", st->have_fexit ? u64(st->fx_entered) : json_null());
-	json_object_set_new(o, "fx_rejected", st->have_fexit ? u64(st->fx_rejected) : json_null());
-	json_object_set_new(o, "fx_demoted", st->have_fexit ? u64(st->fx_demoted) : json_null());
+	json_object_set_new(o, "fx_entered", st->have_fexit ? json_u64(st->fx_entered) : json_null());
+	json_object_set_new(o, "fx_rejected", st->have_fexit ? json_u64(st->fx_rejected) : json_null());
+	json_object_set_new(o, "fx_demoted", st->have_fexit ? json_u64(st->fx_demoted) : json_null());
 	exit_cost_json(o, &st->exit, window, false);
 	json_object_set_new(o, "hist", hist_json(st->hist));
 	return o;
@@ -112,17 +108,17 @@ static json_t *cpu_json(const struct cpu_summary *cs, uint64_t window, bool wake
 		json_object_set_new(o, "cpu", json_integer(cs->cpu));
 	json_object_set_new(o, "online", json_boolean(cs->online));
 	json_object_set_new(o, "status", json_string(cs->status));
-	json_object_set_new(o, "entries", u64(cs->entries));
-	json_object_set_new(o, "idle_ns", u64(cs->idle_ns));
-	json_object_set_new(o, "edge_idle_ns", u64(cs->edge_idle_ns));
-	json_object_set_new(o, "busy_ns", idle_known ? u64(cs->busy_ns) : json_null());
+	json_object_set_new(o, "entries", json_u64(cs->entries));
+	json_object_set_new(o, "idle_ns", json_u64(cs->idle_ns));
+	json_object_set_new(o, "edge_idle_ns", json_u64(cs->edge_idle_ns));
+	json_object_set_new(o, "busy_ns", idle_known ? json_u64(cs->busy_ns) : json_null());
 	json_object_set_new(o, "idle_task_ns",
 			    cs->idle_task_ns >= 0 ? json_integer(cs->idle_task_ns) : json_null());
-	json_object_set_new(o, "offline_ns", u64(cs->offline_ns));
+	json_object_set_new(o, "offline_ns", json_u64(cs->offline_ns));
 	json_object_set_new(o, "hotplug_events", json_integer(cs->hotplug_events));
-	json_object_set_new(o, "unmatched_exits", u64(cs->unmatched_exits));
-	json_object_set_new(o, "orphan_exits", u64(cs->orphan_exits));
-	json_object_set_new(o, "lost_exits", u64(cs->lost_exits));
+	json_object_set_new(o, "unmatched_exits", json_u64(cs->unmatched_exits));
+	json_object_set_new(o, "orphan_exits", json_u64(cs->orphan_exits));
+	json_object_set_new(o, "lost_exits", json_u64(cs->lost_exits));
 	json_object_set_new(o, "idle_at_end", json_boolean(cs->idle_at_end));
 	for (int i = 0; i < cs->nr_states; i++)
 		json_array_append_new(states, state_json(&cs->states[i], cs->nr_states, window));
@@ -174,23 +170,23 @@ static json_t *check_row_json(const struct summary *s, int cpu, const struct sta
 		json_object_set_new(o, "cpu", json_string("all"));
 	json_object_set_new(o, "state", json_integer(st->index));
 	json_object_set_new(o, "name", json_string(st->name));
-	json_object_set_new(o, "bpf", json_pack("{s:o,s:o,s:o,s:o}", "entries", u64(st->entries),
-						"time_ns", u64(st->time_ns), "above", u64(st->above),
-						"below", u64(st->below)));
+	json_object_set_new(o, "bpf", json_pack("{s:o,s:o,s:o,s:o}", "entries", json_u64(st->entries),
+						"time_ns", json_u64(st->time_ns), "above", json_u64(st->above),
+						"below", json_u64(st->below)));
 	json_object_set_new(o, "kernel",
-			    json_pack("{s:o,s:o,s:o,s:o,s:o}", "usage", u64(st->kernel.usage), "time_ns",
-				      u64(st->kernel.time_ns), "above",
-				      st->kernel.has_miss_counters ? u64(st->kernel.above) : json_null(),
+			    json_pack("{s:o,s:o,s:o,s:o,s:o}", "usage", json_u64(st->kernel.usage), "time_ns",
+				      json_u64(st->kernel.time_ns), "above",
+				      st->kernel.has_miss_counters ? json_u64(st->kernel.above) : json_null(),
 				      "below",
-				      st->kernel.has_miss_counters ? u64(st->kernel.below) : json_null(),
+				      st->kernel.has_miss_counters ? json_u64(st->kernel.below) : json_null(),
 				      "rejected",
-				      st->kernel.has_rejected ? u64(st->kernel.rejected) : json_null()));
-	json_object_set_new(o, "miss", st->have_miss ? json_pack("{s:o,s:o}", "above", u64(st->miss_above),
-								   "below", u64(st->miss_below))
+				      st->kernel.has_rejected ? json_u64(st->kernel.rejected) : json_null()));
+	json_object_set_new(o, "miss", st->have_miss ? json_pack("{s:o,s:o}", "above", json_u64(st->miss_above),
+								   "below", json_u64(st->miss_below))
 						     : json_null());
 	json_object_set_new(o, "entries_diff", json_integer(r.entries_diff));
-	json_object_set_new(o, "entries_allowed", u64(r.entries_allowed));
-	json_object_set_new(o, "edge_exits", u64(st->edge_exits));
+	json_object_set_new(o, "entries_allowed", json_u64(r.entries_allowed));
+	json_object_set_new(o, "edge_exits", json_u64(st->edge_exits));
 	json_object_set_new(o, "lower_bound_only", json_boolean(r.lower_bound_only));
 	json_object_set_new(o, "time_diff_ns", json_integer(r.time_diff_ns));
 	json_object_set_new(o, "bias_ns_per_period", json_real(r.bias_ns));
@@ -235,27 +231,27 @@ static json_t *groups_json(const struct summary *s)
 			json_array_append_new(states, json_pack("{s:i,s:s,s:o,s:o}", "index",
 								g->states[j].index, "name",
 								g->states[j].name, "periods",
-								u64(g->states[j].periods), "time_ns",
-								u64(g->states[j].time_ns)));
+								json_u64(g->states[j].periods), "time_ns",
+								json_u64(g->states[j].time_ns)));
 		json_t *o =
 			json_pack("{s:i,s:s,s:s,s:s,s:s,s:o,s:o,s:f,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:o,s:o}",
 				  "id", g->id, "name", g->name, "level", g->level, "parent", g->parent,
 				  "cpus", g->cpus, "periods",
-				  u64(g->periods), "time_ns", u64(g->time_ns), "share",
+				  json_u64(g->periods), "time_ns", json_u64(g->time_ns), "share",
 				  s->duration_ns ? (double)g->time_ns / (double)s->duration_ns : 0.0,
-				  "min_ns", u64(g->min_ns), "avg_ns", u64(g->avg_ns), "max_ns",
-				  u64(g->max_ns), "p50_ns", u64(g->p50_ns), "p90_ns", u64(g->p90_ns),
-				  "p99_ns", u64(g->p99_ns), "states", states, "edge_idle_ns",
-				  u64(g->edge_idle_ns), "idle_at_end", g->idle_at_end, "races",
-				  u64(g->races), "hist", hist_json(g->hist));
+				  "min_ns", json_u64(g->min_ns), "avg_ns", json_u64(g->avg_ns), "max_ns",
+				  json_u64(g->max_ns), "p50_ns", json_u64(g->p50_ns), "p90_ns", json_u64(g->p90_ns),
+				  "p99_ns", json_u64(g->p99_ns), "states", states, "edge_idle_ns",
+				  json_u64(g->edge_idle_ns), "idle_at_end", g->idle_at_end, "races",
+				  json_u64(g->races), "hist", hist_json(g->hist));
 
-		json_object_set_new(o, "state_folded_periods", u64(g->folded));
+		json_object_set_new(o, "state_folded_periods", json_u64(g->folded));
 		json_array_append_new(arr, o);
 	}
 	for (int l = 0; l < s->nr_levels; l++)
 		json_array_append_new(levels, json_pack("{s:s,s:i,s:o}", "name", s->levels[l].name,
 							"groups", s->levels[l].groups, "node_updates",
-							u64(s->levels[l].node_updates)));
+							json_u64(s->levels[l].node_updates)));
 	return json_pack("{s:s,s:o,s:o}", "level", s->group_level, "levels", levels, "groups", arr);
 }
 
@@ -266,8 +262,8 @@ json_t *summary_json(const struct summary *s)
 	json_object_set_new(root, "schema", json_string(IS_SCHEMA));
 	json_object_set_new(root, "tool", json_pack("{s:s}", "version", IDLESCOPE_VERSION));
 	json_object_set_new(root, "kernel", json_string(s->kernel));
-	json_object_set_new(root, "duration_ns", u64(s->duration_ns));
-	json_object_set_new(root, "snapshot_ns", u64(s->snapshot_ns));
+	json_object_set_new(root, "duration_ns", json_u64(s->duration_ns));
+	json_object_set_new(root, "snapshot_ns", json_u64(s->snapshot_ns));
 	json_object_set_new(root, "cpuidle",
 			    json_pack("{s:s,s:s}", "driver", s->sys.driver, "governor", s->sys.governor));
 	json_object_set_new(root, "events",
@@ -284,7 +280,7 @@ json_t *summary_json(const struct summary *s)
 						s->start_state.unknown_cpus, "poked_cpus", s->start_state.poked,
 						"poked_busy", s->start_state.poked_busy, "poked_woken",
 						s->start_state.poked_woken, "poke_ns",
-						u64(s->start_state.poke_ns), "poke_reason",
+						json_u64(s->start_state.poke_ns), "poke_reason",
 						s->start_state.poke_why ? s->start_state.poke_why : "")
 				    : json_null());
 	json_object_set_new(root, "topology", topology_json(s->topo));
@@ -304,8 +300,8 @@ json_t *summary_json(const struct summary *s)
 	json_object_set_new(root, "frequency", freq_json(s));
 	json_object_set_new(root, "eas", eas_json(s));
 	json_object_set_new(root, "dropped_events",
-			    json_pack("{s:o,s:o}", "cpu_out_of_range", u64(s->cpu_out_of_range),
-				      "bad_state", u64(s->totals.bad_state)));
+			    json_pack("{s:o,s:o}", "cpu_out_of_range", json_u64(s->cpu_out_of_range),
+				      "bad_state", json_u64(s->totals.bad_state)));
 	for (int i = 0; i < s->nr_warnings; i++)
 		json_array_append_new(warnings, json_string(s->warnings[i]));
 	json_object_set_new(root, "warnings", warnings);
