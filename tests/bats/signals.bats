@@ -40,3 +40,58 @@ load helpers
 		if [ "$rc" -eq 0 ]; then jq -se '.[-1].schema == "idlescope/1"' "$out"; fi
 	done
 }
+
+# live_cmd NAME: the argv of a live command that runs ~1.5 s and prints to
+# stdout (top in plain lines, serve on a free loopback port)
+live_cmd() {
+	case $1 in
+	record) echo record -d 1.5 ;;
+	hist) echo hist residency -d 1.5 ;;
+	top) echo top -i 0.5 -d 1.5 ;;
+	serve) echo serve -d 1.5 --listen 127.0.0.1:0 ;;
+	esac
+}
+
+# Every live command blocks the ending signals from its first instruction:
+# a signal while it loads is the one error line (exit 1), a later one a
+# normal end; none dies by the signal (top and serve once did: status 143).
+@test "record, hist, top, serve: a signal during start-up is one error line, never death by it" {
+	local cmd pid rc ms err="$BATS_TEST_TMPDIR/err" early=0
+	for cmd in record hist top serve; do
+		for ms in 0 20 40 80 120 200; do
+			# shellcheck disable=SC2046 # the argv, split on purpose
+			"$IDLESCOPE" $(live_cmd "$cmd") >/dev/null 2>"$err" &
+			pid=$!
+			wait_exec_idlescope "$pid"
+			sleep "0.$(printf '%03d' "$ms")"
+			kill -TERM "$pid" # (a background job ignores SIGINT)
+			rc=0
+			wait "$pid" || rc=$?
+			echo "$cmd SIGTERM at +${ms} ms: exit $rc $(head -c 200 "$err" | tr '\n' '|')"
+			[ "$rc" -eq 0 ] || [ "$rc" -eq 1 ]
+			if [ "$rc" -eq 1 ]; then
+				[ "$(wc -l <"$err")" -eq 1 ]
+				grep -qx "idlescope: interrupted by SIGTERM before the measurement started" "$err"
+				early=$((early + 1))
+			fi
+		done
+	done
+	echo "# $early of 24 signals landed before the measurement started" >&3
+}
+
+@test "top and serve under nohup (SIGHUP ignored): a hangup does not end them, as record" {
+	local cmd pid t0 t1
+	for cmd in top serve; do
+		t0=$(date +%s%N)
+		# shellcheck disable=SC2046
+		nohup "$IDLESCOPE" $(live_cmd "$cmd") >"$BATS_TEST_TMPDIR/out" 2>/dev/null &
+		pid=$!
+		wait_exec_idlescope "$pid"
+		sleep 0.5
+		kill -HUP "$pid"
+		wait "$pid"
+		t1=$(date +%s%N)
+		echo "$cmd ran $(((t1 - t0) / 1000000)) ms"
+		[ $((t1 - t0)) -ge 1400000000 ]
+	done
+}

@@ -261,6 +261,7 @@ int cmd_serve(int argc, char **argv)
 		  "Serve a snapshot taken every SECONDS (default: read the maps at each scrape)");
 	argp_parse(&serve_argp, argc, argv, ARGP_IN_ORDER, NULL, &r);
 	idle_set_verbose(r.o.verbose);
+	window_block_signals(); /* a signal while loading: one error line, as record */
 	if (listen_parse(r.listen_arg ? r.listen_arg : LISTEN_DEFAULT, &r.addr, err, sizeof(err))) {
 		diag_error("%s", err);
 		return EXIT_USAGE;

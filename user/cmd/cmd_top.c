@@ -20,6 +20,7 @@
 #include "session/snapshot.h"
 #include "util/clock.h"
 #include "session/live.h"
+#include "session/window.h"
 #include "model/model.h"
 #include "session/raw_delta.h"
 #include "render/render_top.h"
@@ -301,6 +302,7 @@ int cmd_top(int argc, char **argv)
 	if (!t.o.interval_ns)
 		t.o.interval_ns = DEFAULT_INTERVAL_NS;
 	idle_set_verbose(t.o.verbose);
+	window_block_signals(); /* a signal while loading: one error line, as record */
 	if ((ret = cli_prepare(&t.o, &t.topo, &t.sel, &out)))
 		goto cleanup;
 	ret = EXIT_RUNTIME;
@@ -316,11 +318,9 @@ int cmd_top(int argc, char **argv)
 	    (ret = live_load(&t.live)) || (ret = live_attach(&t.live)))
 		goto cleanup;
 	ret = EXIT_RUNTIME;
-	/* the ending signals and SIGWINCH arrive on a descriptor, next to the keys */
-	sigemptyset(&sigs);
-	sigaddset(&sigs, SIGINT);
-	sigaddset(&sigs, SIGTERM);
-	sigaddset(&sigs, SIGHUP);
+	/* the ending signals (SIGHUP not under nohup, as record) and SIGWINCH
+	 * arrive on a descriptor, next to the keys */
+	window_ending_signals(&sigs);
 	sigaddset(&sigs, SIGWINCH);
 	/* they stay blocked to the end: one still pending when unblocked would
 	 * kill the process on its way out */

@@ -13,7 +13,7 @@ static bool early_blocked;
 
 /* SIGHUP only when not ignored on entry: under nohup a hangup must not end
  * the run. (Linux never discards a blocked signal, ignored or not.) */
-static void ending_signals(sigset_t *s)
+void window_ending_signals(sigset_t *s)
 {
 	struct sigaction old;
 
@@ -30,7 +30,7 @@ void window_block_signals(void)
 
 	if (early_blocked)
 		return;
-	ending_signals(&s);
+	window_ending_signals(&s);
 	sigprocmask(SIG_BLOCK, &s, &original_mask);
 	early_blocked = true;
 }
@@ -41,7 +41,7 @@ int window_interrupted(void)
 	sigset_t s;
 	int sig;
 
-	ending_signals(&s);
+	window_ending_signals(&s);
 	sig = sigtimedwait(&s, NULL, &zero); /* -1 (EAGAIN) when none is pending */
 	return sig > 0 ? sig : 0;
 }
@@ -60,7 +60,7 @@ int window_prepare(struct window *w, char **command)
 {
 	int e;
 
-	ending_signals(&w->waitset);
+	window_ending_signals(&w->waitset);
 	sigaddset(&w->waitset, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &w->waitset, &w->oldmask);
 	w->signals_blocked = true;

@@ -32,6 +32,9 @@ struct window_ticks {
  * calls it first, so a signal during start-up or output cannot kill it
  * half-way); the measured command still gets the mask from before. */
 void window_block_signals(void);
+/* The signals that end a live command: SIGINT, SIGTERM, and SIGHUP unless
+ * it was ignored on entry (nohup). */
+void window_ending_signals(sigset_t *s);
 /* A pending ending signal, consumed (a signal before the window opened), or 0. */
 int window_interrupted(void);
 /* "idlescope: interrupted by SIGxxx before the measurement started" when a
