@@ -143,10 +143,14 @@ static __always_inline void cut_open(struct idle_cpu_slot *slot, __u64 now_ns)
 		slot->cut_time_ns[i] = 0;
 }
 
-/* A period counted in state s's time_ns that ended after the cut. */
+/* A period counted in state s's time_ns that ended after the cut. The
+ * global first: without a reader's cut (record, serve, hist) the slot's
+ * cut line is never touched on the idle path. */
 static __always_inline void cut_count(struct idle_cpu_slot *slot, __u32 s, __u64 d)
 {
-	if (slot->cut_epoch && slot->cut_epoch == cut_ns && s < IS_MAX_STATES)
+	__u64 cut = cut_ns;
+
+	if (cut && slot->cut_epoch == cut && s < IS_MAX_STATES)
 		slot->cut_time_ns[s] += d;
 }
 

@@ -44,7 +44,9 @@ struct idle_cpu_slot {
 	__u32 state;     /* state requested at enter */
 	__u16 pack_group1; /* 1 + the CPU's group at the packing level, 0 = none */
 	__u8 known;        /* state known: an idle event seen, or the poke found it busy */
-	__u8 pad_known;
+	/* an idle event was handled: a later unmatched exit lost its enter
+	 * (here, not on line 1: every idle event writes it) */
+	__u8 idle_seen;
 	/* wakeup attribution of the current / last counted period */
 	__u64 exit_ns;         /* exit of the last counted period */
 	__u64 wake_detail;     /* irq, softirq vector of the first cause */
@@ -81,8 +83,7 @@ struct idle_cpu_slot {
 	 * (edge_from_ns to start, after stop) whose state was unknown */
 	__u32 edge_unknown;
 	__u8 edge_state;       /* after stop: 0 the frozen period's, 1 + state entered, 0xff none */
-	__u8 idle_seen;        /* an idle event was handled: a later unmatched exit lost its enter */
-	__u8 pad_edge[2];
+	__u8 pad_edge[3];
 	/* Line 2: idle entry/exit overhead (hist idle-entry / idle-exit) */
 	__u64 to_idle_ns;   /* switch to the idle task, not yet in cpu_idle */
 	__u64 last_exit_ns; /* last idle exit, no switch away yet */
