@@ -74,7 +74,7 @@ CFLAGS    += -isystem $(MHD_DIR)/include
 HTTP_LIBS := -L$(MHD_DIR)/lib $(HTTP_LIBS)
 else
 # Debian's libmicrohttpd has HTTPS: `serve --web-config` checks client
-# certificates with GnuTLS (user/util/tls_gnutls.c).
+# certificates with GnuTLS (user/web/tls_gnutls.c).
 CFLAGS    += -DIDLESCOPE_GNUTLS
 HTTP_LIBS += -lgnutls
 endif
@@ -242,7 +242,7 @@ $(OUT)/tests/floor: tests/bench/floor.c $(OUT)/floor.skel.h | $(OUT)/tests
 	$(Q)$(CC) $(CFLAGS) $< -lbpf -lelf -lz -o $@
 
 # The bench's cross-CPU ping-pong (the load of `info --costs`).
-$(OUT)/tests/pingpong: tests/bench/pingpong.c $(OUT)/user/util/pingpong.o $(OUT)/user/util/clock.o | $(OUT)/tests
+$(OUT)/tests/pingpong: tests/bench/pingpong.c $(OUT)/user/cmd/pingpong_load.o $(OUT)/user/util/clock.o | $(OUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@
 

@@ -1,12 +1,12 @@
 /* The bench's cross-CPU workload: `pingpong ROUNDS [CPU_A CPU_B]` runs the
- * ping-pong of `info --costs` (user/util/pingpong.c: two processes pinned
+ * ping-pong of `info --costs` (user/cmd/pingpong_load.c: two processes pinned
  * to two CPUs pass a byte back and forth, so each round trip idles and wakes
  * both CPUs) and prints its round trips per second. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "util/pingpong.h"
+#include "cmd/pingpong_load.h"
 
 int main(int argc, char **argv)
 {

@@ -1,7 +1,7 @@
 /* serve --listen HOST:PORT: parse or fail with a reason; never binds. */
 #include "fuzz.h"
 
-#include "util/listen.h"
+#include "web/listen.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -4,7 +4,7 @@
  * group inside its parent, of a larger level; children counted right. */
 #include "fuzz.h"
 
-#include "sys/groups.h"
+#include "sys/group_levels.h"
 #include "sys/topology.h"
 
 static struct topology topo;

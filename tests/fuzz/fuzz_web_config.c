@@ -1,4 +1,4 @@
-/* serve --web-config YAML (user/util/web_config.c): parse or fail with a
+/* serve --web-config YAML (user/web/web_config.c): parse or fail with a
  * one-line reason; a parsed file has bcrypt-shaped hashes and TLS only with
  * its certificate and key read. The input is a memfd behind /proc/self/fd. */
 #include "fuzz.h"
@@ -6,7 +6,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "util/web_config.h"
+#include "web/web_config.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
 # rank per folder: low to high; folders of equal rank must not include each other
-declare -A rank=([util]=0 [sys]=1 [session]=2 [model]=3
+declare -A rank=([util]=0 [sys]=1 [web]=1 [session]=2 [model]=3
 	[render]=4 [report]=4 [replay]=4 [advise]=4 [cmd]=5 [.]=6)
 verbose=${1:-}
 bad=0

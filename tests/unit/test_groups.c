@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "sys/groups.h"
+#include "sys/group_levels.h"
 #include "sys/topology.h"
 
 static char root[64];

@@ -1,4 +1,4 @@
-/* Unit tests for user/util/listen.c: --listen values accepted and refused, and
+/* Unit tests for user/web/listen.c: --listen values accepted and refused, and
  * the address bound for port 0 (a real loopback socket). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "util/listen.h"
+#include "web/listen.h"
 
 static void expect_ok(const char *arg, const char *formatted, uint16_t port)
 {

@@ -24,7 +24,7 @@
 #include "sys/cpuidle_sysfs.h"
 #include "model/kernel_check.h"
 #include "model/model.h"
-#include "sys/groups.h"
+#include "sys/group_levels.h"
 #include "sys/sysfs.h"
 #include "sys/topology.h"
 

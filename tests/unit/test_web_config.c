@@ -1,6 +1,6 @@
-/* Unit tests for user/util/web_config.c (the exporter-toolkit web configuration:
+/* Unit tests for user/web/web_config.c (the exporter-toolkit web configuration:
  * what it accepts, and one error line for each thing it refuses) and
- * user/util/web_auth.c (bcrypt against hashes made by other implementations:
+ * user/web/web_auth.c (bcrypt against hashes made by other implementations:
  * Apache's htpasswd and the crypt_blowfish test vectors, and the cache). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,8 +13,8 @@
 
 #include <cmocka.h>
 
-#include "util/web_auth.h"
-#include "util/web_config.h"
+#include "web/web_auth.h"
+#include "web/web_config.h"
 
 /* `htpasswd -nbBC 10 alice 'correct horse'` (apache2-utils 2.4.71) */
 #define ALICE_HASH "$2y$10$E/MEewLqda0gk58XKB80n.8ggddLq4XOqS205y9pNz.l1Eh2PTPBa"

@@ -55,7 +55,7 @@ json_t *budget_json(const struct adv_table_in *t, uint64_t window_ns, uint64_t b
 		if (json_is_true(json_object_get(js, "slower_than_declared")))
 			json_array_append_new(warn, json_sprintf(
 				"%s: measured median exit latency %s is %.1fx its declared %s",
-				s->name, hns(p50), (double)p50 / (double)s->exit_ns, hns(s->exit_ns)));
+				s->name, ns_text(p50), (double)p50 / (double)s->exit_ns, ns_text(s->exit_ns)));
 		if (r.disable >> k & 1)
 			json_array_append_new(dis, json_pack("{s:i,s:s}", "index", s->index, "name",
 							     s->name));
@@ -63,7 +63,7 @@ json_t *budget_json(const struct adv_table_in *t, uint64_t window_ns, uint64_t b
 	if (!r.feasible)
 		json_array_append_new(warn, json_sprintf(
 			"no state fits: even the shallowest enabled state's latency exceeds %s",
-			hns(budget_ns)));
+			ns_text(budget_ns)));
 	json_object_set_new(o, "budget_ns", json_u64(budget_ns));
 	json_object_set_new(o, "percentile", json_real(percentile));
 	json_object_set_new(o, "states", states);
@@ -118,7 +118,7 @@ void budget_print(FILE *f, const json_t *b)
 
 	fprintf(f, "  latency budget %s at p%g of the measured exit latency (timer lateness; "
 		   "declared where a state has fewer than %d samples):\n",
-		hns(u64of(b, "budget_ns")), pct, LB_MIN_SAMPLES);
+		ns_text(u64of(b, "budget_ns")), pct, LB_MIN_SAMPLES);
 	char pcol[16];
 
 	snprintf(pcol, sizeof(pcol), "p%g", pct);
@@ -129,9 +129,9 @@ void budget_print(FILE *f, const json_t *b)
 
 		fprintf(f, "    %-16.16s %9s %9s %9s %8" PRIu64 " %9" PRIu64 "  %s%s%s\n",
 			json_string_value(json_object_get(s, "name")),
-			hns(u64of(s, "declared_exit_latency_ns")),
-			json_is_null(m50) ? "-" : hns((uint64_t)json_integer_value(m50)),
-			json_is_null(m) ? "-" : hns((uint64_t)json_integer_value(m)), u64of(s, "samples"),
+			ns_text(u64of(s, "declared_exit_latency_ns")),
+			json_is_null(m50) ? "-" : ns_text((uint64_t)json_integer_value(m50)),
+			json_is_null(m) ? "-" : ns_text((uint64_t)json_integer_value(m)), u64of(s, "samples"),
 			u64of(s, "entries"),
 			!json_is_true(json_object_get(s, "enabled")) ? "(disabled)"
 			: json_is_true(json_object_get(s, "fits"))   ? "fits"
@@ -158,11 +158,11 @@ void budget_print(FILE *f, const json_t *b)
 		fprintf(f, "    cost: %" PRIu64 " periods, %s (%.2f%% of these CPUs' time) go to "
 			   "shallower states; %" PRIu64 " periods (%.1f%%) had a left-out state as their "
 			   "ideal; p%g afterwards at most %s%s\n",
-			u64of(b, "moved_entries"), hns(u64of(b, "moved_ns")),
+			u64of(b, "moved_entries"), ns_text(u64of(b, "moved_ns")),
 			100 * json_number_value(json_object_get(b, "moved_share")),
 			u64of(b, "ideal_left_out"),
 			100 * json_number_value(json_object_get(b, "ideal_left_out_share")), pct,
-			hns(u64of(b, "predicted_ns")),
+			ns_text(u64of(b, "predicted_ns")),
 			json_is_string(json_object_get(b, "predicted_declared")) ? " (declared, see the warning)" : "");
 	}
 	json_array_foreach(json_object_get(b, "warnings"), i, s)
@@ -193,7 +193,7 @@ int budget_write_ab(FILE *f, const json_t *tables, uint64_t budget_ns, double pe
 	}
 	fprintf(f, "# idlescope advise --latency-budget %s (p%g): `idlescope ab --set-from FILE "
 		   "...` compares the machine as it is with the proposal\n",
-		hns(budget_ns), percentile);
+		ns_text(budget_ns), percentile);
 	if (!mask)
 		return 0;
 	if (all_qos) {

@@ -12,10 +12,10 @@
 #include "cmd/cli.h"
 #include "cmd/commands.h"
 #include "sys/cpuidle_sysfs.h"
-#include "session/costs.h"
+#include "cmd/info_costs.h"
 #include "session/kernel_features.h"
 #include "sys/sysfs.h"
-#include "sys/groups.h"
+#include "sys/group_levels.h"
 #include "sys/topology.h"
 
 /* What this build can do (the Makefile's STATIC and BUILD_LACKS). */

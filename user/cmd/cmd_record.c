@@ -13,6 +13,7 @@
 #include "model/flatten.h"
 #include "cmd/commands.h"
 #include "cmd/live_prom.h"
+#include "sys/group_levels.h"
 #include "sys/cpuidle_sysfs.h"
 #include "session/idle_loader.h"
 #include "session/snapshot.h"

@@ -9,7 +9,7 @@
 #include "model/exit_cost.h"
 #include "sys/cpuidle_sysfs.h"
 #include "session/snapshot.h"
-#include "sys/groups.h"
+#include "sys/group_tree.h"
 #include "sys/hotplug.h"
 #include "sys/topology.h"
 #include "wake_stats.h"

@@ -9,7 +9,7 @@
 static void cost_cells(FILE *f, bool known, uint64_t ns, uint64_t window)
 {
 	if (known)
-		fprintf(f, " %9s %7.3f%%", hns(ns), 100 * exit_cost_share(ns, window));
+		fprintf(f, " %9s %7.3f%%", ns_text(ns), 100 * exit_cost_share(ns, window));
 	else
 		fprintf(f, " %9s %8s", "-", "-");
 }

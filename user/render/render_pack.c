@@ -22,7 +22,7 @@ void render_pack_table(FILE *f, const struct summary *s)
 		   "(%s)\n",
 		p->max_group_cpus,
 		s->duration_ns ? 100.0 * (double)p->spread_ns / (double)s->duration_ns : 0,
-		hns(p->spread_ns));
+		ns_text(p->spread_ns));
 	fprintf(f, "  busy time per group:");
 	for (int g = 0; g < s->nr_groups; g++) {
 		const struct group_summary *gs = &s->groups[g];
@@ -47,10 +47,10 @@ void render_pack_table(FILE *f, const struct summary *s)
 	fprintf(f, "\n");
 	for (int i = 0; i < p->nr_tasks; i++) {
 		fprintf(f, "  %8u %-16s %10s", p->tasks[i].pid, p->tasks[i].comm,
-			hns(p->tasks[i].total_ns));
+			ns_text(p->tasks[i].total_ns));
 		for (int g = 0; g < s->nr_groups; g++)
 			if (!strcmp(s->groups[g].level, p->level) && s->groups[g].index < 8)
-				fprintf(f, " %10s", hns(p->tasks[i].group_ns[s->groups[g].index]));
+				fprintf(f, " %10s", ns_text(p->tasks[i].group_ns[s->groups[g].index]));
 		fprintf(f, "\n");
 	}
 }

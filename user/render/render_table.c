@@ -78,12 +78,12 @@ static void state_table(FILE *f, const struct cpu_summary *cs, uint64_t window)
 
 		snprintf(name, sizeof(name), "%s%s", st->name, st->disabled ? "(off)" : "");
 		fprintf(f, "  %-16s %7s %7s %9" PRIu64 " %8s %5.1f%%", name,
-			st->classified ? hns(st->exit_latency_ns) : "-",
-			st->classified ? hns(st->target_residency_ns) : "-", st->entries, hns(st->time_ns),
+			st->classified ? ns_text(st->exit_latency_ns) : "-",
+			st->classified ? ns_text(st->target_residency_ns) : "-", st->entries, ns_text(st->time_ns),
 			pct(st->time_ns, window));
 		if (st->entries)
-			fprintf(f, " %7s %7s %7s %7s %7s %7s", hns(st->min_ns), hns(st->avg_ns),
-				hns(st->max_ns), hns(st->p50_ns), hns(st->p90_ns), hns(st->p99_ns));
+			fprintf(f, " %7s %7s %7s %7s %7s %7s", ns_text(st->min_ns), ns_text(st->avg_ns),
+				ns_text(st->max_ns), ns_text(st->p50_ns), ns_text(st->p90_ns), ns_text(st->p99_ns));
 		else
 			fprintf(f, " %7s %7s %7s %7s %7s %7s", "-", "-", "-", "-", "-", "-");
 		if (st->classified) {
@@ -166,7 +166,7 @@ static void check_line(FILE *f, const struct summary *s, const char *who,
 		return;
 	fprintf(f, "  %-4s %-16.16s %9" PRIu64 " %9" PRIu64 " %+6" PRId64 " %9s %9s %+8.0fns",
 		who, st->name, st->entries, st->kernel.usage + st->kernel.rejected, r.entries_diff,
-		hns(st->time_ns), hns(st->kernel.time_ns),
+		ns_text(st->time_ns), ns_text(st->kernel.time_ns),
 		r.bias_ns);
 	if (st->kernel.has_miss_counters) {
 		char a[40], b[40];
@@ -256,8 +256,8 @@ static void group_block(FILE *f, const struct summary *s, const struct group_sum
 		pct(g->time_ns, s->duration_ns), g->idle_at_end ? " (+ in flight at the end)" : "",
 		g->periods);
 	if (g->periods)
-		fprintf(f, ", min %s avg %s max %s, p50 %s p90 %s p99 %s", hns(g->min_ns),
-			hns(g->avg_ns), hns(g->max_ns), hns(g->p50_ns), hns(g->p90_ns), hns(g->p99_ns));
+		fprintf(f, ", min %s avg %s max %s, p50 %s p90 %s p99 %s", ns_text(g->min_ns),
+			ns_text(g->avg_ns), ns_text(g->max_ns), ns_text(g->p50_ns), ns_text(g->p90_ns), ns_text(g->p99_ns));
 	if (g->races)
 		fprintf(f, "\n  %" PRIu64 " interval ends found no valid start (races, not counted)",
 			g->races);

@@ -66,8 +66,8 @@ static void lateness_line(FILE *f, const char *who, const struct state_summary *
 	if (!l->count)
 		return;
 	fprintf(f, "  %-4s %-16.16s %7" PRIu64 " %8s %8s %8s %8s %8s  %8s  %s\n", who, st->name,
-		l->count, hns(l->min_ns), hns(l->p50_ns), hns(l->p90_ns), hns(l->p99_ns),
-		hns(l->max_ns), st->classified ? hns(st->exit_latency_ns) : "-", lat_verdict(st, l));
+		l->count, ns_text(l->min_ns), ns_text(l->p50_ns), ns_text(l->p90_ns), ns_text(l->p99_ns),
+		ns_text(l->max_ns), st->classified ? ns_text(st->exit_latency_ns) : "-", lat_verdict(st, l));
 }
 
 static void lateness_table(FILE *f, const struct summary *s)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "util/diag.h"
+#include "sys/group_levels.h"
 
 /* The deepest state index each CPU enters in the trace, -1 for none. */
 static int *deepest_states(const struct trace_data *td, int nr_cpus)

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 
 #include "sys/cpuidle_sysfs.h"
-#include "sys/groups.h"
+#include "sys/group_tree.h"
 #include "sys/topology.h"
 #include "replay/trace_parse.h"
 #include "replay/trace_profile.h"

@@ -9,7 +9,7 @@
 
 #include "sys/cpuidle_sysfs.h"
 #include "util/cpulist.h"
-#include "sys/groups.h"
+#include "sys/group_tree.h"
 
 #define IS_PROFILE_SCHEMA "idlescope-profile/1"
 

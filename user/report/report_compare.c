@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "report/html.h"
-#include "report/report_sections.h"
+#include "report/report_compare.h"
 #include "report/svg_chart.h"
 
 #define MAX_SERIES 64

@@ -4,7 +4,7 @@
 #include <stdint.h>
 
 #include "report/html.h"
-#include "report/report_sections.h"
+#include "report/report_hist.h"
 #include "util/units.h"
 
 /* "cpu 1 POLL", "waking -> running", "all" */

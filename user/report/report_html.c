@@ -2,7 +2,9 @@
  * time with its stylesheet) filled with the title, a table of contents and
  * the sections of each input. */
 #include "report/report_html.h"
-#include "report/report_sections.h"
+#include "report/report_compare.h"
+#include "report/report_hist.h"
+#include "report/report_summary.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "report/html.h"
-#include "report/report_sections.h"
+#include "report/report_summary.h"
 #include "report/svg_chart.h"
 #include "util/units.h"
 

@@ -17,7 +17,7 @@
 #include "freq_stats.h"
 #include "replay_event.h"
 #include "util/cpulist.h"
-#include "sys/groups.h"
+#include "sys/group_tree.h"
 
 struct idlescope_bpf;
 struct bpf_link;

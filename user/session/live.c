@@ -9,6 +9,7 @@
 #include "session/kernel_features.h"
 #include "session/parts.h"
 #include "session/window.h"
+#include "sys/group_levels.h"
 #include "sys/sysfs.h"
 #include "util/diag.h"
 

@@ -10,7 +10,7 @@
 
 #include "session/idle_loader.h"
 #include "sys/cpuidle_sysfs.h"
-#include "sys/groups.h"
+#include "sys/group_tree.h"
 #include "sys/hotplug.h"
 #include "sys/topology.h"
 

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "group_stats.h" /* IS_MAX_GROUPS */
-#include "sys/groups.h"
+#include "sys/group_tree.h"
 
 static int level_cpus(const struct group_level *l)
 {

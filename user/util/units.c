@@ -61,7 +61,7 @@ int parse_duration(const char *s, uint64_t default_unit_ns, uint64_t *out_ns)
 	return 0;
 }
 
-const char *hns(uint64_t ns)
+const char *ns_text(uint64_t ns)
 {
 	static char bufs[16][16];
 	static unsigned int next;

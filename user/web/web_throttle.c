@@ -1,7 +1,7 @@
 /* Failed basic-auth attempts as a generic cell rate (GCRA): each failure
  * pushes a theoretical arrival time one period on; past a burst of them,
  * attempts are refused without hashing until time catches up. */
-#include "util/web_throttle.h"
+#include "web/web_throttle.h"
 
 #include <netinet/in.h>
 #include <string.h>

@@ -2,14 +2,14 @@
  * files read at start-up), the client certificate checked per request, and
  * basic auth answered with 401 and WWW-Authenticate as exporter-toolkit does,
  * or 429 when wrong passwords used up their budget. */
-#include "util/web_mhd.h"
+#include "web/web_mhd.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/diag.h"
-#include "util/tls_gnutls.h"
+#include "web/tls_gnutls.h"
 
 int web_mhd_load(struct web_mhd *w, const char *path, char *err, size_t errlen)
 {

@@ -1,6 +1,6 @@
 /* The exporter-toolkit web configuration file (the one node_exporter takes
  * with --web.config.file), parsed as strictly as exporter-toolkit does. */
-#include "util/web_config.h"
+#include "web/web_config.h"
 #include "util/diag.h"
 
 #include <errno.h>

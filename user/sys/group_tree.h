@@ -1,14 +1,15 @@
 /* Topology groups for group-level idle: a tree of nodes, smallest level
- * first (core -> cluster -> die -> package), from sysfs, a cpufreq domain
- * list, a custom list (--topology), or given levels (replay profiles). */
-#ifndef IDLESCOPE_GROUPS_H
-#define IDLESCOPE_GROUPS_H
+ * first (core -> cluster -> die -> package), assembled from levels
+ * (group_levels.h builds them from sysfs or --topology; replay profiles
+ * give them). */
+#ifndef IDLESCOPE_GROUP_TREE_H
+#define IDLESCOPE_GROUP_TREE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "idle_stats.h" /* IS_MAX_LEVELS */
 #include "util/cpulist.h"
-#include "sys/topology.h"
 
 struct group_node {
 	int level;       /* index into groups.levels */
@@ -36,15 +37,6 @@ struct group_level {
 	int nr;
 	struct cpulist *cpus;
 };
-
-/* spec: NULL or "sysfs" (every sysfs level: core, cluster, die, package,
- * without those whose groups are single CPUs or repeat another level's),
- * or LEVEL[,LEVEL...] of "cluster", "core", "die", "package", "freq-domain",
- * and last "custom:GROUP,GROUP..." where a GROUP is a CPU or range, or
- * several joined by "+": "custom:0-3,4-7" is two groups, "custom:0+2,1+3"
- * two groups of non-adjacent CPUs. Returns 0, or -1 with a one-line reason. */
-int groups_build(const struct topology *t, const char *spec, struct groups *g, char *err,
-		 size_t errlen);
 
 /* The tree over nr levels (in any order; sorted smallest groups first).
  * drop: leave out levels of single CPUs and, of two equal levels, the

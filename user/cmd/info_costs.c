@@ -1,5 +1,5 @@
 /* Measures what each part costs (costs.h). */
-#include "session/costs.h"
+#include "cmd/info_costs.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -13,10 +13,11 @@
 #include "session/live.h"
 #include "session/parts.h"
 #include "session/self_cost.h"
+#include "sys/group_levels.h"
 #include "sys/sysfs.h"
 #include "sys/topology.h"
 #include "util/clock.h"
-#include "util/pingpong.h"
+#include "cmd/pingpong_load.h"
 
 /* The BPF run time of every loaded program, and of cpu_idle's, so far
  * (the same reading serve exports, session/self_cost.c). */

@@ -1,6 +1,6 @@
 /* What a request must be before `serve` reads its path: one framing of its
  * body, and a path whose C string is all of it. */
-#include "util/web_request.h"
+#include "web/web_request.h"
 
 #include <stdint.h>
 #include <string.h>

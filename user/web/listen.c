@@ -1,7 +1,7 @@
 /* The exporter's listening address: numeric hosts only (a static binary
  * has no NSS for name lookups), bound before the BPF programs load so a
  * busy port fails fast. */
-#include "util/listen.h"
+#include "web/listen.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -1,5 +1,5 @@
 /* Builds the CPU groups that --topology names, from sysfs or a custom list. */
-#include "sys/groups.h"
+#include "sys/group_levels.h"
 
 #include <dirent.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
  * only that it failed, and it sends the CA list and asks for a client
  * certificate but leaves checking it to the application
  * (gnutls_certificate_verify_peers2). */
-#include "util/tls_gnutls.h"
+#include "web/tls_gnutls.h"
 
 #include <stdio.h>
 #include <string.h>

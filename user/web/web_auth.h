@@ -7,7 +7,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 
-#include "util/web_config.h"
+#include "web/web_config.h"
 
 #define WEB_AUTH_MAX_PASSWORD 72 /* bytes bcrypt reads; a longer password is refused */
 

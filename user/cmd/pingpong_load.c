@@ -1,5 +1,5 @@
 /* The ping-pong load of `info --costs` (pingpong.h). */
-#include "util/pingpong.h"
+#include "cmd/pingpong_load.h"
 
 #include <errno.h>
 #include <fcntl.h>

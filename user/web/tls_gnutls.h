@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "util/web_config.h"
+#include "web/web_config.h"
 
 /* Whether this build can check certificates at all. */
 bool tls_peer_can_verify(void);

@@ -1,6 +1,6 @@
 /* `idlescope info --costs`: what each optional part (session/parts.h) costs
  * on this kernel, measured now: the same live sessions record runs, each
- * configuration over the ping-pong load (util/pingpong.h), interleaved, with
+ * configuration over the ping-pong load (cmd/pingpong_load.h), interleaved, with
  * the BPF run time from the kernel's own statistics (BPF_ENABLE_STATS). */
 #ifndef IDLESCOPE_COSTS_H
 #define IDLESCOPE_COSTS_H

@@ -8,9 +8,9 @@
 
 #include <microhttpd.h>
 
-#include "util/web_auth.h"
-#include "util/web_config.h"
-#include "util/web_throttle.h"
+#include "web/web_auth.h"
+#include "web/web_config.h"
+#include "web/web_throttle.h"
 
 #define WEB_MHD_MAX_OPTIONS 8
 

@@ -1,7 +1,7 @@
 /* The connection cap and the per-request deadline of `serve`: MHD's own
  * limits (a connection limit, an idle timeout) let 64 slow clients lock
  * every scraper out, as the timeout restarts at each byte received. */
-#include "util/web_guard.h"
+#include "web/web_guard.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* Basic auth for `serve --web-config`: bcrypt through libxcrypt's crypt_rn,
  * as exporter-toolkit checks it, and a per-user cache of the last match. */
-#include "util/web_auth.h"
+#include "web/web_auth.h"
 
 #include <crypt.h>
 #include <stdlib.h>
