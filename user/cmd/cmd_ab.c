@@ -16,6 +16,7 @@
 #include "cmd/cli.h"
 #include "cmd/commands.h"
 #include "model/flatten.h"
+#include "cmd/summary_file.h"
 #include "sys/cpuidle_sysfs.h"
 #include "sys/settings.h"
 #include "model/stats.h"

@@ -19,6 +19,7 @@
 #include "cmd/commands.h"
 #include "advise/energy_model.h"
 #include "model/flatten.h"
+#include "cmd/summary_file.h"
 #include "hist.h"
 #include "util/units.h"
 #include "util/json_num.h"

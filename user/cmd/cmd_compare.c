@@ -12,6 +12,7 @@
 #include "cmd/cli.h"
 #include "cmd/commands.h"
 #include "model/flatten.h"
+#include "cmd/summary_file.h"
 
 #define MAX_FILES 16
 

@@ -10,6 +10,7 @@
 #include "cmd/cli.h"
 #include "cmd/commands.h"
 #include "model/flatten.h"
+#include "cmd/summary_file.h"
 #include "report/report_html.h"
 
 #define MAX_INPUTS 16

@@ -32,11 +32,10 @@ void metric_set_free(struct metric_set *m);
  * as a JSON array of strings in a's order; NULL when out of memory. */
 json_t *metric_unmatched(const struct metric_set *a, const struct metric_set *b);
 
-/* Reads an idlescope/1 document from path (a JSON file, or JSON Lines from
- * `record -i`, whose last summary line counts). Returns the document or
- * NULL with a one-line reason in err. */
-json_t *load_summary_file(const char *path, char *err, size_t errlen);
-/* The same from len bytes at buf (no NUL needed); name labels the errors. */
+/* An idlescope/1 document from len bytes at buf (no NUL needed): a JSON
+ * document, or JSON Lines from `record -i`, whose last summary line counts.
+ * name labels the errors. Returns the document or NULL with a one-line
+ * reason in err (cmd/summary_file.h reads a file). */
 json_t *load_summary_buffer(const char *buf, size_t len, const char *name, char *err,
 			    size_t errlen);
 
