@@ -1,5 +1,5 @@
-/* Unit tests for user/model/wake_names.c: IRQ names from /proc/interrupts lines
- * as x86 and arm64 kernels print them, kinds and softirq names. */
+/* Unit tests for user/sys/interrupts.c: IRQ names from /proc/interrupts lines
+ * as x86 and arm64 kernels print them. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "model/wake_names.h"
+#include "sys/interrupts.h"
 
 static char path[] = "/tmp/idlescope-interrupts-XXXXXX";
 
@@ -64,24 +64,11 @@ static void test_irq_names(void **state)
 	check(7, "");                              /* not listed */
 }
 
-static void test_kind_and_softirq_names(void **state)
-{
-	(void)state;
-	assert_string_equal(wake_kind_name(WAKE_UNKNOWN), "unknown");
-	assert_string_equal(wake_kind_name(WAKE_IPI_CALL_SINGLE), "ipi-call-single");
-	assert_string_equal(wake_kind_name(WAKE_NO_IPI), "poll-resched");
-	assert_string_equal(wake_kind_name(WAKE_NR_KINDS), "?");
-	assert_string_equal(softirq_name(1), "TIMER");   /* TIMER_SOFTIRQ = 1 */
-	assert_string_equal(softirq_name(9), "RCU");     /* RCU_SOFTIRQ = 9 */
-	assert_string_equal(softirq_name(10), "?");
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_irq_names),
-		cmocka_unit_test(test_kind_and_softirq_names),
 	};
 
-	return cmocka_run_group_tests_name("wake_names", tests, setup, teardown);
+	return cmocka_run_group_tests_name("interrupts", tests, setup, teardown);
 }

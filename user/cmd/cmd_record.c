@@ -20,6 +20,8 @@
 #include "util/clock.h"
 #include "session/live.h"
 #include "sys/hotplug.h"
+#include "sys/interrupts.h"
+#include "sys/kallsyms.h"
 #include "model/model.h"
 #include "render/render.h"
 #include "sys/topology.h"
@@ -248,7 +250,8 @@ static int emit_summary(struct record *r, uint64_t start, uint64_t stop)
 	struct window_capture w = { .start_ns = start, .stop_ns = stop, .info = r->live.info,
 				    .groups = r->live.groups.nr_groups ? &r->live.groups : NULL,
 				    .snapshot_ns = r->snapshot_ns, .hotplug = &r->live.hotplug,
-				    .k_start = r->k_start, .k_end = r->k_end };
+				    .k_start = r->k_start, .k_end = r->k_end,
+				    .irq_name = irq_name, .ksym_resolve = kallsyms_resolve };
 	struct summary s = { .sys = r->live.sys, .topo = &r->topo, .idle_attach = r->live.sess.idle_attach,
 			     .freq_status = r->live.freq ? "ok" : "no cpufreq on this machine",
 			     .miss_attach = r->live.sess.have_idle_miss ? r->live.sess.miss_attach : NULL,

@@ -15,6 +15,8 @@
 #include "cmd/cli.h"
 #include "cmd/commands.h"
 #include "sys/cpuidle_sysfs.h"
+#include "sys/interrupts.h"
+#include "sys/kallsyms.h"
 #include "session/idle_loader.h"
 #include "session/raw_cut.h"
 #include "session/snapshot.h"
@@ -140,7 +142,8 @@ static void show(struct top *t)
 static int interval(struct top *t)
 {
 	struct window_capture w = { .info = t->live.info, .k_start = t->k_none, .k_end = t->k_none,
-				    .groups = t->live.groups.nr_groups ? &t->live.groups : NULL };
+				    .groups = t->live.groups.nr_groups ? &t->live.groups : NULL,
+				    .irq_name = irq_name, .ksym_resolve = kallsyms_resolve };
 	struct idle_raw cur, delta;
 	uint64_t now;
 	time_t wall = time(NULL);

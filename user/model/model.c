@@ -11,7 +11,6 @@
 #include <sys/utsname.h>
 
 #include "model/stats.h"
-#include "sys/sysfs.h"
 #include "model/wake_names.h"
 
 const char *default_idle_state_name(int i)
@@ -219,8 +218,8 @@ static int build_wake_rows(struct summary *s, const struct window_capture *w,
 		r->detail = d->key.detail;
 		r->count = d->val.count;
 		r->early = d->val.early;
-		if (r->kind == WDETAIL_IRQ)
-			irq_name((unsigned int)r->detail, r->name, sizeof(r->name));
+		if (r->kind == WDETAIL_IRQ && w->irq_name)
+			w->irq_name((unsigned int)r->detail, r->name, sizeof(r->name));
 		else if (r->kind == WDETAIL_SOFTIRQ)
 			snprintf(r->name, sizeof(r->name), "%s", softirq_name(r->detail));
 		else if (r->kind == WDETAIL_WAKEE || r->kind == WDETAIL_GROUP_WAKEE)
@@ -230,7 +229,10 @@ static int build_wake_rows(struct summary *s, const struct window_capture *w,
 			fns[nfn++] = r->detail;
 		n++;
 	}
-	kallsyms_resolve(fns, nfn, names);
+	for (int i = 0; i < nfn; i++)
+		snprintf(names[i], sizeof(names[i]), "0x%llx", (unsigned long long)fns[i]);
+	if (w->ksym_resolve)
+		w->ksym_resolve(fns, nfn, names);
 	for (int i = 0; i < n; i++) {
 		struct wake_row *r = &s->wake_rows[i];
 
@@ -328,12 +330,9 @@ static void build_cpu(struct cpu_summary *cs, int cpu, const struct window_captu
 	cpu_exit_cost(cs);
 	if (w->raw->freq)
 		build_freq(cs, cpu, w);
-	{
-		uint64_t cap;
-
-		cs->capacity = sysfs_read_u64(&cap, "devices/system/cpu/cpu%d/cpu_capacity", cpu) ? -1
-												: (int64_t)cap;
-	}
+	/* read with the topology (sys/topology.c); 0 there: no cpu_capacity file */
+	cs->capacity = cpu < topo->nr_cpus && topo->cpus[cpu].capacity
+			       ? (int64_t)topo->cpus[cpu].capacity : -1;
 	if (slot->util_ts) {
 		uint64_t acc = slot->util_acc, from = slot->util_ts > w->start_ns ? slot->util_ts
 										   : w->start_ns;

@@ -4,6 +4,7 @@
 #define IDLESCOPE_MODEL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "model/exit_cost.h"
@@ -244,6 +245,11 @@ struct window_capture {
 	 * events at all, so idle and busy are unknown */
 	const int64_t *idle_task_ns;
 	bool idle_unrecorded;
+	/* names for the wakeup detail rows, looked up by the caller's layer
+	 * (sys/interrupts.h, sys/kallsyms.h): NULL leaves IRQs unnamed and timer
+	 * functions as addresses */
+	void (*irq_name)(unsigned int irq, char *buf, size_t len);
+	void (*ksym_resolve)(const uint64_t *addr, int n, char (*names)[64]);
 };
 
 /* Builds s for the CPUs in sel. Returns 0 or -ENOMEM. */

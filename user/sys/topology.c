@@ -1,6 +1,8 @@
-/* Reads possible/online CPUs and each CPU's topology directory in sysfs. */
+/* Reads possible/online CPUs, each CPU's topology directory and its
+ * cpu_capacity in sysfs. */
 #include "sys/topology.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,6 +73,12 @@ int topology_read(struct topology *t)
 		ct->die = read_id(c, "die_id");
 		ct->core = read_id(c, "core_id");
 		ct->cluster = -1;
+		{
+			uint64_t cap;
+
+			if (!sysfs_read_u64(&cap, CPU_DIR "/cpu%d/cpu_capacity", c) && cap <= UINT32_MAX)
+				ct->capacity = (unsigned int)cap;
+		}
 		/* a list can fill a page ("0,2,4,..."): read it whole */
 		if (sysfs_read_str(buf, sizeof(buf), CPU_DIR "/cpu%d/topology/core_cpus_list", c) &&
 		    sysfs_read_str(buf, sizeof(buf), CPU_DIR "/cpu%d/topology/thread_siblings_list", c))

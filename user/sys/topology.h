@@ -13,6 +13,7 @@ struct cpu_topo {
 	int die;      /* die_id, -1 unknown */
 	int cluster;  /* index into topology.clusters, -1 unknown */
 	int core;     /* core_id, -1 unknown */
+	unsigned int capacity; /* cpu_capacity (1024 the largest CPU), 0 no such file */
 	char *siblings;     /* core_cpus_list (thread_siblings_list), "" if absent */
 	char *cluster_cpus; /* cluster_cpus_list, "" if absent */
 };
