@@ -2,7 +2,8 @@
 # Checks user/'s include graph against the layers of docs/architecture.md:
 # a file includes only its own folder and lower layers (never a sibling
 # layer of the same rank), and no two units include each other, directly or
-# around a circle. `make layers` runs it; -v also prints, per folder, the
+# around a circle; and that user/model/ opens no file (no I/O there). `make
+# layers` runs it; -v also prints, per folder, the
 # folders it includes, as a picture of the structure.
 # Exits 0 when the graph holds, 1 with one line per violation.
 set -euo pipefail
@@ -40,6 +41,22 @@ for f in user/*.c user/*/*.[ch]; do
 		iunit=${inc%.h}
 		[ "$iunit" = "$unit" ] || echo "$unit $iunit" >>"$edges"
 	done < <(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$f")
+done
+
+# model/ computes on what it is given (docs/architecture.md): no file, directory
+# or pipe opened there, and no sysfs reader; the reading is sys/'s or the caller's.
+for f in user/model/*.[ch]; do
+	# comments and string literals blanked (lines kept), so prose may name the calls
+	while IFS=: read -r line call; do
+		echo "layers: $f:$line calls $call(): user/model/ does no I/O; read it in sys/ (or the caller's layer) and pass the data in"
+		bad=1
+	done < <(perl -0777 -pe 's{(/\*.*?\*/)|//[^\n]*|"(?:\\.|[^"\\\n])*"|'"'"'(?:\\.|[^'"'"'\\\n])*'"'"'}{defined $1 ? $1 =~ tr/\n//cdr : "\"\""}gse' "$f" |
+		grep -noE '\b(fopen|freopen|fdopen|open|openat|opendir|readlink|popen)[[:space:]]*\(' |
+		sed 's/[[:space:]]*($//')
+	if grep -qE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"sys/sysfs\.h"' "$f"; then
+		echo "layers: $f includes \"sys/sysfs.h\": user/model/ reads no sysfs; read it in sys/ and pass the value in"
+		bad=1
+	fi
 done
 
 # a circle between units (a.c/a.h -> b.h and b.c/b.h -> a.h): tsort names it
