@@ -176,7 +176,7 @@ $(OUT)/idlescope: $(USER_OBJS)
 	$(Q)rm -f $@.ld
 	$(if $(BUILD_LACKS),@echo '  NOTE     $@ lacks $(BUILD_LACKS)')
 
-$(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(OUT)/tests
+$(OUT)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(LIB_OBJS) | $(OUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -Itests/unit $< $(LIB_OBJS) $(LDLIBS) $(HTTP_LIBS) $(TRACE_LINK) -lcmocka -o $@
 
