@@ -99,6 +99,7 @@ static int build_tree(void **state)
 		{ "1\n", "0\n", "65535\n", "2-3\n", "3\n" },
 	};
 	static const char *const qos[3] = { "0\n", "n/a\n", "50\n" }; /* cpu3: no file */
+	static const char *const capacity[3] = { "1024\n", "1024\n", "446\n" }; /* cpu3: none */
 
 	(void)state;
 	snprintf(fake_root, sizeof(fake_root), "/tmp/idlescope-unit-XXXXXX");
@@ -116,8 +117,10 @@ static int build_tree(void **state)
 		fs_put(topo[c][2], CPU "/cpu%d/topology/core_id", c);
 		fs_put(topo[c][3], CPU "/cpu%d/topology/cluster_cpus_list", c);
 		fs_put(topo[c][4], CPU "/cpu%d/topology/core_cpus_list", c);
-		if (c < 3)
+		if (c < 3) {
 			fs_put(qos[c], CPU "/cpu%d/power/pm_qos_resume_latency_us", c);
+			fs_put(capacity[c], CPU "/cpu%d/cpu_capacity", c);
+		}
 		for (int i = 0; i < 4; i++) {
 			char v[32];
 

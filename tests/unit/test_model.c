@@ -219,8 +219,14 @@ static void test_model_per_state(void **state)
 
 	(void)state;
 	init_summary(&s, "intel_idle", NULL);
+	fx.tcpus[0].capacity = 1024;
+	fx.tcpus[1].capacity = 446;
 	assert_int_equal(summary_build(&s, &fx.w, &fx.sel), 0);
 	assert_int_equal(s.nr_cpus, 5);
+	/* cpu_capacity from the topology it is given; 0 there (no file): -1 */
+	assert_int_equal(s.cpus[0].capacity, 1024);
+	assert_int_equal(s.cpus[1].capacity, 446);
+	assert_int_equal(s.cpus[2].capacity, -1);
 	assert_int_equal(s.start_ns, START);
 	assert_int_equal(s.duration_ns, 100 * MS); /* STOP - START */
 	assert_true(strlen(s.kernel) > 0);         /* uname release */

@@ -49,6 +49,10 @@ static void test_topology_read(void **state)
 	assert_string_equal(t.cpus[0].siblings, "0-1");
 	assert_string_equal(t.cpus[2].siblings, "2");
 	assert_string_equal(t.cpus[3].cluster_cpus, "2-3");
+	/* cpu_capacity as written; cpu3 has no file: 0 */
+	assert_int_equal(t.cpus[0].capacity, 1024);
+	assert_int_equal(t.cpus[2].capacity, 446);
+	assert_int_equal(t.cpus[3].capacity, 0);
 
 	/* clusters from cluster_cpus_list, numbered by first appearance:
 	 * cpu0 "0-1" -> 0, cpu1 "0-1" -> 0, cpu2 "2-3" -> 1, cpu3 "2-3" -> 1 */
