@@ -1,4 +1,4 @@
-/* Unit tests for the topology tree (user/sys/groups.c, group_tree.c):
+/* Unit tests for the topology tree (user/sys/group_levels.c, group_tree.c):
  * levels from a fake sysfs, which of them drop out, sorting, nesting,
  * parents and children, the packing level, and the errors. */
 #include <setjmp.h>
@@ -217,5 +217,5 @@ int main(void)
 		cmocka_unit_test(test_assemble_drop),
 	};
 
-	return cmocka_run_group_tests_name("groups", tests, smt_box, rm_box);
+	return cmocka_run_group_tests_name("group_tree", tests, smt_box, rm_box);
 }
