@@ -81,7 +81,7 @@ static int build_model(void **state)
 	fx.topo.nr_cpus = NCPU;
 	fx.topo.cpus = fx.tcpus;
 
-	/* cpu0 C1: 1000 ns -> bucket 35, 2000 -> 39, 3000 -> 41 (see test_hist.c:
+	/* cpu0 C1: 1000 ns -> bucket 35, 2000 -> 39, 3000 -> 41 (see test_include_hist.c:
 	 * 2000: msb 10, 36 + ((2000 >> 8) & 3) = 36 + 3; 3000: msb 11,
 	 * 40 + ((3000 >> 9) & 3) = 40 + 1) */
 	st = raw_st(0, 1);

@@ -49,7 +49,7 @@ static void fill_c1(struct state_summary *st, bool with_data)
 	st->min_ns = 1000;
 	st->avg_ns = 2000; /* 6000 / 3 */
 	st->max_ns = 3000;
-	st->p50_ns = 1920; /* see test_sysfs_model.c */
+	st->p50_ns = 1920; /* see test_model.c */
 	st->p90_ns = 2868;
 	st->p99_ns = 2987;
 	st->above = 1;
