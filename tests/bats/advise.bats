@@ -268,7 +268,7 @@ adv() { # jq filter, then advise arguments
 # C1's 500 us C2 (100 us), C2's 2 ms and C3's 10 ms C3 (800 us): C2 and C3
 # out leaves 20 + 20 + 5 = 45 of 55 periods without their ideal; C3 out, 25.
 @test "advise --latency-budget: states left out, PM QoS, cost and bound as worked out by hand" {
-	local tr="$BATS_TEST_DIRNAME/../replay/traces" j="$BATS_TEST_TMPDIR/b.json"
+	local tr="$BATS_TEST_DIRNAME/../fixtures/traces" j="$BATS_TEST_TMPDIR/b.json"
 	run "$IDLESCOPE" replay --profile "$tr/acpi-1.json" "$tr/budget.ftrace" --format json -o "$j"
 	[ "$status" -eq 0 ]
 	b() { "$IDLESCOPE" advise "$j" --format json "$@" | jq -c '.tables[0].latency_budget'; }

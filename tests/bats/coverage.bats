@@ -3,13 +3,13 @@
 # hand-made inputs: host TAPs, oracle guest logs (ORACLE-TAP/ORACLE-RETRY
 # lines, the INFO cpuidle line, VMTEST-RESULT), tests/vm/run.sh logs, run.sh's
 # cmocka outputs and a fake host sysfs. The checks are those of the fake suite
-# tests/bats/fixtures/coverage/suite: "drv check" (needs a driver), "nodrv
+# tests/fixtures/coverage/suite: "drv check" (needs a driver), "nodrv
 # check" (needs none, tagged nodriver), "plain check". No root, no guest.
 
 bats_require_minimum_version 1.5.0
 
 COV=$BATS_TEST_DIRNAME/../coverage.sh
-FIX=$BATS_TEST_DIRNAME/fixtures/coverage
+FIX=$BATS_TEST_DIRNAME/../fixtures/coverage
 
 setup() {
 	D=$BATS_TEST_TMPDIR

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# `idlescope replay`: hand-written traces (tests/replay/traces/) whose answers
+# `idlescope replay`: hand-written traces (tests/fixtures/traces/) whose answers
 # are worked out in the comments, idlestat's own report on the same idlestat
 # traces, and a real capture from a private tracefs instance checked against
 # the sysfs cpuidle counters of the same window.
@@ -7,7 +7,7 @@
 bats_require_minimum_version 1.5.0
 load helpers
 
-TR="$BATS_TEST_DIRNAME/../replay/traces"
+TR="$BATS_TEST_DIRNAME/../fixtures/traces"
 
 # Per CPU: [cpu, edge_idle_ns, [state, entries, time_ns, above, below]...]
 states_of() { # json

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # `idlescope replay` on damaged and partial traces: a real capture
-# (tests/replay/traces/real-2cpu.report: `trace-cmd record -B` of
+# (tests/fixtures/traces/real-2cpu.report: `trace-cmd record -B` of
 # power:cpu_idle, sched_switch and sched_wakeup on a 2-CPU host without a
 # cpuidle driver, `trace-cmd report -t`), cut or garbled here, checked against
 # tests/lib/idle_oracle.awk, which pairs the events on its own.
@@ -8,7 +8,7 @@
 bats_require_minimum_version 1.5.0
 load helpers
 
-TR="$BATS_TEST_DIRNAME/../replay/traces"
+TR="$BATS_TEST_DIRNAME/../fixtures/traces"
 REAL="$TR/real-2cpu.report"
 ORACLE="$BATS_TEST_DIRNAME/../lib/idle_oracle.awk"
 

@@ -3,12 +3,12 @@
 # messages, its charts holding as many series and marks as the JSON has
 # states, causes and buckets, every number shown looked up in the JSON with
 # jq, nothing external referenced, a screenshot, and the usage errors.
-# Needs no root: the inputs are checked-in JSON (examples/, fixtures/report/).
+# Needs no root: the inputs are checked-in JSON (examples/, tests/fixtures/report/).
 
 bats_require_minimum_version 1.5.0
 load helpers
 
-FIX=$BATS_TEST_DIRNAME/fixtures/report
+FIX=$BATS_TEST_DIRNAME/../fixtures/report
 EX=$BATS_TEST_DIRNAME/../../examples
 ART=${IDLESCOPE_ARTIFACTS:-$BATS_TEST_DIRNAME/../../build/test-artifacts}
 

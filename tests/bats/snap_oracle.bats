@@ -3,7 +3,7 @@
 # record_snapped, assert_within_snapshots) on canned input, so that it is
 # shown to fail on any host: a report whose entries, time or misses are off by
 # 5% from the kernel's counters, or that lacks a CPU or state, must be
-# refused; the right one must pass. fixtures/snapshots: 2 CPUs, states POLL
+# refused; the right one must pass. tests/fixtures/snapshots: 2 CPUs, states POLL
 # and "haltpoll idle" (a name with a space); s.o0 s.i0 s.i1 s.o1 the four
 # snapshots (CPU INDEX usage time_us above below rejected), record.json a
 # report that lies between them (CPU 1's state 1 with rejected entries).
@@ -12,7 +12,7 @@ bats_require_minimum_version 1.5.0
 load helpers
 
 setup() {
-	FX=$BATS_TEST_DIRNAME/fixtures/snapshots
+	FX=$BATS_TEST_DIRNAME/../fixtures/snapshots
 	# the host's settings, whatever the environment says (read by helpers.bash)
 	# shellcheck disable=SC2034
 	IDLESCOPE_TEST_BIAS_NS=1000 IDLESCOPE_TEST_STALL_PERIODS=0
