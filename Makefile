@@ -13,7 +13,7 @@ BPF_ARCH := arm64
 CROSS_COMPILE ?= $(if $(filter aarch64,$(shell uname -m)),,aarch64-linux-gnu-)
 ifneq ($(CROSS_COMPILE),)
 # Cross build (see vmlinux/README.md): own output dir, and the arm64 -dev
-# libraries from a sysroot that tests/arm64-sysroot.sh downloads.
+# libraries from a sysroot that scripts/arm64-sysroot.sh downloads.
 ARM64_CROSS := 1
 OUT      ?= build/arm64
 ARM64_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/idlescope/arm64-sysroot
@@ -64,7 +64,7 @@ endif
 # libmicrohttpd for `serve`. Debian's libmicrohttpd.a needs gnutls, whose
 # static link needs p11-kit, shipped only as a shared library: a static
 # build links a copy built from Debian's source without HTTPS instead
-# (tests/mhd-static.sh, cached). Its own variable: the arm64 block below
+# (scripts/mhd-static.sh, cached). Its own variable: the arm64 block below
 # replaces LDLIBS.
 HTTP_LIBS := -lmicrohttpd -lpthread
 ifeq ($(STATIC),1)
@@ -185,12 +185,12 @@ $(OUT)/tests/replay_%: tests/replay/%_test.c tests/replay/replay.h $(LIB_OBJS) |
 	$(Q)$(CC) $(CFLAGS) -Itests/unit $< $(LIB_OBJS) $(LDLIBS) $(HTTP_LIBS) $(TRACE_LINK) -lcmocka -o $@
 
 deps:
-	$(Q)./tests/deps.sh $(ARCH)
+	$(Q)./scripts/deps.sh $(ARCH)
 
 ifdef MHD_STAMP
-$(MHD_STAMP): tests/mhd-static.sh
+$(MHD_STAMP): scripts/mhd-static.sh
 	$(call msg,MHD,$(MHD_DIR))
-	$(Q)DEST='$(MHD_DIR)' CC='$(CC)' HOST='$(if $(CROSS_COMPILE),$(CROSS_COMPILE:-=),)' ./tests/mhd-static.sh
+	$(Q)DEST='$(MHD_DIR)' CC='$(CC)' HOST='$(if $(CROSS_COMPILE),$(CROSS_COMPILE:-=),)' ./scripts/mhd-static.sh
 	$(Q)touch $@
 
 $(USER_OBJS): | $(MHD_STAMP)
@@ -297,9 +297,9 @@ LDLIBS    = -lbpf -lelf -lz -ljansson -lm -lncurses -ltinfo -lyaml -lcrypt \
 cross-toolchain:
 	@command -v $(CC) >/dev/null || { echo '$(CC) not found: run sudo make deps ARCH=$(ARCH)' >&2; exit 1; }
 
-$(SYSROOT_STAMP): tests/arm64-sysroot.sh | cross-toolchain
+$(SYSROOT_STAMP): scripts/arm64-sysroot.sh | cross-toolchain
 	$(call msg,SYSROOT,$(SYSROOT))
-	$(Q)SYSROOT='$(SYSROOT)' CACHE='$(ARM64_CACHE)' ./tests/arm64-sysroot.sh
+	$(Q)SYSROOT='$(SYSROOT)' CACHE='$(ARM64_CACHE)' ./scripts/arm64-sysroot.sh
 	$(Q)touch $@
 
 $(USER_OBJS) $(OUT)/idlescope: | cross-toolchain $(SYSROOT_STAMP)

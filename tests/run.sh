@@ -8,7 +8,7 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 pass=0
 fail=0
-# Only what this run writes counts in the coverage table (tests/coverage.sh
+# Only what this run writes counts in the coverage table (tests/lib/coverage.sh
 # --since): guest logs of an earlier run, kept in build/vmtest, never do.
 stamp=$out/coverage-stamp
 units=$out/coverage-units.log # the cmocka outputs, for the cpufreq row
@@ -101,10 +101,10 @@ shopt -u nullglob
 # Oracle coverage: each check tagged "oracle" and each host condition, where
 # it ran. "coverage total: N" is what no step above counted: checks and
 # conditions that ran nowhere, untagged checks, and FAIL rows that neither
-# the host TAP nor a failed guest's FAIL line counted (tests/coverage.sh).
+# the host TAP nor a failed guest's FAIL line counted (tests/lib/coverage.sh).
 cov=(--since "$stamp" --units "$units")
 for l in ${vm_logs[@]+"${vm_logs[@]}"}; do cov+=(--vm "$l"); done
-./tests/coverage.sh "${cov[@]}" "$host_tap" ${guest_logs[@]+"${guest_logs[@]}"} | tee "$log" || true
+./tests/lib/coverage.sh "${cov[@]}" "$host_tap" ${guest_logs[@]+"${guest_logs[@]}"} | tee "$log" || true
 more=$(sed -n 's/^coverage total: \([0-9]*\) to count.*/\1/p' "$log")
 fail=$((fail + ${more:-1})) # no total line: coverage.sh itself failed
 

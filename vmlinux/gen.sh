@@ -26,8 +26,8 @@
 # so running the script twice is harmless.
 set -euo pipefail
 
-# shellcheck source-path=SCRIPTDIR source=../tests/lib/debian-apt.sh disable=SC1091 # followed with -x
-. "$(dirname "${BASH_SOURCE[0]}")/../tests/lib/debian-apt.sh"
+# shellcheck source-path=SCRIPTDIR source=../scripts/debian-apt.sh disable=SC1091 # followed with -x
+. "$(dirname "${BASH_SOURCE[0]}")/../scripts/debian-apt.sh"
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 CACHE=${CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/idlescope/vmlinux}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# tests/coverage.sh, the coverage table at the end of make test, on
+# tests/lib/coverage.sh, the coverage table at the end of make test, on
 # hand-made inputs: host TAPs, oracle guest logs (ORACLE-TAP/ORACLE-RETRY
 # lines, the INFO cpuidle line, VMTEST-RESULT), tests/vm/run.sh logs, run.sh's
 # cmocka outputs and a fake host sysfs. The checks are those of the fake suite
@@ -8,7 +8,7 @@
 
 bats_require_minimum_version 1.5.0
 
-COV=$BATS_TEST_DIRNAME/../coverage.sh
+COV=$BATS_TEST_DIRNAME/../lib/coverage.sh
 FIX=$BATS_TEST_DIRNAME/../fixtures/coverage
 
 setup() {

@@ -19,7 +19,7 @@ cpuidle_driver() {
 }
 
 # Tests tagged "oracle" skip here but run in the oracle guest, which has a
-# driver (tests/coverage.sh fails the suite if they ran nowhere).
+# driver (tests/lib/coverage.sh fails the suite if they ran nowhere).
 require_cpuidle_driver() {
 	[ "$(cpuidle_driver)" != none ] ||
 		skip "no cpuidle driver here: runs in the x86_64 oracle guests (acpi_idle and haltpoll, tests/vm/oracle.sh)"

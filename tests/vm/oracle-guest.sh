@@ -4,7 +4,7 @@
 # counters, with the static idlescope (vmtest_filter=WORD on the kernel
 # command line, e.g. ORACLE_KINDS=oracle VMTEST_APPEND=vmtest_filter=instances,
 # runs only the tests whose name matches). Each TAP line goes to the console as
-# "ORACLE-TAP: ..." for tests/coverage.sh; each failed test also as a
+# "ORACLE-TAP: ..." for tests/lib/coverage.sh; each failed test also as a
 # "CHECK FAIL" line for run.sh's summary. Exits 1 if any test failed.
 # Under bash: busybox sh runs its own applets (sed, date) before PATH's.
 [ -n "${BASH_VERSION:-}" ] || exec /usr/bin/bash "$0" "$@"
@@ -57,7 +57,7 @@ rc=$?
 sleep 1
 kill "$tail_pid" 2>/dev/null
 # Under TCG a test that failed gets one more run, shown as "ORACLE-RETRY: "
-# lines (tests/coverage.sh marks it ok/retry, its first failure stays in this
+# lines (tests/lib/coverage.sh marks it ok/retry, its first failure stays in this
 # log): QEMU's single thread can stall a vCPU for a whole slice between two
 # reads the host does back to back, which no tolerance of the host's covers.
 sed -n 's/^not ok [0-9]* //p' /tmp/tap >/tmp/failed
@@ -70,7 +70,7 @@ if [ -s /tmp/failed ] && [ "${vmtest_accel:-tcg}" = tcg ] &&
 		bats --tap --filter-tags "${vmtest_tags:-oracle}" -f "^$re\$" . >/tmp/retry 2>&1
 		sed 's/^/ORACLE-RETRY: /' /tmp/retry
 		# passed: an ok line that is not a skip, and no failure (a retry
-		# that skips proves nothing: tests/coverage.sh shows it FAIL too)
+		# that skips proves nothing: tests/lib/coverage.sh shows it FAIL too)
 		if grep '^ok ' /tmp/retry | grep -qv ' # skip\( \|$\)' && ! grep -q '^not ok ' /tmp/retry; then
 			echo "INFO retried and passed: $name"
 		else

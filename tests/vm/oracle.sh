@@ -16,7 +16,7 @@
 #             "nodriver", the default-idle path on every kernel
 #             (NODRIVER_KERNELS, default "5.10 6.1 6.12")
 # Serial logs: build/vmtest/NAME-oracle.log, NAME-haltpoll.log and
-# NAME-nodriver.log, whose "ORACLE-TAP: " lines tests/coverage.sh reads.
+# NAME-nodriver.log, whose "ORACLE-TAP: " lines tests/lib/coverage.sh reads.
 # ORACLE_KINDS selects (default "oracle haltpoll nodriver", without haltpoll
 # on a haltpoll host); the VMTEST_* variables of run.sh apply.
 # The guests run as jobs (one per kind; the no-driver ones one per kernel) in

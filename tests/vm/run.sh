@@ -119,8 +119,8 @@ busybox=$(dpkg -L busybox-static | awk '/\/bin\/busybox$/ && !n++')
 # APT::Architecture=arm64 in $cache/apt-arm64; the host's dpkg is not touched.
 if has_arch arm64; then
 	log() { say "$*"; } # for debian-apt.sh
-	# shellcheck source-path=SCRIPTDIR source=../lib/debian-apt.sh disable=SC1091
-	. "$here/../lib/debian-apt.sh"
+	# shellcheck source-path=SCRIPTDIR source=../../scripts/debian-apt.sh disable=SC1091
+	. "$here/../../scripts/debian-apt.sh"
 	private_apt_init "$cache/apt-arm64" arm64
 	private_apt_sources "${VMTEST_SUITE:-bookworm}" http://deb.debian.org/debian
 fi
@@ -214,7 +214,7 @@ download_pkg() { # package arch -> path of its vmlinuz in the cache
 }
 
 # Debian 11's 5.10 (the oldest kernel idlescope supports) through a private
-# apt state for bullseye (tests/lib/debian-apt.sh): the host's dpkg and apt
+# apt state for bullseye (scripts/debian-apt.sh): the host's dpkg and apt
 # lists are not touched. Prints the vmlinuz path, or returns 1. Run in a
 # subshell: debian-apt.sh keeps its state in globals, which arm64's
 # bookworm state must keep.
@@ -222,8 +222,8 @@ bullseye_kernel_path() {
 	local d=$cache/bullseye-apt pkg dir tmp
 	# shellcheck disable=SC2317 # called by debian-apt.sh
 	log() { say "$@"; }
-	# shellcheck source=tests/lib/debian-apt.sh disable=SC1091
-	. "$root/tests/lib/debian-apt.sh"
+	# shellcheck source=scripts/debian-apt.sh disable=SC1091
+	. "$root/scripts/debian-apt.sh"
 	mkdir -p "$cache" || return 1
 	private_apt_init "$d" amd64
 	[ -s "$d/sources.list" ] || private_apt_sources bullseye http://deb.debian.org/debian

@@ -8,18 +8,18 @@
 # fetched with `apt-get source` through a private apt state: the host's apt
 # configuration is not touched) with --disable-https into $DEST.
 #
-# Usage: tests/mhd-static.sh     (`make` runs it when $DEST is missing)
+# Usage: scripts/mhd-static.sh     (`make` runs it when $DEST is missing)
 #
 # Environment:
 #   DEST=dir    install prefix: $DEST/include/microhttpd.h, $DEST/lib/libmicrohttpd.a
 #               (default ${XDG_CACHE_HOME:-$HOME/.cache}/idlescope/mhd-ARCH)
 #   CC=gcc      compiler (aarch64-linux-gnu-gcc for a cross build)
 #   HOST=triplet  configure --host for a cross build (e.g. aarch64-linux-gnu)
-#   SUITE, MIRROR as for tests/arm64-sysroot.sh
+#   SUITE, MIRROR as for scripts/arm64-sysroot.sh
 set -euo pipefail
 
-# shellcheck source-path=SCRIPTDIR source=lib/debian-apt.sh disable=SC1091
-. "$(dirname "${BASH_SOURCE[0]}")/lib/debian-apt.sh"
+# shellcheck source-path=SCRIPTDIR source=debian-apt.sh disable=SC1091
+. "$(dirname "${BASH_SOURCE[0]}")/debian-apt.sh"
 
 DEST=${DEST:-${XDG_CACHE_HOME:-$HOME/.cache}/idlescope/mhd-$(uname -m)}
 CC=${CC:-gcc}

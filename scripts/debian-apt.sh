@@ -3,7 +3,8 @@
 # through a private apt state: own package lists, cache, sources list and an
 # empty dpkg status, with the architecture given on apt's command line only.
 # The host's dpkg (architecture list, status, sources) is never changed.
-# Sourced by vmlinux/gen.sh and tests/arm64-sysroot.sh, which run under
+# Sourced by vmlinux/gen.sh, scripts/arm64-sysroot.sh, scripts/mhd-static.sh
+# and tests/vm/run.sh, which run under
 # `set -euo pipefail` and define log() (used for the mirror fallback note).
 #
 #   private_apt_init DIR ARCH      create the state in DIR; set PRIVATE_APT_DIR,

@@ -31,7 +31,7 @@
 # by the step that ran it. Exits 1 if any row or condition is not ok/replay,
 # or a test is untagged.
 set -euo pipefail
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 usage='usage: coverage.sh [--since FILE] [--vm LOG]... [--units FILE] [--host-sysfs DIR] [--bats DIR] HOST_TAP [GUEST_LOG...]'
 bats_dir=$root/tests/bats
 sysfs=/sys/devices/system/cpu

@@ -2,11 +2,11 @@
 # Installs idlescope's build and test dependencies from Debian's archive.
 # Idempotent and quiet when everything is present (`make deps` runs it).
 #
-# Usage: tests/deps.sh [ARCH]   (`make deps ARCH=...` passes it)
+# Usage: scripts/deps.sh [ARCH]   (`make deps ARCH=...` passes it)
 #   no ARCH, or the host's own arch: build and test packages for a native build.
 #   arm64 on a non-arm64 host: what `make ARCH=arm64` needs for a cross build
 #   (clang/bpftool for the BPF side, Debian's aarch64 cross gcc and libc); the
-#   arm64 -dev libraries come from tests/arm64-sysroot.sh, not from dpkg.
+#   arm64 -dev libraries come from scripts/arm64-sysroot.sh, not from dpkg.
 set -euo pipefail
 
 arch=${1:-}

@@ -5,7 +5,7 @@
 # host's dpkg (architecture list, status, sources) is never changed, so no
 # root is needed. libc comes from the cross toolchain (make deps ARCH=arm64).
 #
-# Usage: tests/arm64-sysroot.sh [--force]
+# Usage: scripts/arm64-sysroot.sh [--force]
 #
 # Idempotent: when $SYSROOT already holds every package and file it needs,
 # it says so and exits without network access. --force (or FORCE=1) rebuilds
@@ -26,8 +26,8 @@
 # $SYSROOT/.idlescope-sysroot listing the suite and "package version" lines.
 set -euo pipefail
 
-# shellcheck source-path=SCRIPTDIR source=lib/debian-apt.sh disable=SC1091 # followed with -x
-. "$(dirname "${BASH_SOURCE[0]}")/lib/debian-apt.sh"
+# shellcheck source-path=SCRIPTDIR source=debian-apt.sh disable=SC1091 # followed with -x
+. "$(dirname "${BASH_SOURCE[0]}")/debian-apt.sh"
 
 CACHE=${CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/idlescope/arm64-sysroot}
 SYSROOT=${SYSROOT:-$CACHE/root}
