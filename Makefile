@@ -116,7 +116,8 @@ help:
 	@echo 'make run        deps + build, then a 10-second system-wide summary (root)'
 	@echo 'make test       deps + build, unit, replay and live BATS tests (root)'
 	@echo 'make unit|replay|bats   one test layer'
-	@echo 'make layers     check user/ includes only its own and lower layers, and draw them'
+	@echo 'make layers     check user/ includes only its own and lower layers, and draw them; and the test map'
+	@echo 'make test-map   which test files exercise each unit of user/ (fails on a unit without one)'
 	@echo 'make vmtest     kernel VMs: Debian 6.1 and 6.12, x86_64 and arm64 guests under QEMU TCG'
 	@echo 'make deps       install build and test dependencies from Debian (root)'
 	@echo 'make install    install the binary, man page and bash completion under $$(DESTDIR)$$(PREFIX)'
@@ -211,9 +212,15 @@ run: deps all
 	./$(OUT)/idlescope record -d 10
 
 # user/'s include graph against its layers (docs/architecture.md); -v draws it.
-.PHONY: layers
+# Then every unit's tests (tests/lib/test_map.sh): a unit without one fails.
+.PHONY: layers test-map
 layers:
 	$(Q)./tests/lib/layers.sh -v
+	$(Q)./tests/lib/test_map.sh -q
+
+# which test files exercise each unit of user/
+test-map:
+	$(Q)./tests/lib/test_map.sh
 
 check-root:
 	@[ "$$(id -u)" = 0 ] || { echo 'idlescope tests load BPF programs: run as root (sudo make test)' >&2; exit 1; }

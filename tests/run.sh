@@ -31,6 +31,14 @@ else
 	echo "FAIL layers"
 	fail=$((fail + 1))
 fi
+# Every unit of user/ has a test, or a reason (tests/lib/test_map.sh).
+if ./tests/lib/test_map.sh -q; then
+	echo "PASS test-map"
+	pass=$((pass + 1))
+else
+	echo "FAIL test-map"
+	fail=$((fail + 1))
+fi
 
 for t in "$out"/tests/test_* "$out"/tests/replay_*; do
 	[ -x "$t" ] || continue
