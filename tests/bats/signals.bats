@@ -95,3 +95,92 @@ live_cmd() {
 		[ $((t1 - t0)) -ge 1400000000 ]
 	done
 }
+
+# ab and advise run `record` as a child (util/child_run.c): an ending
+# signal to them alone is passed on, the same signal, and ends the child's
+# window with its summary; a child killed by a signal is one line, exit 1.
+@test "advise: a record child killed by a signal is one line naming it, exit 1" {
+	run --separate-stderr "$IDLESCOPE" advise -- sh -c 'kill -KILL $PPID'
+	echo "exit $status, stderr: $stderr"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "idlescope: record was killed by SIGKILL" ]
+}
+
+@test "advise: SIGINT or SIGHUP to advise alone reaches its record, which ends early" {
+	local sig pid t0 t1 rc
+	for sig in INT HUP TERM; do
+		t0=$(date +%s%N)
+		env --default-signal=INT "$IDLESCOPE" advise -d 5 --format json \
+			>"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" &
+		pid=$!
+		wait_exec_idlescope "$pid"
+		sleep 1
+		kill -"$sig" "$pid" # advise only: not its process group
+		rc=0
+		wait "$pid" || rc=$?
+		t1=$(date +%s%N)
+		echo "SIG$sig: exit $rc in $(((t1 - t0) / 1000000)) ms: $(tr '\n' '|' <"$BATS_TEST_TMPDIR/err")"
+		[ $((t1 - t0)) -lt 4000000000 ] # record's -d 5 cut short
+		! grep -q 'killed by' "$BATS_TEST_TMPDIR/err"
+		if [ "$rc" -eq 0 ]; then
+			jq -e '.schema == "idlescope-advise/1"' "$BATS_TEST_TMPDIR/out"
+		else # a summary to advise on, but this host has no cpuidle driver
+			[ "$rc" -eq 1 ]
+			grep -qx 'idlescope: this machine: no CPU with a cpuidle driver: no thresholds to advise on' \
+				"$BATS_TEST_TMPDIR/err"
+		fi
+	done
+}
+
+@test "ab: a record child killed by a signal is one line naming it, exit 1, settings restored" {
+	local key=kernel.sched_autogroup_enabled f=/proc/sys/kernel/sched_autogroup_enabled before
+	[ -w "$f" ] || skip "no $key"
+	before=$(cat "$f")
+	run --separate-stderr "$IDLESCOPE" ab --set "$key=$((1 - before))" --repeat 1 -- sh -c 'kill -KILL $PPID'
+	echo "exit $status, stderr: $stderr"
+	[ "$status" -eq 1 ]
+	[ "$(grep -c '^idlescope: ' <<<"$stderr")" -eq 1 ]
+	grep -qx 'idlescope: record was killed by SIGKILL' <<<"$stderr"
+	[ "$(cat "$f")" = "$before" ]
+}
+
+@test "ab: SIGINT or SIGHUP to ab alone reaches its record; ab restores and exits 1" {
+	local key=kernel.sched_autogroup_enabled f=/proc/sys/kernel/sched_autogroup_enabled
+	local sig pid t0 t1 rc before
+	[ -w "$f" ] || skip "no $key"
+	before=$(cat "$f")
+	for sig in INT HUP TERM; do
+		t0=$(date +%s%N)
+		env --default-signal=INT "$IDLESCOPE" ab --set "$key=$((1 - before))" --repeat 2 -d 5 \
+			>/dev/null 2>"$BATS_TEST_TMPDIR/err" &
+		pid=$!
+		wait_exec_idlescope "$pid"
+		sleep 1
+		kill -"$sig" "$pid"
+		rc=0
+		wait "$pid" || rc=$?
+		t1=$(date +%s%N)
+		echo "SIG$sig: exit $rc in $(((t1 - t0) / 1000000)) ms: $(tr '\n' '|' <"$BATS_TEST_TMPDIR/err")"
+		[ "$rc" -eq 1 ]
+		[ $((t1 - t0)) -lt 4000000000 ] # the running record was cut short
+		grep -qx "idlescope: interrupted by SIG$sig" "$BATS_TEST_TMPDIR/err"
+		[ "$(cat "$f")" = "$before" ]
+	done
+}
+
+@test "ab under nohup: a hangup ends neither ab nor its record" {
+	local key=kernel.sched_autogroup_enabled f=/proc/sys/kernel/sched_autogroup_enabled
+	local before pid rc=0
+	[ -w "$f" ] || skip "no $key"
+	before=$(cat "$f")
+	nohup "$IDLESCOPE" ab --set "$key=$before" --repeat 2 -d 1 --format json \
+		>"$BATS_TEST_TMPDIR/out" 2>/dev/null &
+	pid=$!
+	wait_exec_idlescope "$pid"
+	sleep 0.5
+	kill -HUP "$pid"
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 0 ]
+	jq -e '.schema == "idlescope-ab/1" and .repeat == 2' "$BATS_TEST_TMPDIR/out"
+	jq -e '.metrics[] | select(.metric == "duration_ns") | .variants[0].n == 2' "$BATS_TEST_TMPDIR/out"
+}
