@@ -529,18 +529,6 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 		s->skel = NULL;
 		return -1;
 	}
-	if (s->replay) {
-		s->batch_len = IS_REPLAY_BATCH * sizeof(struct replay_event);
-		s->batch = mmap(NULL, s->batch_len, PROT_READ | PROT_WRITE, MAP_SHARED,
-				bpf_map__fd(s->skel->maps.replay_batch), 0);
-		if (s->batch == MAP_FAILED) {
-			snprintf(err, errlen, "cannot map the replay batch: %s", strerror(errno));
-			s->batch = NULL;
-			idlescope_bpf__destroy(s->skel);
-			s->skel = NULL;
-			return -1;
-		}
-	}
 	if (s->nr_groups && load_groups(s, o)) {
 		snprintf(err, errlen, "cannot write the topology groups: %s", strerror(errno));
 		idlescope_bpf__destroy(s->skel);
@@ -762,9 +750,6 @@ void idle_session_close(struct idle_session *s)
 	for (int i = 0; i < s->nr_links; i++)
 		bpf_link__destroy(s->links[i]);
 	s->nr_links = 0;
-	if (s->batch)
-		munmap(s->batch, s->batch_len);
-	s->batch = NULL;
 	if (s->skel)
 		idlescope_bpf__destroy(s->skel);
 	s->skel = NULL;

@@ -1,7 +1,7 @@
 /* Loads, attaches and reads the idle BPF programs (bpf/idlescope.bpf.c): picks
  * the object and program variants from the shared probe (kernel_features.c),
- * sizes the per-CPU maps, and snapshots them. A replay session maps the replay
- * batch; session/replay_drive.h feeds it. */
+ * sizes the per-CPU maps, and snapshots them. A replay session is fed by
+ * session/replay_drive.h. */
 #ifndef IDLESCOPE_IDLE_LOADER_H
 #define IDLESCOPE_IDLE_LOADER_H
 
@@ -55,8 +55,6 @@ struct idle_session {
 	int unknown_at_start;    /* online CPUs of unknown state at the start, -1 unread */
 	int nr_links;
 	struct bpf_link *links[IS_MAX_LINKS];
-	struct replay_event *batch; /* replay: the mmapped replay_batch map */
-	size_t batch_len;
 };
 
 struct session_opts {
