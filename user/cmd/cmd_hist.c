@@ -331,7 +331,7 @@ int cmd_hist(int argc, char **argv)
 	const struct argp argp = { options, parse_opt, "METRIC [INTERVAL [COUNT]] [-- COMMAND...]",
 				   doc, children, NULL, NULL };
 	struct window_ticks ticks = { on_interval, on_refresh, &h };
-	struct session_opts so = { 0 };
+	struct hist_opts hist;
 	uint64_t start, stop;
 	int ret = EXIT_RUNTIME, sig;
 
@@ -348,15 +348,11 @@ int cmd_hist(int argc, char **argv)
 		diag_error("out of memory");
 		goto cleanup;
 	}
-	so.hist_metric = h.m->id;
-	so.hist_unit_ns = h.unit_ns;
-	so.hist_linear_ns = h.linear_ns;
-	so.tgid = (uint32_t)h.pid;
-	so.comm = h.comm;
-	so.path_from = h.from;
-	so.path_to = h.to;
+	hist = (struct hist_opts){ .metric = h.m->id, .unit_ns = h.unit_ns, .linear_ns = h.linear_ns,
+				   .tgid = (uint32_t)h.pid, .comm = h.comm, .path_from = h.from,
+				   .path_to = h.to };
 	/* exit-latency needs the state table to know timer-ended periods' states */
-	if ((ret = live_prepare(&h.live, &h.topo, &(struct live_opts){ .topology = "none", .so = so,
+	if ((ret = live_prepare(&h.live, &h.topo, &(struct live_opts){ .topology = "none", .hist = hist,
 						     .verbose = h.o.verbose })) ||
 	    (ret = live_load(&h.live)) || (ret = live_attach(&h.live)))
 		goto cleanup;

@@ -257,11 +257,11 @@ static int emit_summary(struct record *r, uint64_t start, uint64_t stop)
 			     .idle_fexit_why = r->live.sess.idle_fexit_why,
 			     .start_state = { .live = true,
 					      .unknown_cpus = r->live.sess.unknown_at_start,
-					      .poked = r->live.sess.poked,
-					      .poked_busy = r->live.sess.poked_busy,
-					      .poked_woken = r->live.sess.poked_woken,
-					      .poke_ns = r->live.sess.poke_ns,
-					      .poke_why = r->live.sess.poke_why } };
+					      .poked = r->live.sess.poke.cpus,
+					      .poked_busy = r->live.sess.poke.busy,
+					      .poked_woken = r->live.sess.poke.woken,
+					      .poke_ns = r->live.sess.poke.ns,
+					      .poke_why = r->live.sess.poke.why } };
 	struct idle_raw raw;
 	char without[96];
 	uint64_t t0 = idle_now_ns();
