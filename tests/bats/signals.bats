@@ -96,6 +96,116 @@ live_cmd() {
 	done
 }
 
+# with_pending SIG [ignore] -- CMD...: runs CMD with SIG already pending
+# (blocked, then sent to itself, before the exec), so that it lands while
+# CMD loads every time, not at a random moment; with ignore, SIG is ignored
+# as well (nohup). SIGINT is left at its default action, as a terminal's
+# Ctrl-C finds it (a background job of bash would ignore it).
+with_pending() {
+	local sig=$1 ign=
+	shift
+	[ "$1" = ignore ] && { ign=1; shift; }
+	[ "$1" = -- ] && shift
+	perl -MPOSIX=:signal_h -e '
+		my ($sig, $ign) = (shift, shift);
+		my $n = eval "POSIX::SIG$sig";
+		$SIG{INT} = "DEFAULT";
+		$SIG{$sig} = "IGNORE" if $ign;
+		sigprocmask(SIG_BLOCK, POSIX::SigSet->new($n)) or die;
+		kill $sig, $$;
+		exec @ARGV or die "exec: $!";' "$sig" "$ign" "$@"
+}
+
+# A signal that arrives while the command loads: nothing on stdout, the one
+# error line, exit 1 (never death by the signal, never a summary).
+pending_is_one_line() { # SIG CMD-NAME
+	local out="$BATS_TEST_TMPDIR/out" err="$BATS_TEST_TMPDIR/err" rc=0
+	# shellcheck disable=SC2046 # the argv, split on purpose
+	with_pending "$1" -- "$IDLESCOPE" $(live_cmd "$2") >"$out" 2>"$err" || rc=$?
+	echo "$2 with SIG$1 pending: exit $rc, stderr: $(tr '\n' '|' <"$err")"
+	[ "$rc" -eq 1 ]
+	[ ! -s "$out" ]
+	[ "$(wc -l <"$err")" -eq 1 ]
+	grep -qx "idlescope: interrupted by SIG$1 before the measurement started" "$err"
+}
+
+# Under nohup a hangup, even one pending from the start, ends nothing: the
+# command runs its -d 1.5 and exits 0.
+hangup_ignored() { # CMD-NAME
+	local t0 t1 rc=0
+	t0=$(date +%s%N)
+	# shellcheck disable=SC2046
+	with_pending HUP ignore -- "$IDLESCOPE" $(live_cmd "$1") >/dev/null 2>"$BATS_TEST_TMPDIR/err" || rc=$?
+	t1=$(date +%s%N)
+	echo "$1 under nohup with SIGHUP pending: exit $rc in $(((t1 - t0) / 1000000)) ms"
+	cat "$BATS_TEST_TMPDIR/err"
+	[ "$rc" -eq 0 ]
+	[ $((t1 - t0)) -ge 1400000000 ]
+}
+
+# Ctrl-C (SIGINT at its default action, to the process only) in the window:
+# a normal end, exit 0.
+sigint_in_window_ends_normally() { # CMD-NAME
+	local pid rc=0
+	# shellcheck disable=SC2046
+	env --default-signal=INT "$IDLESCOPE" $(live_cmd "$1") >"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" &
+	pid=$!
+	wait_exec_idlescope "$pid"
+	sleep 1
+	kill -INT "$pid"
+	wait "$pid" || rc=$?
+	echo "$1: SIGINT at +1 s: exit $rc"
+	cat "$BATS_TEST_TMPDIR/err"
+	[ "$rc" -eq 0 ]
+}
+
+@test "record: Ctrl-C or SIGTERM while loading is one line, exit 1; SIGINT later a normal end" {
+	pending_is_one_line INT record
+	pending_is_one_line TERM record
+	pending_is_one_line HUP record
+	sigint_in_window_ends_normally record
+	jq -e '.schema == "idlescope/1"' <("$IDLESCOPE" record -d 0.1 --format json)
+}
+
+@test "hist: Ctrl-C or SIGTERM while loading is one line, exit 1; SIGINT later a normal end" {
+	pending_is_one_line INT hist
+	pending_is_one_line TERM hist
+	pending_is_one_line HUP hist
+	sigint_in_window_ends_normally hist
+	grep -q 'p50=' "$BATS_TEST_TMPDIR/out"
+}
+
+@test "top: Ctrl-C or SIGTERM while loading is one line, exit 1; SIGINT later a normal end" {
+	pending_is_one_line INT top
+	pending_is_one_line TERM top
+	pending_is_one_line HUP top
+	sigint_in_window_ends_normally top
+}
+
+@test "serve: Ctrl-C or SIGTERM while loading is one line, exit 1; SIGINT later a normal end" {
+	pending_is_one_line INT serve
+	pending_is_one_line TERM serve
+	pending_is_one_line HUP serve
+	sigint_in_window_ends_normally serve
+	grep -q '^idlescope serve: http://127.0.0.1:' "$BATS_TEST_TMPDIR/out"
+}
+
+@test "record under nohup: a hangup pending from the start ends nothing" {
+	hangup_ignored record
+}
+
+@test "hist under nohup: a hangup pending from the start ends nothing" {
+	hangup_ignored hist
+}
+
+@test "top under nohup: a hangup pending from the start ends nothing" {
+	hangup_ignored top
+}
+
+@test "serve under nohup: a hangup pending from the start ends nothing" {
+	hangup_ignored serve
+}
+
 # ab and advise run `record` as a child (util/child_run.c): an ending
 # signal to them alone is passed on, the same signal, and ends the child's
 # window with its summary; a child killed by a signal is one line, exit 1.

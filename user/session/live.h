@@ -1,7 +1,7 @@
 /* The live path every measuring command shares (record, top, serve, hist):
  * the per-CPU cpuidle tables, --topology groups, the BPF session loaded with
- * its parameters and attached, the refresh tick, and teardown. The commands
- * keep their options and their loop. */
+ * its parameters and attached, the refresh tick, and teardown, in the order
+ * session/live_run.h runs them. */
 #ifndef IDLESCOPE_LIVE_H
 #define IDLESCOPE_LIVE_H
 
