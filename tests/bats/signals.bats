@@ -95,3 +95,202 @@ live_cmd() {
 		[ $((t1 - t0)) -ge 1400000000 ]
 	done
 }
+
+# with_pending SIG [ignore] -- CMD...: runs CMD with SIG already pending
+# (blocked, then sent to itself, before the exec), so that it lands while
+# CMD loads every time, not at a random moment; with ignore, SIG is ignored
+# as well (nohup). SIGINT is left at its default action, as a terminal's
+# Ctrl-C finds it (a background job of bash would ignore it).
+with_pending() {
+	local sig=$1 ign=
+	shift
+	[ "$1" = ignore ] && { ign=1; shift; }
+	[ "$1" = -- ] && shift
+	perl -MPOSIX=:signal_h -e '
+		my ($sig, $ign) = (shift, shift);
+		my $n = eval "POSIX::SIG$sig";
+		$SIG{INT} = "DEFAULT";
+		$SIG{$sig} = "IGNORE" if $ign;
+		sigprocmask(SIG_BLOCK, POSIX::SigSet->new($n)) or die;
+		kill $sig, $$;
+		exec @ARGV or die "exec: $!";' "$sig" "$ign" "$@"
+}
+
+# A signal that arrives while the command loads: nothing on stdout, the one
+# error line, exit 1 (never death by the signal, never a summary).
+pending_is_one_line() { # SIG CMD-NAME
+	local out="$BATS_TEST_TMPDIR/out" err="$BATS_TEST_TMPDIR/err" rc=0
+	# shellcheck disable=SC2046 # the argv, split on purpose
+	with_pending "$1" -- "$IDLESCOPE" $(live_cmd "$2") >"$out" 2>"$err" || rc=$?
+	echo "$2 with SIG$1 pending: exit $rc, stderr: $(tr '\n' '|' <"$err")"
+	[ "$rc" -eq 1 ]
+	[ ! -s "$out" ]
+	[ "$(wc -l <"$err")" -eq 1 ]
+	grep -qx "idlescope: interrupted by SIG$1 before the measurement started" "$err"
+}
+
+# Under nohup a hangup, even one pending from the start, ends nothing: the
+# command runs its -d 1.5 and exits 0.
+hangup_ignored() { # CMD-NAME
+	local t0 t1 rc=0
+	t0=$(date +%s%N)
+	# shellcheck disable=SC2046
+	with_pending HUP ignore -- "$IDLESCOPE" $(live_cmd "$1") >/dev/null 2>"$BATS_TEST_TMPDIR/err" || rc=$?
+	t1=$(date +%s%N)
+	echo "$1 under nohup with SIGHUP pending: exit $rc in $(((t1 - t0) / 1000000)) ms"
+	cat "$BATS_TEST_TMPDIR/err"
+	[ "$rc" -eq 0 ]
+	[ $((t1 - t0)) -ge 1400000000 ]
+}
+
+# Ctrl-C (SIGINT at its default action, to the process only) in the window:
+# a normal end, exit 0.
+sigint_in_window_ends_normally() { # CMD-NAME
+	local pid rc=0
+	# shellcheck disable=SC2046
+	env --default-signal=INT "$IDLESCOPE" $(live_cmd "$1") >"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" &
+	pid=$!
+	wait_exec_idlescope "$pid"
+	sleep 1
+	kill -INT "$pid"
+	wait "$pid" || rc=$?
+	echo "$1: SIGINT at +1 s: exit $rc"
+	cat "$BATS_TEST_TMPDIR/err"
+	[ "$rc" -eq 0 ]
+}
+
+@test "record: Ctrl-C or SIGTERM while loading is one line, exit 1; SIGINT later a normal end" {
+	pending_is_one_line INT record
+	pending_is_one_line TERM record
+	pending_is_one_line HUP record
+	sigint_in_window_ends_normally record
+	jq -e '.schema == "idlescope/1"' <("$IDLESCOPE" record -d 0.1 --format json)
+}
+
+@test "hist: Ctrl-C or SIGTERM while loading is one line, exit 1; SIGINT later a normal end" {
+	pending_is_one_line INT hist
+	pending_is_one_line TERM hist
+	pending_is_one_line HUP hist
+	sigint_in_window_ends_normally hist
+	grep -q 'p50=' "$BATS_TEST_TMPDIR/out"
+}
+
+@test "top: Ctrl-C or SIGTERM while loading is one line, exit 1; SIGINT later a normal end" {
+	pending_is_one_line INT top
+	pending_is_one_line TERM top
+	pending_is_one_line HUP top
+	sigint_in_window_ends_normally top
+}
+
+@test "serve: Ctrl-C or SIGTERM while loading is one line, exit 1; SIGINT later a normal end" {
+	pending_is_one_line INT serve
+	pending_is_one_line TERM serve
+	pending_is_one_line HUP serve
+	sigint_in_window_ends_normally serve
+	grep -q '^idlescope serve: http://127.0.0.1:' "$BATS_TEST_TMPDIR/out"
+}
+
+@test "record under nohup: a hangup pending from the start ends nothing" {
+	hangup_ignored record
+}
+
+@test "hist under nohup: a hangup pending from the start ends nothing" {
+	hangup_ignored hist
+}
+
+@test "top under nohup: a hangup pending from the start ends nothing" {
+	hangup_ignored top
+}
+
+@test "serve under nohup: a hangup pending from the start ends nothing" {
+	hangup_ignored serve
+}
+
+# ab and advise run `record` as a child (util/child_run.c): an ending
+# signal to them alone is passed on, the same signal, and ends the child's
+# window with its summary; a child killed by a signal is one line, exit 1.
+@test "advise: a record child killed by a signal is one line naming it, exit 1" {
+	run --separate-stderr "$IDLESCOPE" advise -- sh -c 'kill -KILL $PPID'
+	echo "exit $status, stderr: $stderr"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "idlescope: record was killed by SIGKILL" ]
+}
+
+@test "advise: SIGINT or SIGHUP to advise alone reaches its record, which ends early" {
+	local sig pid t0 t1 rc
+	for sig in INT HUP TERM; do
+		t0=$(date +%s%N)
+		env --default-signal=INT "$IDLESCOPE" advise -d 5 --format json \
+			>"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" &
+		pid=$!
+		wait_exec_idlescope "$pid"
+		sleep 1
+		kill -"$sig" "$pid" # advise only: not its process group
+		rc=0
+		wait "$pid" || rc=$?
+		t1=$(date +%s%N)
+		echo "SIG$sig: exit $rc in $(((t1 - t0) / 1000000)) ms: $(tr '\n' '|' <"$BATS_TEST_TMPDIR/err")"
+		[ $((t1 - t0)) -lt 4000000000 ] # record's -d 5 cut short
+		! grep -q 'killed by' "$BATS_TEST_TMPDIR/err"
+		if [ "$rc" -eq 0 ]; then
+			jq -e '.schema == "idlescope-advise/1"' "$BATS_TEST_TMPDIR/out"
+		else # a summary to advise on, but this host has no cpuidle driver
+			[ "$rc" -eq 1 ]
+			grep -qx 'idlescope: this machine: no CPU with a cpuidle driver: no thresholds to advise on' \
+				"$BATS_TEST_TMPDIR/err"
+		fi
+	done
+}
+
+@test "ab: a record child killed by a signal is one line naming it, exit 1, settings restored" {
+	local key=kernel.sched_autogroup_enabled f=/proc/sys/kernel/sched_autogroup_enabled before
+	[ -w "$f" ] || skip "no $key"
+	before=$(cat "$f")
+	run --separate-stderr "$IDLESCOPE" ab --set "$key=$((1 - before))" --repeat 1 -- sh -c 'kill -KILL $PPID'
+	echo "exit $status, stderr: $stderr"
+	[ "$status" -eq 1 ]
+	[ "$(grep -c '^idlescope: ' <<<"$stderr")" -eq 1 ]
+	grep -qx 'idlescope: record was killed by SIGKILL' <<<"$stderr"
+	[ "$(cat "$f")" = "$before" ]
+}
+
+@test "ab: SIGINT or SIGHUP to ab alone reaches its record; ab restores and exits 1" {
+	local key=kernel.sched_autogroup_enabled f=/proc/sys/kernel/sched_autogroup_enabled
+	local sig pid t0 t1 rc before
+	[ -w "$f" ] || skip "no $key"
+	before=$(cat "$f")
+	for sig in INT HUP TERM; do
+		t0=$(date +%s%N)
+		env --default-signal=INT "$IDLESCOPE" ab --set "$key=$((1 - before))" --repeat 2 -d 5 \
+			>/dev/null 2>"$BATS_TEST_TMPDIR/err" &
+		pid=$!
+		wait_exec_idlescope "$pid"
+		sleep 1
+		kill -"$sig" "$pid"
+		rc=0
+		wait "$pid" || rc=$?
+		t1=$(date +%s%N)
+		echo "SIG$sig: exit $rc in $(((t1 - t0) / 1000000)) ms: $(tr '\n' '|' <"$BATS_TEST_TMPDIR/err")"
+		[ "$rc" -eq 1 ]
+		[ $((t1 - t0)) -lt 4000000000 ] # the running record was cut short
+		grep -qx "idlescope: interrupted by SIG$sig" "$BATS_TEST_TMPDIR/err"
+		[ "$(cat "$f")" = "$before" ]
+	done
+}
+
+@test "ab under nohup: a hangup ends neither ab nor its record" {
+	local key=kernel.sched_autogroup_enabled f=/proc/sys/kernel/sched_autogroup_enabled
+	local before pid rc=0
+	[ -w "$f" ] || skip "no $key"
+	before=$(cat "$f")
+	nohup "$IDLESCOPE" ab --set "$key=$before" --repeat 2 -d 1 --format json \
+		>"$BATS_TEST_TMPDIR/out" 2>/dev/null &
+	pid=$!
+	wait_exec_idlescope "$pid"
+	sleep 0.5
+	kill -HUP "$pid"
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 0 ]
+	jq -e '.schema == "idlescope-ab/1" and .repeat == 2' "$BATS_TEST_TMPDIR/out"
+	jq -e '.metrics[] | select(.metric == "duration_ns") | .variants[0].n == 2' "$BATS_TEST_TMPDIR/out"
+}

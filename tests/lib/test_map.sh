@@ -25,6 +25,7 @@ util/clock               idle_now_ns(), one clock_gettime: every live window (te
 util/diag                the error line and exit codes: tests/bats/cli_errors.bats, bad_input.bats
 util/json_num            JSON numbers: tests/unit/test_render_json.c parses the output of render_json, written with it
 util/workload            -- COMMAND: tests/bats/record_lifecycle.bats (its exit status, 128 + signal)
+util/child_run           the record child of ab and advise: tests/bats/signals.bats (signals passed on, a killed child)
 web/tls_gnutls           GnuTLS, dynamic build only: tests/bats/web_config.bats (TLS, client certificates, TLS13)
 web/web_guard            tests/bats/serve.bats, "slow clients" (the oldest waiting cut, the 10 s deadline)
 web/web_mhd              libmicrohttpd options: tests/bats/web_config.bats (TLS, basic auth) and serve.bats
@@ -33,6 +34,7 @@ web/web_throttle         tests/bats/web_config.bats, "wrong passwords" (429 past
 sys/kallsyms             /proc/kallsyms: tests/bats/wakeups_live.bats (hrtimer_wakeup named), privilege.bats (cap_syslog)
 session/kernel_features  the probes: tests/bats/portability.bats (against bpftool) and the kernel VMs (tests/vm)
 session/live             the live session: every live BATS file (record_live, top, serve, hist)
+session/live_run         start-up, window and teardown of each live command: tests/bats/signals.bats (one per command), record_lifecycle.bats
 session/window           the window and -- COMMAND: tests/bats/record_lifecycle.bats
 render/render_table      the default table: tests/bats/record_live.bats and nodriver.bats read it
 render/render_interval   -i output: tests/bats/record_lifecycle.bats, textfile.bats

@@ -61,6 +61,7 @@ static void test_batch_equals_single(void **state)
 {
 	struct replay_event *ev = calloc(NR_EV * 2, sizeof(*ev));
 	struct idle_session a, b;
+	struct replay_batch map;
 	struct idle_raw ra, rb;
 	size_t n;
 
@@ -72,7 +73,9 @@ static void test_batch_equals_single(void **state)
 	assert_int_equal(open_session(&b), 0);
 	for (size_t i = 0; i < n; i++)
 		replay_send(&a, ev[i]);
-	assert_int_equal(idle_session_replay_batch(&b, ev, n), 0);
+	assert_int_equal(replay_batch_open(&map, &b), 0);
+	assert_int_equal(replay_batch_run(&map, ev, n), 0);
+	replay_batch_close(&map);
 	assert_int_equal(idle_session_read(&a, &ra), 0);
 	assert_int_equal(idle_session_read(&b, &rb), 0);
 	assert_memory_equal(ra.stats, rb.stats, sizeof(*ra.stats) * NR_CPUS * IS_MAX_STATES);
@@ -108,12 +111,15 @@ static void test_batch_counts_rejects(void **state)
 		{ .kind = RE_IDLE, .cpu = 0, .now_ns = 2 * MS, .idle.state = EXIT },
 	};
 	struct idle_session s;
+	struct replay_batch map;
 	struct idle_raw r;
 
 	(void)state;
 	assert_int_equal(open_session(&s), 0);
-	assert_int_equal(idle_session_replay_batch(&s, ev, 3), 1);
-	assert_int_equal(idle_session_replay_batch(&s, ev, 0), 0);
+	assert_int_equal(replay_batch_open(&map, &s), 0);
+	assert_int_equal(replay_batch_run(&map, ev, 3), 1);
+	assert_int_equal(replay_batch_run(&map, ev, 0), 0);
+	replay_batch_close(&map);
 	assert_int_equal(idle_session_read(&s, &r), 0);
 	assert_int_equal(r.stats[0].entries, 1);
 	assert_int_equal(r.stats[0].time_ns, 1 * MS - 0);

@@ -67,7 +67,7 @@ static void test_wakeup_split_and_filter(void **state)
 {
 	/* a 2-state machine, as on the dev guest: the loader still keeps the
 	 * three parts, which live in the state dimension */
-	struct session_opts o = { .hist_metric = HM_WAKEUP_LATENCY, .comm = "sched-pipe",
+	struct session_opts o = { .hist = { .metric = HM_WAKEUP_LATENCY, .comm = "sched-pipe" },
 				  .state_slots = 2 };
 	struct hist_slot *h = run(&o, wakeup_events);
 	const struct hist_slot *total = &h[1 * IS_MAX_STATES + WP_TOTAL];
@@ -95,7 +95,7 @@ static void runq_events(struct idle_session *s)
 
 static void test_runq_with_preemption(void **state)
 {
-	struct session_opts o = { .hist_metric = HM_RUNQ_LATENCY, .hist_linear_ns = 10 * US };
+	struct session_opts o = { .hist = { .metric = HM_RUNQ_LATENCY, .linear_ns = 10 * US } };
 	struct hist_slot *h = run(&o, runq_events);
 
 	(void)state;
@@ -124,7 +124,7 @@ static void idle_events(struct idle_session *s)
 
 static void test_idle_entry(void **state)
 {
-	struct session_opts o = { .hist_metric = HM_IDLE_ENTRY };
+	struct session_opts o = { .hist = { .metric = HM_IDLE_ENTRY } };
 	struct hist_slot *h = run(&o, idle_events);
 
 	(void)state;
@@ -135,7 +135,7 @@ static void test_idle_entry(void **state)
 
 static void test_idle_exit(void **state)
 {
-	struct session_opts o = { .hist_metric = HM_IDLE_EXIT };
+	struct session_opts o = { .hist = { .metric = HM_IDLE_EXIT } };
 	struct hist_slot *h = run(&o, idle_events);
 
 	(void)state;
@@ -146,7 +146,7 @@ static void test_idle_exit(void **state)
 
 static void test_residency(void **state)
 {
-	struct session_opts o = { .hist_metric = HM_RESIDENCY };
+	struct session_opts o = { .hist = { .metric = HM_RESIDENCY } };
 	struct hist_slot *h = run(&o, idle_events);
 
 	(void)state;

@@ -168,17 +168,17 @@ static void interval_rows(int i, struct rows *r)
 	struct top_text txt = { 0 };
 	struct top_layout l = { .width = 512 };
 	struct window_capture w = { .info = info, .groups = &tree, .start_ns = from, .stop_ns = to };
-	struct cpuidle_counters *k_none = calloc(NR_CPUS * IS_MAX_STATES, sizeof(*k_none));
+	struct cpuidle_counters *no_counters = calloc(NR_CPUS * IS_MAX_STATES, sizeof(*no_counters));
 	bool table = false;
 
-	assert_non_null(k_none);
+	assert_non_null(no_counters);
 	assert_int_equal(idle_raw_delta(&snap[i - 1], &snap[i], from, to, &d), 0);
 	memset(&sum, 0, sizeof(sum));
 	snprintf(sum.sys.driver, sizeof(sum.sys.driver), "replay");
 	sum.topo = &topo;
 	sum.freq_status = "off";
 	w.raw = &d;
-	w.k_start = w.k_end = k_none;
+	w.k_start = w.k_end = no_counters;
 	assert_int_equal(summary_build(&sum, &w, &topo.online), 0);
 	assert_int_equal(render_top(&sum, &l, &txt), 0);
 	r->nr = 0;
@@ -194,7 +194,7 @@ static void interval_rows(int i, struct rows *r)
 	top_text_free(&txt);
 	summary_free(&sum);
 	idle_raw_free(&d);
-	free(k_none);
+	free(no_counters);
 }
 
 static double busy_of(const struct rows *r, const char *label)

@@ -143,22 +143,22 @@ static const struct argp_option session_options[] = {
 
 static error_t parse_session_opt(int key, char *arg, struct argp_state *state)
 {
-	const struct session_cli *sc = state->input;
+	const struct session_cli *session_cli = state->input;
 
 	switch (key) {
 	case OPT_NO_WAKEUPS:
-		*sc->wake = false;
+		*session_cli->wake = false;
 		break;
 	case OPT_TOPOLOGY:
-		*sc->topology = arg;
+		*session_cli->topology = arg;
 		break;
 	case OPT_WITHOUT: {
 		char err[160];
 
-		if (parts_parse(arg, sc->without, err, sizeof(err)))
+		if (parts_parse(arg, session_cli->without, err, sizeof(err)))
 			argp_error(state, "--without: %s", err);
-		if (*sc->without & PART_WAKEUPS)
-			*sc->wake = false;
+		if (*session_cli->without & PART_WAKEUPS)
+			*session_cli->wake = false;
 		break;
 	}
 	default:

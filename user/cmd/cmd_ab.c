@@ -10,11 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cmd/cli.h"
 #include "cmd/commands.h"
+#include "util/child_run.h"
 #include "model/flatten.h"
 #include "cmd/summary_file.h"
 #include "sys/cpuidle_sysfs.h"
@@ -181,32 +181,20 @@ static int build_variants(struct ab *a)
 	return 0;
 }
 
-/* One `idlescope record` run into path; returns the child's wait status or
- * -1 when it could not start. */
-static int run_record(struct ab *a, const char *path)
+/* One `idlescope record` run into path (child_run: an ending signal is
+ * passed on, and ends it with its summary). Returns 0 or -1 when it could
+ * not start. */
+static int run_record(struct ab *a, const char *path, struct child_status *st)
 {
 	char dur[32], **argv;
-	int st;
-	pid_t pid;
+	int ret;
 
 	/* ab takes no -C, and its runs stay quiet under -v */
 	if (!(argv = cli_record_argv(&a->o, path, false, dur)))
 		return -1;
-	pid = fork();
-	if (pid == 0) {
-		execv("/proc/self/exe", argv);
-		_exit(126);
-	}
+	ret = child_run("record", "/proc/self/exe", argv, st);
 	free(argv);
-	if (pid < 0)
-		return -1;
-	while (waitpid(pid, &st, 0) < 0) {
-		if (errno != EINTR)
-			return -1;
-		if (interrupted)
-			kill(pid, SIGTERM); /* it prints its summary and exits */
-	}
-	return st;
+	return ret;
 }
 
 static double *slot(struct ab *a, int m, int v, int r)
@@ -441,7 +429,7 @@ int cmd_ab(int argc, char **argv)
 	for (int r = 0; r < a.repeat; r++)
 		for (int v = 0; v < a.nr_variants; v++) {
 			char name[256];
-			int st;
+			struct child_status st;
 
 			for (int s = 0; s < a.nr_sets; s++)
 				if (setting_apply(&a.sets[s], a.choice[v][s], err, sizeof(err))) {
@@ -456,14 +444,21 @@ int cmd_ab(int argc, char **argv)
 				diag_error("cannot reset %s: %s", path, strerror(errno));
 				goto restore;
 			}
-			st = run_record(&a, path);
-			if (interrupted) {
-				diag_error("interrupted by signal %d", (int)interrupted);
+			if (run_record(&a, path, &st)) {
+				diag_error("run %d (%s) failed: cannot run 'idlescope record': %s",
+					   r * a.nr_variants + v + 1, name, strerror(errno));
 				goto restore;
 			}
-			if (st < 0 || collect(&a, path, v, r, err, sizeof(err))) {
-				diag_error("run %d (%s) failed%s%s", r * a.nr_variants + v + 1, name,
-					  st < 0 ? "" : ": ", st < 0 ? "" : err);
+			if (st.forwarded && !interrupted)
+				interrupted = st.forwarded;
+			if (interrupted) {
+				diag_error("interrupted by SIG%s", sigabbrev_np((int)interrupted));
+				goto restore;
+			}
+			if (st.killed_by) /* said by child_run */
+				goto restore;
+			if (collect(&a, path, v, r, err, sizeof(err))) {
+				diag_error("run %d (%s) failed: %s", r * a.nr_variants + v + 1, name, err);
 				goto restore;
 			}
 		}

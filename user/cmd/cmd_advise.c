@@ -5,11 +5,9 @@
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "advise/advise.h"
@@ -17,6 +15,7 @@
 #include "advise/budget_report.h"
 #include "cmd/cli.h"
 #include "cmd/commands.h"
+#include "util/child_run.h"
 #include "advise/energy_model.h"
 #include "model/flatten.h"
 #include "cmd/summary_file.h"
@@ -154,49 +153,21 @@ static int load_energy_model(struct advise *a)
 	return ret;
 }
 
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-	interrupted = sig;
-}
-
 /* `idlescope record --format json -o path` with our -d, -C, -v and
- * COMMAND. Returns its exit code, or -1 when it could not start. */
+ * COMMAND (child_run: an ending signal is passed on, and ends its window
+ * early with its summary, which is advised on). Returns its exit code, or
+ * -1 when it could not start. */
 static int run_record(const struct advise *a, const char *path)
 {
-	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
+	struct child_status st;
 	char dur[32], **argv;
-	int st;
-	pid_t pid;
+	int ret;
 
 	if (!(argv = cli_record_argv(&a->o, path, true, dur)))
 		return -1;
-	/* Ctrl-C reaches record too (same process group) and ends its window;
-	 * a SIGTERM sent to us alone is passed on */
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	pid = fork();
-	if (pid == 0) {
-		execv("/proc/self/exe", argv);
-		_exit(126);
-	}
+	ret = child_run("record", "/proc/self/exe", argv, &st);
 	free(argv);
-	st = -1;
-	while (pid > 0 && waitpid(pid, &st, 0) < 0) {
-		if (errno != EINTR) {
-			st = -1;
-			break;
-		}
-		if (interrupted == SIGTERM)
-			kill(pid, SIGTERM);
-		interrupted = 0;
-	}
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	if (pid < 0 || st == -1)
-		return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return ret ? -1 : st.code;
 }
 
 /* Fills the model fields of st[] for table t from the energy model. Returns

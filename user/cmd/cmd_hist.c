@@ -18,11 +18,11 @@
 #include "util/alloc.h"
 #include "util/clock.h"
 #include "session/live.h"
+#include "session/live_run.h"
 #include "model/model.h"
 #include "render/render_hist.h"
 #include "sys/topology.h"
 #include "util/units.h"
-#include "session/window.h"
 
 static const struct metric {
 	const char *name;
@@ -57,7 +57,7 @@ struct hist_cmd {
 	struct topology topo;
 	struct cpulist sel;
 	struct live live; /* tables, BPF session (session/live.h) */
-	struct window win;
+	bool done; /* COUNT intervals printed: the window ended */
 	struct hist_slot *slots;
 	uint64_t last_ns;
 	int assert_ret;
@@ -306,94 +306,96 @@ static void print(struct hist_cmd *h, uint64_t now, bool stopped)
 	free(r.views);
 }
 
-static void on_interval(void *ctx, uint64_t now)
+static bool on_interval(void *ctx, uint64_t now)
 {
 	struct hist_cmd *h = ctx;
 
 	print(h, now, false);
-	if (h->count && h->seq >= h->count)
-		h->win.done = true;
+	h->done = h->count && h->seq >= h->count;
+	return h->done;
 }
 
-/* disable flags and PM QoS into the maps (live_refresh), as record does */
-static void on_refresh(void *ctx, uint64_t now)
+static int setup(void *ctx, int argc, char **argv, struct live_plan *plan)
+{
+	struct hist_cmd *h = ctx;
+	const struct argp_child children[] = { { &common_argp, 0, NULL, 0 }, { 0 } };
+	const struct argp argp = { options, parse_opt, "METRIC [INTERVAL [COUNT]] [-- COMMAND...]",
+				   doc, children, NULL, NULL };
+	int ret;
+
+	/* every shared option but csv; -i is also the positional INTERVAL */
+	cli_takes(CLI_ALL, "Print a histogram every SECONDS (as the INTERVAL argument)");
+	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, h);
+	idle_set_verbose(h->o.verbose);
+	if ((ret = cli_prepare(&h->o, &h->topo, &h->sel, &h->out)))
+		return ret;
+	h->slots = idle_calloc((size_t)h->topo.nr_possible * IS_MAX_STATES, sizeof(*h->slots));
+	if (!h->slots) {
+		diag_error("out of memory");
+		return EXIT_RUNTIME;
+	}
+	/* exit-latency needs the state table to know timer-ended periods' states */
+	*plan = (struct live_plan){
+		.live = &h->live, .topo = &h->topo,
+		.opts = { .topology = "none", .verbose = h->o.verbose,
+			  .hist = { .metric = h->m->id, .unit_ns = h->unit_ns,
+				    .linear_ns = h->linear_ns, .tgid = (uint32_t)h->pid,
+				    .comm = h->comm, .path_from = h->from, .path_to = h->to } },
+		.duration_ns = h->o.duration_ns, .interval_ns = h->o.interval_ns,
+		.command = h->o.command };
+	return EXIT_OK;
+}
+
+static int loaded(void *ctx)
 {
 	struct hist_cmd *h = ctx;
 
-	live_refresh(&h->live, now);
+	if (h->live.sess.missing[0])
+		fprintf(stderr, "idlescope: not on this kernel (skipped): %s\n", h->live.sess.missing);
+	return EXIT_OK;
 }
+
+static int started(void *ctx, uint64_t start)
+{
+	struct hist_cmd *h = ctx;
+
+	h->last_ns = start;
+	if (!h->o.duration_ns && !h->o.command && h->o.format == FMT_TABLE)
+		fprintf(stderr, "Tracing %s... Hit Ctrl-C to end.\n", h->m->what);
+	return EXIT_OK;
+}
+
+static int finish(void *ctx, uint64_t start, uint64_t stop)
+{
+	struct hist_cmd *h = ctx;
+
+	(void)start;
+	/* the rest of the last interval, or the whole run */
+	if (!h->o.interval_ns || (!h->done && stop - h->last_ns > 1000000))
+		print(h, stop, true);
+	return h->assert_ret;
+}
+
+static void cleanup(void *ctx)
+{
+	struct hist_cmd *h = ctx;
+
+	if (h->out && h->out != stdout)
+		fclose(h->out);
+	free(h->slots);
+}
+
+static const struct live_ops hist_ops = {
+	.setup = setup, .loaded = loaded, .started = started, .on_interval = on_interval,
+	.finish = finish, .cleanup = cleanup,
+};
 
 int cmd_hist(int argc, char **argv)
 {
 	struct hist_cmd h = { .o = { .format = FMT_TABLE }, .unit = "us", .unit_ns = 1000,
 			      .out = stdout };
-	const struct argp_child children[] = { { &common_argp, 0, NULL, 0 }, { 0 } };
-	const struct argp argp = { options, parse_opt, "METRIC [INTERVAL [COUNT]] [-- COMMAND...]",
-				   doc, children, NULL, NULL };
-	struct window_ticks ticks = { on_interval, on_refresh, &h };
-	struct session_opts so = { 0 };
-	uint64_t start, stop;
-	int ret = EXIT_RUNTIME, sig;
+	int ret = live_run(&hist_ops, &h, argc, argv);
 
-	/* every shared option but csv; -i is also the positional INTERVAL */
-	cli_takes(CLI_ALL, "Print a histogram every SECONDS (as the INTERVAL argument)");
-	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &h);
-	idle_set_verbose(h.o.verbose);
-	window_block_signals(); /* a signal from here on: a summary or one error line */
-	if ((ret = cli_prepare(&h.o, &h.topo, &h.sel, &h.out)))
-		goto cleanup;
-	ret = EXIT_RUNTIME;
-	h.slots = idle_calloc((size_t)h.topo.nr_possible * IS_MAX_STATES, sizeof(*h.slots));
-	if (!h.slots) {
-		diag_error("out of memory");
-		goto cleanup;
-	}
-	so.hist_metric = h.m->id;
-	so.hist_unit_ns = h.unit_ns;
-	so.hist_linear_ns = h.linear_ns;
-	so.tgid = (uint32_t)h.pid;
-	so.comm = h.comm;
-	so.path_from = h.from;
-	so.path_to = h.to;
-	/* exit-latency needs the state table to know timer-ended periods' states */
-	if ((ret = live_prepare(&h.live, &h.topo, &(struct live_opts){ .topology = "none", .so = so,
-						     .verbose = h.o.verbose })) ||
-	    (ret = live_load(&h.live)) || (ret = live_attach(&h.live)))
-		goto cleanup;
-	ret = EXIT_RUNTIME;
-	if (h.live.sess.missing[0])
-		fprintf(stderr, "idlescope: not on this kernel (skipped): %s\n", h.live.sess.missing);
-
-	h.win.duration_ns = h.o.duration_ns;
-	h.win.interval_ns = h.o.interval_ns;
-	h.win.refresh_ns = LIVE_REFRESH_NS;
-	if ((ret = window_prepare(&h.win, h.o.command)))
-		goto cleanup;
-	start = idle_now_ns();
-	h.last_ns = start;
-	if ((ret = live_start(&h.live, start)))
-		goto cleanup;
-	if ((ret = window_release(&h.win, h.o.command)))
-		goto cleanup;
-	if (!h.o.duration_ns && !h.o.command && h.o.format == FMT_TABLE)
-		fprintf(stderr, "Tracing %s... Hit Ctrl-C to end.\n", h.m->what);
-
-	sig = window_wait(&h.win, start, &ticks);
-	stop = idle_now_ns();
-	idle_session_stop(&h.live.sess, stop);
-	/* the rest of the last interval, or the whole run */
-	if (!h.o.interval_ns || (!h.win.done && stop - h.last_ns > 1000000))
-		print(&h, stop, true);
-	ret = window_finish(&h.win, sig);
-	if (h.assert_ret)
-		ret = h.assert_ret;
-
-cleanup:
-	window_cleanup(&h.win);
-	live_close(&h.live);
-	if (h.out && h.out != stdout)
-		fclose(h.out);
-	free(h.slots);
 	topology_free(&h.topo);
 	return ret;
 }

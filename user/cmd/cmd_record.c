@@ -19,6 +19,7 @@
 #include "session/snapshot.h"
 #include "util/clock.h"
 #include "session/live.h"
+#include "session/live_run.h"
 #include "sys/hotplug.h"
 #include "sys/interrupts.h"
 #include "sys/kallsyms.h"
@@ -27,7 +28,6 @@
 #include "sys/topology.h"
 #include "sys/sysfs.h"
 #include "session/parts.h"
-#include "session/window.h"
 #include "util/atomic_file.h"
 #include "util/workload.h"
 
@@ -36,16 +36,16 @@ struct record {
 	bool wake; /* wakeup attribution (default on; --no-wakeups) */
 	const char *topology; /* --topology, NULL = sysfs */
 	unsigned int without; /* --without: enum session_part bits */
-	struct session_cli sc; /* session_argp's view of the three above */
+	struct session_cli session_cli; /* session_argp's view of the three above */
 	bool packing;
 	int assert_ret;    /* --fail-if: EXIT_OK, EXIT_ASSERT or EXIT_USAGE */
 	struct topology topo;
 	struct live live; /* tables, groups, BPF session, hotplug (session/live.h) */
 	struct cpuidle_counters *k_start, *k_end;
-	struct cpuidle_counter_files kfiles;
+	struct cpuidle_counter_files counter_files; /* the sysfs counters of sel */
+	uint64_t edge_from;   /* the first sysfs read before the start */
 	uint64_t snapshot_ns; /* first read to start, stop to last read */
 	struct cpulist sel;
-	struct window win;
 	uint64_t *dev_id;       /* cpuidle_device_id() at the start */
 	uint64_t start;
 	FILE *out;
@@ -85,8 +85,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case ARGP_KEY_INIT:
 		state->child_inputs[0] = o;
-		r->sc = (struct session_cli){ &r->wake, &r->topology, &r->without };
-		state->child_inputs[1] = &r->sc;
+		r->session_cli = (struct session_cli){ &r->wake, &r->topology, &r->without };
+		state->child_inputs[1] = &r->session_cli;
 		break;
 	case OPT_PACKING:
 		r->packing = true;
@@ -117,7 +117,7 @@ static void reopen_hotplugged(struct record *r)
 			continue;
 		if (!r->live.hotplug.cpu[c].offline_since && r->dev_id[c] &&
 		    cpuidle_device_id(c) == r->dev_id[c])
-			cpuidle_counters_reopen_cpu(&r->kfiles, c, &r->live.info[c]);
+			cpuidle_counters_reopen_cpu(&r->counter_files, c, &r->live.info[c]);
 		else
 			r->dev_id[c] = 0; /* see drop_reset_counters */
 	}
@@ -204,7 +204,7 @@ fail:
 	return -1;
 }
 
-static void on_interval(void *ctx, uint64_t now)
+static bool on_interval(void *ctx, uint64_t now)
 {
 	struct record *r = ctx;
 
@@ -213,14 +213,7 @@ static void on_interval(void *ctx, uint64_t now)
 		write_prom(r, NULL, NULL, 0); /* an error said; the next interval tries again */
 	else
 		print_interval(r, r->start);
-}
-
-/* disable flags and PM QoS into the maps, hotplug polled (live_refresh) */
-static void on_refresh(void *ctx, uint64_t now)
-{
-	struct record *r = ctx;
-
-	live_refresh(&r->live, now);
+	return false;
 }
 
 /* EAS state as userspace sees it, and which bare tracepoints attached. */
@@ -260,11 +253,11 @@ static int emit_summary(struct record *r, uint64_t start, uint64_t stop)
 			     .idle_fexit_why = r->live.sess.idle_fexit_why,
 			     .start_state = { .live = true,
 					      .unknown_cpus = r->live.sess.unknown_at_start,
-					      .poked = r->live.sess.poked,
-					      .poked_busy = r->live.sess.poked_busy,
-					      .poked_woken = r->live.sess.poked_woken,
-					      .poke_ns = r->live.sess.poke_ns,
-					      .poke_why = r->live.sess.poke_why } };
+					      .poked = r->live.sess.poke.cpus,
+					      .poked_busy = r->live.sess.poke.busy,
+					      .poked_woken = r->live.sess.poke.woken,
+					      .poke_ns = r->live.sess.poke.ns,
+					      .poke_why = r->live.sess.poke.why } };
 	struct idle_raw raw;
 	char without[96];
 	uint64_t t0 = idle_now_ns();
@@ -328,125 +321,141 @@ static int alloc_tables(struct record *r)
 	return r->k_start && r->k_end && r->dev_id ? 0 : -1;
 }
 
-int cmd_record(int argc, char **argv)
+static int setup(void *ctx, int argc, char **argv, struct live_plan *plan)
 {
-	struct record r = { .o = { .format = FMT_TABLE }, .out = stdout, .wake = true };
-	struct window_ticks ticks = { on_interval, on_refresh, &r };
-	uint64_t edge_from, start, stop;
-	int ret = EXIT_RUNTIME, sig = 0;
+	struct record *r = ctx;
+	int ret;
 
 	cli_takes(CLI_ALL | CLI_CSV | CLI_PROM, NULL);
-	argp_parse(&record_argp, argc, argv, ARGP_IN_ORDER, NULL, &r);
-	idle_set_verbose(r.o.verbose);
-	if (r.o.format == FMT_PROM) {
-		if (r.o.interval_ns && !r.o.output) {
+	argp_parse(&record_argp, argc, argv, ARGP_IN_ORDER, NULL, r);
+	idle_set_verbose(r->o.verbose);
+	if (r->o.format == FMT_PROM) {
+		if (r->o.interval_ns && !r->o.output) {
 			diag_error("--format prom -i rewrites a file: give it with -o FILE");
 			return EXIT_USAGE;
 		}
 		/* not opened by cli_prepare: replaced whole at each write */
-		r.textfile = r.o.output;
-		r.o.output = NULL;
+		r->textfile = r->o.output;
+		r->o.output = NULL;
 	}
-	window_block_signals(); /* a signal from here on: a summary or one error line */
-
-	if ((ret = cli_prepare(&r.o, &r.topo, &r.sel, &r.out)))
-		goto cleanup;
-	ret = EXIT_RUNTIME;
-	if (r.textfile && (ret = atomic_file_check(r.textfile))) {
-		diag_error("cannot write '%s': %s", r.textfile, strerror(-ret));
-		ret = EXIT_RUNTIME;
-		goto cleanup;
+	if ((ret = cli_prepare(&r->o, &r->topo, &r->sel, &r->out)))
+		return ret;
+	if (r->textfile && (ret = atomic_file_check(r->textfile))) {
+		diag_error("cannot write '%s': %s", r->textfile, strerror(-ret));
+		return EXIT_RUNTIME;
 	}
-	if (alloc_tables(&r)) {
+	if (alloc_tables(r)) {
 		diag_error("out of memory");
-		goto cleanup;
+		return EXIT_RUNTIME;
 	}
-	if ((ret = live_prepare(&r.live, &r.topo,
-				&(struct live_opts){ .topology = r.topology, .wake = r.wake, .without = r.without,
-						     .packing = r.packing, .freq = true,
-						     .track_hotplug = true,
-						     .verbose = r.o.verbose })) ||
-	    (ret = live_load(&r.live)))
-		goto cleanup;
-	ret = EXIT_RUNTIME;
-	if (r.o.format == FMT_PROM &&
-	    live_prom_init(&r.prom, &r.live, &r.sel, 0,
-			   &(struct prom_scrape){ .wake = r.live.sess.wake, .textfile = true,
-						  .no_timers = (r.without & PART_TIMERS) != 0 })) {
-		diag_error("out of memory");
-		goto cleanup;
-	}
-	for (int c = 0; c < r.topo.nr_possible; c++)
-		r.dev_id[c] = cpulist_has(&r.sel, c) ? cpuidle_device_id(c) : 0;
-	if (cpuidle_counters_open(&r.kfiles, r.topo.nr_possible, &r.sel, r.live.info)) {
-		diag_error("out of memory");
-		goto cleanup;
-	}
-	if ((ret = live_attach(&r.live)))
-		goto cleanup;
+	*plan = (struct live_plan){ .live = &r->live, .topo = &r->topo,
+				    .opts = { .topology = r->topology, .wake = r->wake,
+					      .without = r->without, .packing = r->packing,
+					      .freq = true, .track_hotplug = true,
+					      .verbose = r->o.verbose },
+				    .duration_ns = r->o.duration_ns, .interval_ns = r->o.interval_ns,
+				    .command = r->o.command };
+	return EXIT_OK;
+}
 
-	r.win.duration_ns = r.o.duration_ns;
-	r.win.interval_ns = r.o.interval_ns;
-	r.win.refresh_ns = LIVE_REFRESH_NS;
-	if ((ret = window_prepare(&r.win, r.o.command)))
-		goto cleanup;
-	ret = EXIT_RUNTIME;
+/* the Prometheus snapshots and the sysfs counters, before the attach */
+static int loaded(void *ctx)
+{
+	struct record *r = ctx;
 
-	/* Periods ending between a CPU's sysfs reads and the window's edges are
-	 * on one side only: the time from the first read to start, and from
-	 * stop to the last read, is measured edge to edge (snapshot_ns), and
-	 * BPF counts the exits meanwhile (edge exits), for the cross-check. */
-	edge_from = idle_now_ns();
-	idle_session_edge_from(&r.live.sess, edge_from);
-	cpuidle_counters_snapshot(&r.kfiles, r.k_start, COUNTERS_BEFORE_START);
-	start = idle_now_ns();
-	r.snapshot_ns = start - edge_from;
-	r.start = start;
-	if ((ret = live_start(&r.live, start)))
-		goto cleanup;
-	ret = EXIT_RUNTIME;
-	r.prom.start = start;
+	if (r->o.format == FMT_PROM &&
+	    live_prom_init(&r->prom, &r->live, &r->sel, 0,
+			   &(struct prom_scrape){ .wake = r->live.sess.wake, .textfile = true,
+						  .no_timers = (r->without & PART_TIMERS) != 0 })) {
+		diag_error("out of memory");
+		return EXIT_RUNTIME;
+	}
+	for (int c = 0; c < r->topo.nr_possible; c++)
+		r->dev_id[c] = cpulist_has(&r->sel, c) ? cpuidle_device_id(c) : 0;
+	if (cpuidle_counters_open(&r->counter_files, r->topo.nr_possible, &r->sel, r->live.info)) {
+		diag_error("out of memory");
+		return EXIT_RUNTIME;
+	}
+	return EXIT_OK;
+}
+
+/* Periods ending between a CPU's sysfs reads and the window's edges are on
+ * one side only: the time from the first read to start, and from stop to
+ * the last read, is measured edge to edge (snapshot_ns), and BPF counts the
+ * exits meanwhile (edge exits), for the cross-check. */
+static void before_start(void *ctx)
+{
+	struct record *r = ctx;
+
+	r->edge_from = idle_now_ns();
+	idle_session_edge_from(&r->live.sess, r->edge_from);
+	cpuidle_counters_snapshot(&r->counter_files, r->k_start, COUNTERS_BEFORE_START);
+}
+
+static int started(void *ctx, uint64_t start)
+{
+	struct record *r = ctx;
+
+	r->snapshot_ns = start - r->edge_from;
+	r->start = start;
+	r->prom.start = start;
 	/* the textfile exists from the start */
-	if (r.o.interval_ns && r.textfile && write_prom(&r, NULL, NULL, 0))
-		goto cleanup;
-	if (r.o.interval_ns && !r.textfile) {
-		idle_session_read_stats(&r.live.sess, &r.prev);
-		r.prev_ns = start;
+	if (r->o.interval_ns && r->textfile && write_prom(r, NULL, NULL, 0))
+		return EXIT_RUNTIME;
+	if (r->o.interval_ns && !r->textfile) {
+		idle_session_read_stats(&r->live.sess, &r->prev);
+		r->prev_ns = start;
 	}
-	if ((ret = window_release(&r.win, r.o.command)))
-		goto cleanup;
-	ret = EXIT_RUNTIME;
+	return EXIT_OK;
+}
 
-	sig = window_wait(&r.win, start, &ticks);
+/* the last hotplug poll before stop: between stop and the counter read
+ * only the read itself may pass, which the edge allowance measures */
+static void before_stop(void *ctx)
+{
+	struct record *r = ctx;
 
-	/* the last hotplug poll before stop: between stop and the counter read
-	 * only the read itself may pass, which the edge allowance measures */
-	hotplug_poll(&r.live.hotplug, idle_now_ns());
-	reopen_hotplugged(&r);
-	stop = idle_now_ns();
-	idle_session_stop(&r.live.sess, stop);
-	cpuidle_counters_snapshot(&r.kfiles, r.k_end, COUNTERS_AFTER_STOP);
-	r.snapshot_ns += idle_now_ns() - stop;
-	drop_reset_counters(&r);
-	if (emit_summary(&r, start, stop))
-		goto cleanup;
-	ret = window_finish(&r.win, sig);
-	/* a failed assertion (3) or an unknown metric (2) outranks the
-	 * command's own status */
-	if (r.assert_ret)
-		ret = r.assert_ret;
+	hotplug_poll(&r->live.hotplug, idle_now_ns());
+	reopen_hotplugged(r);
+}
 
-cleanup:
-	window_cleanup(&r.win);
-	live_close(&r.live);
-	cpuidle_counters_close(&r.kfiles);
-	idle_raw_free(&r.prev);
-	live_prom_free(&r.prom);
-	if (r.out && r.out != stdout)
-		fclose(r.out);
-	free(r.k_start);
-	free(r.k_end);
-	free(r.dev_id);
-	topology_free(&r.topo);
+static int finish(void *ctx, uint64_t start, uint64_t stop)
+{
+	struct record *r = ctx;
+
+	cpuidle_counters_snapshot(&r->counter_files, r->k_end, COUNTERS_AFTER_STOP);
+	r->snapshot_ns += idle_now_ns() - stop;
+	drop_reset_counters(r);
+	if (emit_summary(r, start, stop))
+		return -1;
+	return r->assert_ret;
+}
+
+static void cleanup(void *ctx)
+{
+	struct record *r = ctx;
+
+	cpuidle_counters_close(&r->counter_files);
+	idle_raw_free(&r->prev);
+	live_prom_free(&r->prom);
+	if (r->out && r->out != stdout)
+		fclose(r->out);
+	free(r->k_start);
+	free(r->k_end);
+	free(r->dev_id);
+}
+
+static const struct live_ops record_ops = {
+	.setup = setup, .loaded = loaded, .before_start = before_start, .started = started,
+	.on_interval = on_interval, .before_stop = before_stop, .finish = finish,
+	.cleanup = cleanup,
+};
+
+int cmd_record(int argc, char **argv)
+{
+	struct record r = { .o = { .format = FMT_TABLE }, .out = stdout, .wake = true };
+	int ret = live_run(&record_ops, &r, argc, argv);
+
+	topology_free(&r.topo); /* after live_run's live_close */
 	return ret;
 }

@@ -16,6 +16,7 @@
 #include "session/idle_loader.h"
 #include "util/clock.h"
 #include "session/live.h"
+#include "session/live_run.h"
 #include "session/parts.h"
 #include "web/listen.h"
 #include "web/web_guard.h"
@@ -24,7 +25,6 @@
 #include "model/model.h"
 #include "render/prom.h"
 #include "sys/topology.h"
-#include "session/window.h"
 
 struct serve {
 	struct common_opts o;
@@ -38,13 +38,12 @@ struct serve {
 	bool group_hist;           /* --group-histograms */
 	const char *topology; /* --topology, NULL = sysfs */
 	unsigned int without; /* --without: enum session_part bits */
-	struct session_cli sc; /* session_argp's view of wake, topology and without */
+	struct session_cli session_cli; /* session_argp's view of wake, topology and without */
 	struct topology topo;
 	struct live live; /* tables, groups, BPF session (session/live.h) */
 	struct live_prom prom; /* the snapshots (cmd/live_prom.h) */
 	struct cpulist sel;
-	struct window win;
-	uint64_t start;
+	struct MHD_Daemon *mhd;
 	/* the maps, live.info[] and prom are shared with the HTTP thread */
 	pthread_mutex_t lock;
 	char *cached; /* --interval: the last snapshot's text */
@@ -93,8 +92,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case ARGP_KEY_INIT:
 		state->child_inputs[0] = &r->o;
-		r->sc = (struct session_cli){ &r->wake, &r->topology, &r->without };
-		state->child_inputs[1] = &r->sc;
+		r->session_cli = (struct session_cli){ &r->wake, &r->topology, &r->without };
+		state->child_inputs[1] = &r->session_cli;
 		break;
 	case OPT_LISTEN:
 		r->listen_arg = arg;
@@ -214,7 +213,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 }
 
 /* -i: a fresh snapshot for the scrapes to come */
-static void on_interval(void *ctx, uint64_t now)
+static bool on_interval(void *ctx, uint64_t now)
 {
 	struct serve *r = ctx;
 	char *text;
@@ -228,16 +227,18 @@ static void on_interval(void *ctx, uint64_t now)
 		r->cached_len = len;
 	}
 	pthread_mutex_unlock(&r->lock);
+	return false;
 }
 
-/* disable flags and PM QoS into the maps (live_refresh), under the lock */
-static void on_refresh(void *ctx, uint64_t now)
+/* live_run's refresh tick writes the maps live.info[] feeds: under the lock */
+static void lock(void *ctx, bool take)
 {
 	struct serve *r = ctx;
 
-	pthread_mutex_lock(&r->lock);
-	live_refresh(&r->live, now);
-	pthread_mutex_unlock(&r->lock);
+	if (take)
+		pthread_mutex_lock(&r->lock);
+	else
+		pthread_mutex_unlock(&r->lock);
 }
 
 static void http_log(void *cls, const char *fmt, va_list ap)
@@ -247,103 +248,132 @@ static void http_log(void *cls, const char *fmt, va_list ap)
 	vfprintf(stderr, fmt, ap);
 }
 
-int cmd_serve(int argc, char **argv)
+static int setup(void *ctx, int argc, char **argv, struct live_plan *plan)
 {
-	struct serve r = { .o = { .format = FMT_TABLE }, .wake = true, .fd = -1,
-			   .lock = PTHREAD_MUTEX_INITIALIZER };
-	struct window_ticks ticks = { on_interval, on_refresh, &r };
-	struct MHD_Daemon *mhd = NULL;
+	struct serve *r = ctx;
 	char err[512];
 	FILE *out;
-	int ret, err_no;
+	int ret;
 
 	cli_takes(CLI_DURATION | CLI_INTERVAL | CLI_CPUS | CLI_VERBOSE,
 		  "Serve a snapshot taken every SECONDS (default: read the maps at each scrape)");
-	argp_parse(&serve_argp, argc, argv, ARGP_IN_ORDER, NULL, &r);
-	idle_set_verbose(r.o.verbose);
-	window_block_signals(); /* a signal while loading: one error line, as record */
-	if (listen_parse(r.listen_arg ? r.listen_arg : LISTEN_DEFAULT, &r.addr, err, sizeof(err))) {
+	argp_parse(&serve_argp, argc, argv, ARGP_IN_ORDER, NULL, r);
+	idle_set_verbose(r->o.verbose);
+	if (listen_parse(r->listen_arg ? r->listen_arg : LISTEN_DEFAULT, &r->addr, err, sizeof(err))) {
 		diag_error("%s", err);
 		return EXIT_USAGE;
 	}
 	/* the web configuration before anything loads: a bad file, or TLS
 	 * this build lacks, is refused rather than served in plain text */
-	if ((ret = web_mhd_load(&r.web, r.web_config, err, sizeof(err)))) {
+	if ((ret = web_mhd_load(&r->web, r->web_config, err, sizeof(err)))) {
 		diag_error("%s", err);
-		goto cleanup;
+		return ret;
 	}
-	if ((ret = cli_prepare(&r.o, &r.topo, &r.sel, &out)))
-		goto cleanup;
-	if ((ret = live_prepare(&r.live, &r.topo,
-				&(struct live_opts){ .topology = r.topology, .wake = r.wake, .without = r.without,
-						     .verbose = r.o.verbose })))
-		goto cleanup;
-	ret = EXIT_RUNTIME;
-	/* bind first: a busy port fails before anything is loaded */
-	if ((r.fd = listen_open(&r.addr, r.bound, sizeof(r.bound), err, sizeof(err))) < 0) {
+	if ((ret = cli_prepare(&r->o, &r->topo, &r->sel, &out)))
+		return ret;
+	*plan = (struct live_plan){ .live = &r->live, .topo = &r->topo,
+				    .opts = { .topology = r->topology, .wake = r->wake,
+					      .without = r->without, .verbose = r->o.verbose },
+				    .duration_ns = r->o.duration_ns, .interval_ns = r->o.interval_ns };
+	return EXIT_OK;
+}
+
+/* bind first: a busy port fails before anything is loaded */
+static int prepared(void *ctx)
+{
+	struct serve *r = ctx;
+	char err[512];
+
+	if ((r->fd = listen_open(&r->addr, r->bound, sizeof(r->bound), err, sizeof(err))) < 0) {
 		diag_error("%s", err);
-		goto cleanup;
+		return EXIT_RUNTIME;
 	}
-	if ((ret = live_load(&r.live)))
-		goto cleanup;
-	/* the counters run from before the attach: every period they count
-	 * began after their start (a CPU idle since before the attach counts as
-	 * idle from the start, up to its first exit) */
-	r.start = idle_now_ns();
-	if (live_prom_init(&r.prom, &r.live, &r.sel, r.start,
-			   &(struct prom_scrape){ .wake = r.live.sess.wake,
-						  .no_timers = (r.without & PART_TIMERS) != 0,
-						  .cpu_hist = r.cpu_hist, .cpu_detail = r.cpu_detail,
-						  .group_hist = r.group_hist })) {
+	return EXIT_OK;
+}
+
+static int loaded(void *ctx)
+{
+	struct serve *r = ctx;
+
+	if (live_prom_init(&r->prom, &r->live, &r->sel, 0,
+			   &(struct prom_scrape){ .wake = r->live.sess.wake,
+						  .no_timers = (r->without & PART_TIMERS) != 0,
+						  .cpu_hist = r->cpu_hist, .cpu_detail = r->cpu_detail,
+						  .group_hist = r->group_hist })) {
 		diag_error("out of memory");
-		ret = EXIT_RUNTIME;
-		goto cleanup;
+		return EXIT_RUNTIME;
 	}
-	if ((ret = live_start(&r.live, r.start)) || (ret = live_attach(&r.live)))
-		goto cleanup;
-	r.win.duration_ns = r.o.duration_ns;
-	r.win.interval_ns = r.o.interval_ns;
-	r.win.refresh_ns = LIVE_REFRESH_NS;
-	/* SIGINT/SIGTERM blocked before the HTTP thread starts, so it inherits
-	 * the mask and the signals reach window_wait */
-	if ((ret = window_prepare(&r.win, NULL)))
-		goto cleanup;
-	ret = EXIT_RUNTIME;
-	if (r.o.interval_ns)
-		on_interval(&r, r.start);
-	/* after window_prepare: the reaper thread inherits the signal mask */
-	if ((err_no = web_guard_start(&r.guard))) {
+	return EXIT_OK;
+}
+
+/* the counters run from before the attach: every period they count began
+ * after their start (a CPU idle since before the attach counts as idle from
+ * the start, up to its first exit) */
+static int started(void *ctx, uint64_t start)
+{
+	struct serve *r = ctx;
+
+	r->prom.start = start;
+	return EXIT_OK;
+}
+
+/* attached, the window open: the HTTP server starts */
+static int opened(void *ctx, uint64_t start)
+{
+	struct serve *r = ctx;
+	int err_no;
+
+	if (r->o.interval_ns)
+		on_interval(r, start);
+	/* the ending signals are blocked (live_run): the reaper and HTTP
+	 * threads inherit the mask, and the signals reach the window */
+	if ((err_no = web_guard_start(&r->guard))) {
 		diag_error("cannot start the HTTP server: %s", strerror(-err_no));
-		goto cleanup;
+		return EXIT_RUNTIME;
 	}
 	/* the logger first: MHD logs the options after it */
-	mhd = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | web_mhd_flags(&r.web) |
-				       (r.o.verbose ? MHD_USE_ERROR_LOG : 0),
-			       0, web_guard_accept, &r.guard, handle, &r, MHD_OPTION_EXTERNAL_LOGGER,
-			       http_log, NULL, MHD_OPTION_LISTEN_SOCKET, r.fd,
-			       MHD_OPTION_URI_LOG_CALLBACK, web_request_uri_log, NULL,
-			       MHD_OPTION_UNESCAPE_CALLBACK, web_request_unescape, NULL,
-			       MHD_OPTION_ARRAY, r.guard.options, MHD_OPTION_ARRAY, r.web.options,
-			       MHD_OPTION_END);
-	if (!mhd) {
-		diag_error("cannot start the HTTP server on %s", r.bound);
-		goto cleanup;
+	r->mhd = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
+					  web_mhd_flags(&r->web) | (r->o.verbose ? MHD_USE_ERROR_LOG : 0),
+				  0, web_guard_accept, &r->guard, handle, r, MHD_OPTION_EXTERNAL_LOGGER,
+				  http_log, NULL, MHD_OPTION_LISTEN_SOCKET, r->fd,
+				  MHD_OPTION_URI_LOG_CALLBACK, web_request_uri_log, NULL,
+				  MHD_OPTION_UNESCAPE_CALLBACK, web_request_unescape, NULL,
+				  MHD_OPTION_ARRAY, r->guard.options, MHD_OPTION_ARRAY, r->web.options,
+				  MHD_OPTION_END);
+	if (!r->mhd) {
+		diag_error("cannot start the HTTP server on %s", r->bound);
+		return EXIT_RUNTIME;
 	}
-	r.fd = -1; /* MHD closes it */
-	printf("idlescope serve: %s://%s/metrics\n", r.web.cfg.tls ? "https" : "http", r.bound);
+	r->fd = -1; /* MHD closes it */
+	printf("idlescope serve: %s://%s/metrics\n", r->web.cfg.tls ? "https" : "http", r->bound);
 	fflush(stdout);
+	return EXIT_OK;
+}
 
-	window_wait(&r.win, r.start, &ticks);
-	ret = EXIT_OK;
+/* before the session closes: no request reads the maps any more */
+static void cleanup(void *ctx)
+{
+	struct serve *r = ctx;
 
-cleanup:
-	if (mhd)
-		MHD_stop_daemon(mhd);
-	web_guard_stop(&r.guard);
-	if (r.fd >= 0)
-		close(r.fd);
-	window_cleanup(&r.win);
-	live_close(&r.live);
+	if (r->mhd)
+		MHD_stop_daemon(r->mhd);
+	web_guard_stop(&r->guard);
+	if (r->fd >= 0)
+		close(r->fd);
+}
+
+static const struct live_ops serve_ops = {
+	.start_before_attach = true, .setup = setup, .prepared = prepared, .loaded = loaded,
+	.started = started, .opened = opened, .on_interval = on_interval, .lock = lock,
+	.cleanup = cleanup,
+};
+
+int cmd_serve(int argc, char **argv)
+{
+	struct serve r = { .o = { .format = FMT_TABLE }, .wake = true, .fd = -1,
+			   .lock = PTHREAD_MUTEX_INITIALIZER };
+	int ret = live_run(&serve_ops, &r, argc, argv);
+
 	free(r.cached);
 	live_prom_free(&r.prom);
 	topology_free(&r.topo);

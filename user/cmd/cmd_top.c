@@ -22,6 +22,7 @@
 #include "session/snapshot.h"
 #include "util/clock.h"
 #include "session/live.h"
+#include "session/live_run.h"
 #include "session/window.h"
 #include "model/model.h"
 #include "session/raw_delta.h"
@@ -38,18 +39,19 @@ struct top {
 	bool wake;
 	const char *topology;
 	unsigned int without; /* --without: enum session_part bits */
-	struct session_cli sc; /* session_argp's view of wake, topology and without */
+	struct session_cli session_cli; /* session_argp's view of wake, topology and without */
 	bool screen; /* full screen (stdin and stdout are terminals) */
 	struct topology topo;
 	struct cpulist sel;
 	struct live live; /* tables, groups, BPF session (session/live.h) */
-	struct cpuidle_counters *k_none; /* no kernel cross-check per interval */
+	struct cpuidle_counters *no_counters; /* all invalid: no sysfs cross-check per interval */
 	struct idle_raw prev;
 	uint64_t prev_ns;
 	struct summary last; /* the interval on screen, redrawn on keys */
 	bool have_last;
 	int scroll;
 	char clock[16];
+	struct live_run *run; /* live_run's, for its refresh tick */
 };
 
 static const char doc[] =
@@ -74,8 +76,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case ARGP_KEY_INIT:
-		t->sc = (struct session_cli){ &t->wake, &t->topology, &t->without };
-		state->child_inputs[0] = &t->sc;
+		t->session_cli = (struct session_cli){ &t->wake, &t->topology, &t->without };
+		state->child_inputs[0] = &t->session_cli;
 		break;
 	case 'i':
 		if (parse_duration(arg, 1000000000ULL, &t->o.interval_ns) ||
@@ -141,7 +143,8 @@ static void show(struct top *t)
  * at that instant, however long the read took. */
 static int interval(struct top *t)
 {
-	struct window_capture w = { .info = t->live.info, .k_start = t->k_none, .k_end = t->k_none,
+	struct window_capture w = { .info = t->live.info, .k_start = t->no_counters,
+				    .k_end = t->no_counters,
 				    .groups = t->live.groups.nr_groups ? &t->live.groups : NULL,
 				    .irq_name = irq_name, .ksym_resolve = kallsyms_resolve };
 	struct idle_raw cur, delta;
@@ -178,8 +181,6 @@ static int interval(struct top *t)
 	if (err)
 		return err;
 	strftime(t->clock, sizeof(t->clock), "%H:%M:%S", localtime(&wall));
-	/* disable flags and PM QoS into the maps, as record's refresh tick does */
-	live_refresh(&t->live, now);
 	show(t);
 	return 0;
 }
@@ -244,8 +245,9 @@ static void waiting(struct top *t)
 	top_text_free(&txt);
 }
 
-/* Until q, a signal, or -d. Returns 0 or -errno. */
-static int run(struct top *t, int sfd, uint64_t start)
+/* Until q, a signal, or -d, with live_run's refresh tick between the
+ * intervals. Returns 0 or -errno. */
+static int watch(struct top *t, int sfd, uint64_t start)
 {
 	uint64_t end = t->o.duration_ns ? start + t->o.duration_ns : UINT64_MAX;
 	uint64_t next = start + t->o.interval_ns;
@@ -256,7 +258,11 @@ static int run(struct top *t, int sfd, uint64_t start)
 	while (!quit) {
 		struct pollfd fds[2] = { { .fd = sfd, .events = POLLIN },
 					 { .fd = STDIN_FILENO, .events = POLLIN } };
+		uint64_t refresh = live_run_tick(t->run, idle_now_ns());
 		uint64_t now = idle_now_ns(), wake = next < end ? next : end;
+
+		if (refresh < wake)
+			wake = refresh;
 		int ms = now >= wake ? 0 : (int)((wake - now + 999999) / 1000000);
 
 		if (poll(fds, t->screen ? 2 : 1, ms) < 0 && errno != EINTR)
@@ -293,36 +299,61 @@ static int run(struct top *t, int sfd, uint64_t start)
 	return 0;
 }
 
-int cmd_top(int argc, char **argv)
+static int setup(void *ctx, int argc, char **argv, struct live_plan *plan)
 {
-	struct top t = { .wake = true };
-	char err[256] = "";
-	sigset_t sigs;
-	int ret, sfd = -1, e;
+	struct top *t = ctx;
+	int ret;
 	FILE *out;
 
-	argp_parse(&top_argp, argc, argv, 0, NULL, &t);
-	if (!t.o.interval_ns)
-		t.o.interval_ns = DEFAULT_INTERVAL_NS;
-	idle_set_verbose(t.o.verbose);
-	window_block_signals(); /* a signal while loading: one error line, as record */
-	if ((ret = cli_prepare(&t.o, &t.topo, &t.sel, &out)))
-		goto cleanup;
-	ret = EXIT_RUNTIME;
-	t.screen = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
-	t.k_none = calloc((size_t)t.topo.nr_possible * IS_MAX_STATES, sizeof(*t.k_none));
-	if (!t.k_none) {
+	argp_parse(&top_argp, argc, argv, 0, NULL, t);
+	if (!t->o.interval_ns)
+		t->o.interval_ns = DEFAULT_INTERVAL_NS;
+	idle_set_verbose(t->o.verbose);
+	if ((ret = cli_prepare(&t->o, &t->topo, &t->sel, &out)))
+		return ret;
+	t->screen = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
+	t->no_counters = calloc((size_t)t->topo.nr_possible * IS_MAX_STATES, sizeof(*t->no_counters));
+	if (!t->no_counters) {
 		diag_error("out of memory");
-		goto cleanup;
+		return EXIT_RUNTIME;
 	}
-	if ((ret = live_prepare(&t.live, &t.topo,
-				&(struct live_opts){ .topology = t.topology, .wake = t.wake, .without = t.without,
-						     .verbose = t.o.verbose })) ||
-	    (ret = live_load(&t.live)) || (ret = live_attach(&t.live)))
-		goto cleanup;
-	ret = EXIT_RUNTIME;
-	/* the ending signals (SIGHUP not under nohup, as record) and SIGWINCH
-	 * arrive on a descriptor, next to the keys */
+	/* no window: top's loop is its own (loop below) */
+	*plan = (struct live_plan){ .live = &t->live, .topo = &t->topo,
+				    .opts = { .topology = t->topology, .wake = t->wake,
+					      .without = t->without, .verbose = t->o.verbose },
+				    .duration_ns = t->o.duration_ns };
+	return EXIT_OK;
+}
+
+/* The first interval begins where its counters were read, as every later
+ * one: what ended between the start and this read is in t->prev, so an
+ * interval from the start would leave it out (a 64-CPU read under TCG took
+ * 0.85 s). */
+static int opened(void *ctx, uint64_t start)
+{
+	struct top *t = ctx;
+	int e;
+
+	(void)start;
+	if ((e = idle_session_read_cut(&t->live.sess, &t->prev))) {
+		diag_error("cannot read the BPF maps: %s", strerror(-e));
+		return EXIT_RUNTIME;
+	}
+	t->prev_ns = t->prev.read_ns;
+	return EXIT_OK;
+}
+
+/* The ending signals (SIGHUP not under nohup, as every live command) and
+ * SIGWINCH arrive on a descriptor, next to the keys. */
+static int loop(void *ctx, struct live_run *run, uint64_t start)
+{
+	struct top *t = ctx;
+	char err[256] = "";
+	sigset_t sigs;
+	int sfd, e;
+
+	(void)start;
+	t->run = run;
 	window_ending_signals(&sigs);
 	sigaddset(&sigs, SIGWINCH);
 	/* they stay blocked to the end: one still pending when unblocked would
@@ -330,42 +361,42 @@ int cmd_top(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &sigs, NULL);
 	if ((sfd = signalfd(-1, &sigs, SFD_CLOEXEC)) < 0) {
 		diag_error("signalfd: %s", strerror(errno));
-		goto cleanup;
+		return EXIT_RUNTIME;
 	}
-	t.prev_ns = idle_now_ns();
-	if ((ret = live_start(&t.live, t.prev_ns)))
-		goto cleanup;
-	ret = EXIT_RUNTIME;
-	if ((e = idle_session_read_cut(&t.live.sess, &t.prev))) {
-		diag_error("cannot read the BPF maps: %s", strerror(-e));
-		goto cleanup;
-	}
-	/* the first interval begins where its counters were read, as every
-	 * later one: what ended between the start and this read is in t.prev,
-	 * so an interval from the start would leave it out (a 64-CPU read
-	 * under TCG took 0.85 s) */
-	t.prev_ns = t.prev.read_ns;
-	if (t.screen && screen_open(err, sizeof(err))) {
+	if (t->screen && screen_open(err, sizeof(err))) {
 		diag_error("%s; plain lines instead", err);
-		t.screen = false;
+		t->screen = false;
 	}
-	e = run(&t, sfd, t.prev_ns);
+	e = watch(t, sfd, t->prev_ns);
 	screen_close(); /* before any message, so it lands on the normal screen */
+	close(sfd);
 	if (e) {
 		diag_error("cannot read the BPF maps: %s", strerror(-e));
-		goto cleanup;
+		return EXIT_RUNTIME;
 	}
-	ret = EXIT_OK;
+	return EXIT_OK;
+}
 
-cleanup:
+static void cleanup(void *ctx)
+{
+	struct top *t = ctx;
+
 	screen_close();
-	if (sfd >= 0)
-		close(sfd);
-	live_close(&t.live);
-	idle_raw_free(&t.prev);
-	if (t.have_last)
-		summary_free(&t.last);
-	free(t.k_none);
+	idle_raw_free(&t->prev);
+	if (t->have_last)
+		summary_free(&t->last);
+	free(t->no_counters);
+}
+
+static const struct live_ops top_ops = {
+	.setup = setup, .opened = opened, .loop = loop, .cleanup = cleanup,
+};
+
+int cmd_top(int argc, char **argv)
+{
+	struct top t = { .wake = true };
+	int ret = live_run(&top_ops, &t, argc, argv);
+
 	topology_free(&t.topo);
 	return ret;
 }

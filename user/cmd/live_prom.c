@@ -19,16 +19,16 @@ int live_prom_init(struct live_prom *p, struct live *l, const struct cpulist *se
 	p->sel = sel;
 	p->start = start;
 	p->how = *how;
-	p->k_none = calloc(n * IS_MAX_STATES, sizeof(*p->k_none));
+	p->no_counters = calloc(n * IS_MAX_STATES, sizeof(*p->no_counters));
 	p->busy_prev = calloc(n, sizeof(*p->busy_prev));
-	return p->k_none && p->busy_prev ? 0 : -ENOMEM;
+	return p->no_counters && p->busy_prev ? 0 : -ENOMEM;
 }
 
 void live_prom_free(struct live_prom *p)
 {
-	free(p->k_none);
+	free(p->no_counters);
 	free(p->busy_prev);
-	p->k_none = NULL;
+	p->no_counters = NULL;
 	p->busy_prev = NULL;
 }
 
@@ -87,7 +87,7 @@ int live_prom_snapshot(struct live_prom *p, FILE *f)
 				    .groups = l->groups.nr_groups ? &l->groups : NULL,
 				    /* record follows hotplug: offline time is not busy */
 				    .hotplug = l->o.track_hotplug ? &l->hotplug : NULL,
-				    .k_start = p->k_none, .k_end = p->k_none };
+				    .k_start = p->no_counters, .k_end = p->no_counters };
 	int err;
 
 	cpuidle_read_system(&l->sys); /* the governor may change meanwhile */

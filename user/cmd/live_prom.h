@@ -16,7 +16,7 @@ struct live_prom {
 	const struct cpulist *sel;
 	uint64_t start;           /* the window's start: counters run from here */
 	struct prom_scrape how;   /* the flags; s, version, scrape_ns and self set per write */
-	struct cpuidle_counters *k_none; /* no sysfs cross-check: all invalid */
+	struct cpuidle_counters *no_counters; /* all invalid: no sysfs cross-check */
 	uint64_t *busy_prev;      /* [nr_possible]: busy seconds never go back */
 };
 

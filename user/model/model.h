@@ -230,7 +230,8 @@ struct summary {
 	char **warnings;
 };
 
-/* Inputs captured at the window's start and end. */
+/* What summary_build reads of one window: its edges, the BPF counters and
+ * the sysfs counters captured at its start and end, the tables and groups. */
 struct window_capture {
 	uint64_t start_ns, stop_ns;
 	uint64_t snapshot_ns; /* time spent reading the sysfs snapshots */

@@ -12,12 +12,18 @@
 int replay_feed(struct idle_session *s, const struct trace_data *d, struct replay_feed *out)
 {
 	struct replay_event *batch = malloc(sizeof(*batch) * IS_REPLAY_BATCH);
+	struct replay_batch map;
 	uint64_t t0;
 	size_t i = 0;
+	int err;
 
 	memset(out, 0, sizeof(*out));
 	if (!batch)
 		return -ENOMEM;
+	if ((err = replay_batch_open(&map, s))) {
+		free(batch);
+		return err;
+	}
 	idle_session_start(s, REPLAY_BASE_NS);
 	t0 = idle_now_ns();
 	while (i < d->nr_ev) {
@@ -33,8 +39,9 @@ int replay_feed(struct idle_session *s, const struct trace_data *d, struct repla
 			/* a hrtimer's own clock (timer.now, expires) stays as it is */
 			batch[n].now_ns = e->now_ns - d->min_ts + REPLAY_BASE_NS;
 		}
-		rej = idle_session_replay_batch(s, batch, n);
+		rej = replay_batch_run(&map, batch, n);
 		if (rej < 0) {
+			replay_batch_close(&map);
 			free(batch);
 			return (int)rej;
 		}
@@ -43,6 +50,7 @@ int replay_feed(struct idle_session *s, const struct trace_data *d, struct repla
 	}
 	out->feed_ns = idle_now_ns() - t0;
 	idle_session_stop(s, replay_stop_ns(d));
+	replay_batch_close(&map);
 	free(batch);
 	return 0;
 }

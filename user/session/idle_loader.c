@@ -100,7 +100,7 @@ static const struct event {
 static unsigned int session_features(const struct idle_session *s)
 {
 	unsigned int f = F_IDLE;
-	uint32_t m = s->hist_metric;
+	uint32_t m = s->hist.metric;
 
 	if (m == HM_NONE && !env_set("IDLESCOPE_NO_IDLE_MISS") && !(s->without & PART_MISS))
 		f |= F_MISS;
@@ -220,7 +220,7 @@ static void choose_idle_fexit(struct idle_session *s, const struct kernel_featur
 static int choose_path_programs(struct idle_session *s, const struct session_opts *o,
 				const struct kernel_features *f, char *err, size_t errlen)
 {
-	const char *fn[2] = { o->path_from, o->path_to };
+	const char *fn[2] = { o->hist.path_from, o->hist.path_to };
 
 	for (int i = 0; i < 2; i++)
 		if (!fn[i] || !features_has_func(fn[i])) {
@@ -234,10 +234,10 @@ static int choose_path_programs(struct idle_session *s, const struct session_opt
 			 features_strerror(f->fentry), f->fentry_probe_func);
 		return -1;
 	}
-	if (bpf_program__set_attach_target(s->skel->progs.path_from_fentry, 0, o->path_from) ||
-	    bpf_program__set_attach_target(s->skel->progs.path_from_fexit, 0, o->path_from) ||
-	    bpf_program__set_attach_target(s->skel->progs.path_to_fentry, 0, o->path_to)) {
-		snprintf(err, errlen, "cannot target %s/%s: %s", o->path_from, o->path_to,
+	if (bpf_program__set_attach_target(s->skel->progs.path_from_fentry, 0, o->hist.path_from) ||
+	    bpf_program__set_attach_target(s->skel->progs.path_from_fexit, 0, o->hist.path_from) ||
+	    bpf_program__set_attach_target(s->skel->progs.path_to_fentry, 0, o->hist.path_to)) {
+		snprintf(err, errlen, "cannot target %s/%s: %s", o->hist.path_from, o->hist.path_to,
 			 strerror(errno));
 		return -1;
 	}
@@ -401,12 +401,10 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 	s->unknown_at_start = -1;
 	s->nr_cpus = nr_cpus;
 	s->replay = o->replay;
-	s->wake = o->wake || (o->replay && o->hist_metric == HM_NONE) ||
-		  o->hist_metric == HM_EXIT_LATENCY;
-	s->hist_metric = o->hist_metric;
+	s->wake = o->wake || (o->replay && o->hist.metric == HM_NONE) ||
+		  o->hist.metric == HM_EXIT_LATENCY;
+	s->hist = o->hist;
 	s->without = o->without;
-	s->path_from = o->path_from;
-	s->path_to = o->path_to;
 	libbpf_set_print(libbpf_print);
 	fdlimit_raise();
 	/* replay runs on the analysing machine's kernel too */
@@ -420,7 +418,7 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 	s->state_slots = o->state_slots > 0 && o->state_slots < IS_MAX_STATES ?
 			 (uint32_t)o->state_slots : IS_MAX_STATES;
 	/* wakeup-latency keeps its parts in the state dimension of hist_data */
-	if (o->hist_metric == HM_WAKEUP_LATENCY && s->state_slots < WP_NR_PARTS)
+	if (o->hist.metric == HM_WAKEUP_LATENCY && s->state_slots < WP_NR_PARTS)
 		s->state_slots = WP_NR_PARTS;
 	s->skel->rodata->state_slots = s->state_slots;
 	bpf_map__set_max_entries(s->skel->maps.idle_stats, (uint32_t)nr_cpus * s->state_slots);
@@ -433,12 +431,12 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 	/* maps of features not asked for shrink to one entry: memory stays
 	 * what this run needs */
 	bpf_map__set_max_entries(s->skel->maps.hist_data,
-				 o->hist_metric ? (uint32_t)nr_cpus * s->state_slots : 1);
+				 o->hist.metric ? (uint32_t)nr_cpus * s->state_slots : 1);
 	bpf_map__set_max_entries(s->skel->maps.path_cpus,
-				 o->hist_metric == HM_PATH_LATENCY ? (uint32_t)nr_cpus : 1);
-	if (o->hist_metric != HM_WAKEUP_LATENCY && o->hist_metric != HM_RUNQ_LATENCY)
+				 o->hist.metric == HM_PATH_LATENCY ? (uint32_t)nr_cpus : 1);
+	if (o->hist.metric != HM_WAKEUP_LATENCY && o->hist.metric != HM_RUNQ_LATENCY)
 		bpf_map__set_max_entries(s->skel->maps.task_ts, 1);
-	if (!(o->wake || o->replay || o->hist_metric == HM_EXIT_LATENCY)) {
+	if (!(o->wake || o->replay || o->hist.metric == HM_EXIT_LATENCY)) {
 		bpf_map__set_max_entries(s->skel->maps.wake_details, 1);
 		bpf_map__set_max_entries(s->skel->maps.wake_detail_last, 1);
 		bpf_map__set_max_entries(s->skel->maps.wake_lat, 1);
@@ -475,14 +473,14 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 	}
 	s->skel->rodata->wake_enabled = s->wake;
 	s->skel->rodata->details_enabled = !(o->without & PART_DETAILS);
-	s->skel->rodata->hist_metric = o->hist_metric;
-	if (o->hist_unit_ns)
-		s->skel->rodata->hist_unit_ns = o->hist_unit_ns;
-	s->skel->rodata->hist_linear_ns = o->hist_linear_ns;
-	s->skel->rodata->targ_tgid = o->tgid;
-	if (o->comm) {
+	s->skel->rodata->hist_metric = o->hist.metric;
+	if (o->hist.unit_ns)
+		s->skel->rodata->hist_unit_ns = o->hist.unit_ns;
+	s->skel->rodata->hist_linear_ns = o->hist.linear_ns;
+	s->skel->rodata->targ_tgid = o->hist.tgid;
+	if (o->hist.comm) {
 		s->skel->rodata->filter_comm = true;
-		strncpy((char *)s->skel->rodata->targ_comm, o->comm,
+		strncpy((char *)s->skel->rodata->targ_comm, o->hist.comm,
 			sizeof(s->skel->rodata->targ_comm) - 1);
 	}
 
@@ -494,7 +492,7 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 	} else {
 		bpf_program__set_autoload(s->skel->progs.poke, true);
 		f = features_get();
-		if (o->hist_metric == HM_PATH_LATENCY) {
+		if (o->hist.metric == HM_PATH_LATENCY) {
 			if (choose_path_programs(s, o, f, err, errlen)) {
 				idlescope_bpf__destroy(s->skel);
 				s->skel = NULL;
@@ -504,7 +502,7 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 		} else {
 			choose_programs(s, f);
 		}
-		if (o->hist_metric == HM_NONE)
+		if (o->hist.metric == HM_NONE)
 			choose_idle_fexit(s, f);
 		/* Live sessions count nothing until idle_session_start(). */
 		s->skel->bss->start_ns = UINT64_MAX;
@@ -528,18 +526,6 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 		idlescope_bpf__destroy(s->skel);
 		s->skel = NULL;
 		return -1;
-	}
-	if (s->replay) {
-		s->batch_len = IS_REPLAY_BATCH * sizeof(struct replay_event);
-		s->batch = mmap(NULL, s->batch_len, PROT_READ | PROT_WRITE, MAP_SHARED,
-				bpf_map__fd(s->skel->maps.replay_batch), 0);
-		if (s->batch == MAP_FAILED) {
-			snprintf(err, errlen, "cannot map the replay batch: %s", strerror(errno));
-			s->batch = NULL;
-			idlescope_bpf__destroy(s->skel);
-			s->skel = NULL;
-			return -1;
-		}
 	}
 	if (s->nr_groups && load_groups(s, o)) {
 		snprintf(err, errlen, "cannot write the topology groups: %s", strerror(errno));
@@ -602,7 +588,7 @@ int idle_session_attach(struct idle_session *s, char *err, size_t errlen)
 		l = bpf_program__attach(p);
 		if (!l && !strncmp(name, "path_", 5)) {
 			snprintf(err, errlen, "cannot attach %s to %s: %s (not traceable here?)", name,
-				 p == s->skel->progs.path_to_fentry ? s->path_to : s->path_from,
+				 p == s->skel->progs.path_to_fentry ? s->hist.path_to : s->hist.path_from,
 				 strerror(errno));
 			return -1;
 		}
@@ -690,14 +676,14 @@ void idle_session_poke(struct idle_session *s, const struct cpulist *online)
 	uint16_t *seq = calloc((size_t)s->nr_cpus, sizeof(*seq));
 	bool *idle = calloc((size_t)s->nr_cpus, 2 * sizeof(*idle)), *done = idle + s->nr_cpus;
 
-	s->poke_why[0] = '\0';
-	s->poked = s->poked_busy = s->poked_woken = 0;
+	s->poke.why[0] = '\0';
+	s->poke.cpus = s->poke.busy = s->poke.woken = 0;
 	s->unknown_at_start = -1;
 	if (env_set("IDLESCOPE_NO_POKE"))
-		snprintf(s->poke_why, sizeof(s->poke_why), "IDLESCOPE_NO_POKE set");
+		snprintf(s->poke.why, sizeof(s->poke.why), "IDLESCOPE_NO_POKE set");
 	else if (!seq || !idle)
-		snprintf(s->poke_why, sizeof(s->poke_why), "out of memory");
-	for (int c = 0; !s->poke_why[0] && c < s->nr_cpus; c++) {
+		snprintf(s->poke.why, sizeof(s->poke.why), "out of memory");
+	for (int c = 0; !s->poke.why[0] && c < s->nr_cpus; c++) {
 		LIBBPF_OPTS(bpf_test_run_opts, opts, .flags = BPF_F_TEST_RUN_ON_CPU,
 			    .cpu = (uint32_t)c);
 		int k;
@@ -709,26 +695,26 @@ void idle_session_poke(struct idle_session *s, const struct cpulist *online)
 			if (errno == ENXIO)
 				continue; /* went offline since the mask was read */
 			/* before 5.10 raw_tp programs have no test run on a CPU */
-			snprintf(s->poke_why, sizeof(s->poke_why),
+			snprintf(s->poke.why, sizeof(s->poke.why),
 				 "BPF_PROG_TEST_RUN on CPU %d: %s", c, strerror(errno));
 			break;
 		}
-		s->poked++;
-		s->poked_busy += opts.retval == 1;
+		s->poke.cpus++;
+		s->poke.busy += opts.retval == 1;
 		idle[c] = opts.retval != 1;
 		idle_poked += idle[c];
 	}
 	/* until every CPU's state is known and every CPU poked on its idle
 	 * task has left idle and entered it again */
 	deadline = idle_now_ns() + POKE_WAIT_NS;
-	while (s->poked && idle_now_ns() < deadline &&
-	       ((s->poked_woken = count_woken(s, seq, idle, done)) < idle_poked ||
+	while (s->poke.cpus && idle_now_ns() < deadline &&
+	       ((s->poke.woken = count_woken(s, seq, idle, done)) < idle_poked ||
 		idle_session_unknown(s, online) > 0)) {
 		struct timespec ts = { 0, 50000 };
 
 		nanosleep(&ts, NULL);
 	}
-	s->poke_ns = idle_now_ns() - t0;
+	s->poke.ns = idle_now_ns() - t0;
 	free(seq);
 	free(idle);
 }
@@ -762,9 +748,6 @@ void idle_session_close(struct idle_session *s)
 	for (int i = 0; i < s->nr_links; i++)
 		bpf_link__destroy(s->links[i]);
 	s->nr_links = 0;
-	if (s->batch)
-		munmap(s->batch, s->batch_len);
-	s->batch = NULL;
 	if (s->skel)
 		idlescope_bpf__destroy(s->skel);
 	s->skel = NULL;

@@ -1,7 +1,7 @@
 /* Loads, attaches and reads the idle BPF programs (bpf/idlescope.bpf.c): picks
  * the object and program variants from the shared probe (kernel_features.c),
- * sizes the per-CPU maps, and snapshots them. A replay session maps the replay
- * batch; session/replay_drive.h feeds it. */
+ * sizes the per-CPU maps, and snapshots them. A replay session is fed by
+ * session/replay_drive.h. */
 #ifndef IDLESCOPE_IDLE_LOADER_H
 #define IDLESCOPE_IDLE_LOADER_H
 
@@ -25,13 +25,33 @@ struct bpf_program;
 
 #define IS_MAX_LINKS 32
 
+/* `idlescope hist`: the one histogram a session loads. */
+struct hist_opts {
+	uint32_t metric;        /* enum hist_metric, HM_NONE for record */
+	uint64_t unit_ns;       /* log2 display unit */
+	uint64_t linear_ns;     /* linear step, 0 = log2 */
+	uint32_t tgid;          /* -p, 0 = any */
+	const char *comm;       /* -c, NULL = any */
+	const char *path_from, *path_to; /* path-latency: the two kernel functions */
+};
+
+/* What the poke after attaching did (bpf/poke.bpf.h, idle_session_poke). */
+struct poke_result {
+	char why[160];  /* "" = every unknown CPU was poked; else why not */
+	int cpus;       /* CPUs poked: online, their state still unknown */
+	int busy;       /* of those, running a task when poked */
+	int woken;      /* of the others (idle), left idle and entered it again */
+	uint64_t ns;    /* the pokes and the wait for their idle events */
+};
+
+/* A loaded BPF object: what was loaded and attached (its links), the
+ * choices made for this kernel, the poke's outcome and the window's start. */
 struct idle_session {
 	struct idlescope_bpf *skel;
 	int nr_cpus;
 	uint32_t state_slots;    /* states per CPU in the per-state maps */
 	bool replay;
 	bool wake;               /* wakeup attribution loaded */
-	uint32_t hist_metric;    /* enum hist_metric loaded, HM_NONE for record */
 	int nr_groups;           /* topology groups tracked, 0 = none */
 	bool packing;
 	bool freq;
@@ -45,20 +65,14 @@ struct idle_session {
 	const char *idle_fexit_func;
 	struct bpf_program *idle_fexit_prog;
 	char idle_fexit_why[160];
-	const char *path_from, *path_to; /* hist path-latency */
-	/* live: the poke after attaching (bpf/poke.bpf.h, idle_session_poke) */
-	char poke_why[160];      /* "" = every unknown CPU was poked; else why not */
-	int poked;               /* CPUs poked: online, their state still unknown */
-	int poked_busy;          /* of those, running a task when poked */
-	int poked_woken;         /* of the others (idle), left idle and entered it again */
-	uint64_t poke_ns;        /* the pokes and the wait for their idle events */
+	struct hist_opts hist;   /* the histogram loaded (hist.metric HM_NONE: none) */
+	struct poke_result poke; /* live: the poke after attaching */
 	int unknown_at_start;    /* online CPUs of unknown state at the start, -1 unread */
 	int nr_links;
 	struct bpf_link *links[IS_MAX_LINKS];
-	struct replay_event *batch; /* replay: the mmapped replay_batch map */
-	size_t batch_len;
 };
 
+/* What idle_session_open loads: the parts decided for this run. */
 struct session_opts {
 	bool replay; /* load only the never-attached replay program */
 	/* Idle states per CPU the per-state maps hold (the most any CPU has;
@@ -66,18 +80,12 @@ struct session_opts {
 	 * Events of deeper states count as bad states. */
 	int state_slots;
 	bool wake;   /* wakeup attribution (interrupt-path programs) */
-	/* `idlescope hist` */
-	uint32_t hist_metric;   /* enum hist_metric, HM_NONE for record */
-	uint64_t hist_unit_ns;  /* log2 display unit */
-	uint64_t hist_linear_ns; /* linear step, 0 = log2 */
-	uint32_t tgid;          /* -p, 0 = any */
-	const char *comm;       /* -c, NULL = any */
+	struct hist_opts hist;  /* `idlescope hist` */
 	/* group-level idle: a tree with groups turns it on */
 	const struct groups *groups;
 	bool packing;                   /* busy-group timeline (needs groups) */
 	bool freq;                      /* frequency residency */
 	unsigned int without;           /* enum session_part bits left out (live) */
-	const char *path_from, *path_to; /* hist path-latency: functions */
 };
 
 /* Opens and loads. Returns 0, or -1 with a one-line reason in err (exit

@@ -72,16 +72,18 @@ static void push_params(struct live *l, bool all_files)
 
 int live_load(struct live *l)
 {
-	struct session_opts so = l->o.so;
+	struct session_opts session_opts = {
+		.wake = l->o.wake && !(l->o.without & PART_WAKEUPS),
+		.without = l->o.without,
+		.groups = l->groups.nr_groups ? &l->groups : NULL,
+		.packing = l->o.packing,
+		.freq = l->freq,
+		.state_slots = cpuidle_state_slots(l->info, l->topo->nr_possible),
+		.hist = l->o.hist,
+	};
 	char err[256] = "";
 
-	so.wake = l->o.wake && !(l->o.without & PART_WAKEUPS);
-	so.without = l->o.without;
-	so.groups = l->groups.nr_groups ? &l->groups : NULL;
-	so.packing = l->o.packing;
-	so.freq = l->freq;
-	so.state_slots = cpuidle_state_slots(l->info, l->topo->nr_possible);
-	if (idle_session_open(&l->sess, l->topo->nr_possible, &so, err, sizeof(err))) {
+	if (idle_session_open(&l->sess, l->topo->nr_possible, &session_opts, err, sizeof(err))) {
 		diag_error("%s", err);
 		return EXIT_RUNTIME;
 	}
@@ -123,9 +125,9 @@ int live_attach(struct live *l)
 	if (l->o.verbose)
 		fprintf(stderr, "idlescope: poke: %d CPUs poked (%d busy, %d idle that left idle and "
 				"entered it again) in %.3f ms%s%s\n",
-			l->sess.poked, l->sess.poked_busy, l->sess.poked_woken,
-			(double)l->sess.poke_ns / 1e6, l->sess.poke_why[0] ? "; not all: " : "",
-			l->sess.poke_why);
+			l->sess.poke.cpus, l->sess.poke.busy, l->sess.poke.woken,
+			(double)l->sess.poke.ns / 1e6, l->sess.poke.why[0] ? "; not all: " : "",
+			l->sess.poke.why);
 	l->attached = true;
 	if (l->started)
 		count_unknown(l, "after the poke");

@@ -1,7 +1,7 @@
 /* The live path every measuring command shares (record, top, serve, hist):
  * the per-CPU cpuidle tables, --topology groups, the BPF session loaded with
- * its parameters and attached, the refresh tick, and teardown. The commands
- * keep their options and their loop. */
+ * its parameters and attached, the refresh tick, and teardown, in the order
+ * session/live_run.h runs them. */
 #ifndef IDLESCOPE_LIVE_H
 #define IDLESCOPE_LIVE_H
 
@@ -14,6 +14,8 @@
 #include "sys/hotplug.h"
 #include "sys/topology.h"
 
+/* What a live command asks of its session (live_prepare); live_load turns
+ * it, with what this machine has, into the session_opts it loads. */
 struct live_opts {
 	const char *topology; /* --topology: NULL = sysfs, "none" = no groups */
 	bool wake;            /* wakeup attribution */
@@ -22,11 +24,11 @@ struct live_opts {
 	bool freq;            /* frequency residency where cpufreq exists */
 	bool track_hotplug;   /* follow CPUs going offline and online (record) */
 	bool verbose;         /* -v: the poke and the CPUs of unknown state on stderr */
-	/* the command's own session fields (hist's metric, filters, path);
-	 * live fills wake, groups, packing, freq and state_slots */
-	struct session_opts so;
+	struct hist_opts hist; /* hist: its metric, filters and path */
 };
 
+/* One live session: the machine's cpuidle tables and groups as read at
+ * start-up, the BPF session over them, and what the refresh tick keeps. */
 struct live {
 	const struct topology *topo; /* the command's, read by cli_prepare */
 	struct live_opts o;

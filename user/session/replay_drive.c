@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -22,8 +23,31 @@ int idle_session_replay(struct idle_session *s, const struct replay_event *ev)
 	return (int)opts.retval;
 }
 
-long idle_session_replay_batch(struct idle_session *s, const struct replay_event *ev, size_t n)
+int replay_batch_open(struct replay_batch *b, struct idle_session *s)
 {
+	void *p;
+
+	memset(b, 0, sizeof(*b));
+	b->len = IS_REPLAY_BATCH * sizeof(struct replay_event);
+	p = mmap(NULL, b->len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 bpf_map__fd(s->skel->maps.replay_batch), 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	b->sess = s;
+	b->ev = p;
+	return 0;
+}
+
+void replay_batch_close(struct replay_batch *b)
+{
+	if (b->ev)
+		munmap(b->ev, b->len);
+	memset(b, 0, sizeof(*b));
+}
+
+long replay_batch_run(struct replay_batch *b, const struct replay_event *ev, size_t n)
+{
+	struct idle_session *s = b->sess;
 	int fd = bpf_program__fd(s->skel->progs.replay_idle_batch);
 	long rejected = 0;
 
@@ -31,7 +55,7 @@ long idle_session_replay_batch(struct idle_session *s, const struct replay_event
 		size_t k = n < IS_REPLAY_BATCH ? n : IS_REPLAY_BATCH;
 		LIBBPF_OPTS(bpf_test_run_opts, opts);
 
-		memcpy(s->batch, ev, k * sizeof(*ev));
+		memcpy(b->ev, ev, k * sizeof(*ev));
 		s->skel->bss->replay_batch_len = (uint32_t)k;
 		if (bpf_prog_test_run_opts(fd, &opts))
 			return -errno;

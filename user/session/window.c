@@ -6,22 +6,15 @@
 #include <time.h>
 
 #include "util/diag.h"
+#include "util/child_run.h"
 #include "util/clock.h"
 
 static sigset_t original_mask; /* before window_block_signals, for the command */
 static bool early_blocked;
 
-/* SIGHUP only when not ignored on entry: under nohup a hangup must not end
- * the run. (Linux never discards a blocked signal, ignored or not.) */
 void window_ending_signals(sigset_t *s)
 {
-	struct sigaction old;
-
-	sigemptyset(s);
-	sigaddset(s, SIGINT);
-	sigaddset(s, SIGTERM);
-	if (sigaction(SIGHUP, NULL, &old) || old.sa_handler != SIG_IGN)
-		sigaddset(s, SIGHUP);
+	ending_signals(s);
 }
 
 void window_block_signals(void)

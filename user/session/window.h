@@ -10,6 +10,8 @@
 
 #include "util/workload.h"
 
+/* One measurement window: how long, the `-- COMMAND` it runs, the signals
+ * it waits for (live_run owns one per live command). */
 struct window {
 	uint64_t duration_ns; /* 0 = until the command ends or a signal */
 	uint64_t interval_ns; /* 0 = no interval ticks */
