@@ -10,7 +10,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
 # rank per folder: low to high; folders of equal rank must not include each other
 declare -A rank=([util]=0 [sys]=1 [web]=1 [session]=2 [model]=3
-	[render]=4 [report]=4 [replay]=4 [advise]=4 [cmd]=5 [.]=6)
+	[report]=4 [replay]=4 [advise]=4 [render]=5 [cmd]=6 [.]=7)
 verbose=${1:-}
 bad=0
 edges=$(mktemp)
