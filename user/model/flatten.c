@@ -337,3 +337,17 @@ int flatten_hist(const json_t *doc, struct metric_set *out)
 	}
 	return 0;
 }
+
+int flatten_summary_file(const char *path, struct metric_set *out, char *err, size_t errlen)
+{
+	json_t *doc = load_summary_file(path, err, errlen);
+	int ret;
+
+	if (!doc)
+		return -1;
+	ret = flatten_summary(doc, out);
+	json_decref(doc);
+	if (ret)
+		snprintf(err, errlen, "out of memory");
+	return ret;
+}

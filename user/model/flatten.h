@@ -36,6 +36,10 @@ json_t *metric_unmatched(const struct metric_set *a, const struct metric_set *b)
  * `record -i`, whose last summary line counts). Returns the document or
  * NULL with a one-line reason in err. */
 json_t *load_summary_file(const char *path, char *err, size_t errlen);
+
+/* load_summary_file, then flatten_summary into out. Returns 0, or -1 with a
+ * one-line reason in err. */
+int flatten_summary_file(const char *path, struct metric_set *out, char *err, size_t errlen);
 /* The same from len bytes at buf (no NUL needed); name labels the errors. */
 json_t *load_summary_buffer(const char *buf, size_t len, const char *name, char *err,
 			    size_t errlen);
