@@ -12,11 +12,12 @@
 
 #include "advise/advise.h"
 #include "advise/advise_input.h"
-#include "render/render_advise.h"
+#include "advise/budget_report.h"
+#include "advise/energy_model.h"
 #include "cmd/cli.h"
 #include "cmd/commands.h"
-#include "advise/energy_model.h"
 #include "model/flatten.h"
+#include "render/render_advise.h"
 #include "util/units.h"
 
 #define KERNEL_EM_ROOT "/sys/kernel/debug/energy_model"
@@ -226,8 +227,9 @@ static int map_energy(const struct advise *a, const struct adv_table_in *t, stru
 }
 
 /* Table t's results into tr: the advisor's arithmetic under the chosen exit
- * latencies, the energy model's powers, and why energy is missing. */
-static void fill_table(const struct advise *a, const struct adv_table_in *t,
+ * latencies, the energy model's powers, why energy is missing, and the
+ * --latency-budget advice (window_ns: the summary's duration). */
+static void fill_table(const struct advise *a, const struct adv_table_in *t, uint64_t window_ns,
 		       struct advise_table_report *tr)
 {
 	struct adv_state *st = tr->st;
@@ -262,6 +264,8 @@ static void fill_table(const struct advise *a, const struct adv_table_in *t,
 			 "the energy model has no C-state named '%s'", t->st[tr->e.missing_state].name);
 	else if (why)
 		snprintf(tr->energy_note, sizeof(tr->energy_note), "%s", why);
+	if (a->have_budget)
+		budget_advise(t, window_ns, a->budget_ns, a->percentile, &tr->budget);
 }
 
 /* The proposal as ab's settings (render_advise_ab), atomically replacing FILE. */
@@ -377,7 +381,7 @@ int cmd_advise(int argc, char **argv)
 			 fmt_ns(d, sizeof(d), in.duration_ns));
 	}
 	for (int j = 0; j < in.nr_tables; j++)
-		fill_table(&a, &in.tables[j], &tables[j]);
+		fill_table(&a, &in.tables[j], in.duration_ns, &tables[j]);
 	r = (struct advise_report){ .source = source, .in = &in, .measured_exit = a.measured_exit,
 				    .have_em = a.have_em, .em_path = a.em_path,
 				    .em_clusters = a.have_em ? a.em.nr_clusters : 0,

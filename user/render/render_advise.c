@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "hist.h"
-#include "advise/budget_report.h"
 #include "render/render_advise.h"
+#include "render/render_budget.h"
 #include "util/json_num.h"
 #include "util/units.h"
 
@@ -82,9 +82,7 @@ static json_t *table_json(const struct advise_report *a, const struct advise_tab
 	json_object_set_new(o, "cpus", cpus ? json_string(cpus) : json_null());
 	free(cpus);
 	json_object_set_new(o, "latency_budget",
-			    a->have_budget ? budget_json(t, a->in->duration_ns, a->budget_ns,
-							 a->percentile)
-					   : json_null());
+			    a->have_budget ? budget_json(t, &tr->budget) : json_null());
 	json_object_set_new(o, "periods", json_real(tr->periods));
 	json_object_set_new(o, "states", states);
 	json_object_set_new(o, "misses", json_pack("{s:o,s:o}", "current",

@@ -11,6 +11,7 @@
 
 #include "advise/advise.h"
 #include "advise/advise_input.h"
+#include "advise/budget_report.h"
 #include "advise/energy_model.h"
 #include "render/render.h"
 
@@ -28,6 +29,7 @@ struct advise_table_report {
 	double misses_proposed;          /* the same under every proposal */
 	int cluster;                     /* the energy model's cluster, -1 none */
 	char energy_note[160];           /* why there is no energy: "" when e is shown */
+	struct budget_report budget;     /* with --latency-budget */
 };
 
 struct advise_report {
