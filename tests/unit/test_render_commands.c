@@ -1,6 +1,6 @@
 /* Unit tests for the renderers of the commands' own outputs: render/
- * render_compare.c, render_ab.c, render_info.c, render_replay.c and
- * render_advise.c. Each model is built by hand; the text is compared whole
+ * render_compare.c, render_ab.c, render_info.c, render_replay.c,
+ * render_advise.c and render_budget.c. Each model is built by hand; the text is compared whole
  * with the expected lines (their printf layout worked out in the comments),
  * the JSON parsed back and checked field by field. */
 #include <math.h>
@@ -17,6 +17,7 @@
 
 #include "render/render_ab.h"
 #include "render/render_advise.h"
+#include "render/render_budget.h"
 #include "render/render_compare.h"
 #include "render/render_info.h"
 #include "render/render_replay.h"
@@ -541,6 +542,98 @@ static void test_advise_json(void **state)
 	json_decref(doc);
 }
 
+/* advise --latency-budget: C1 measured (20 samples, p99 9 us, median 5 us:
+ * over twice its declared 2 us, a warning: 5 / 2 = 2.5x), C6 declared
+ * 100 us, unmeasured: over a 50 us budget, left out, PM QoS at 50 us. Its
+ * 40 periods and 4 ms move: 4 ms of 2 CPUs x 100 ms = 2.00%; 10 of the
+ * 100 periods had C6 as their ideal state (10.0%). */
+static struct adv_table_in budget_table;
+
+static struct budget_report budget_model(void)
+{
+	struct budget_report b = { .budget_ns = 50000, .percentile = 99, .n = 2 };
+
+	memset(&budget_table, 0, sizeof(budget_table));
+	budget_table.nr_states = 2;
+	budget_table.st[0] = (struct adv_state_in){ .index = 1, .name = "C1", .exit_ns = 2000,
+						    .entries = 60, .lat_count = 20 };
+	budget_table.st[1] = (struct adv_state_in){ .index = 2, .name = "C6", .exit_ns = 100000,
+						    .entries = 40 };
+	b.st[0] = (struct lb_state){ .enabled = true, .declared_ns = 2000, .measured = true,
+				     .measured_ns = 9000, .entries = 60 };
+	b.st[1] = (struct lb_state){ .enabled = true, .declared_ns = 100000, .entries = 40 };
+	b.p50_ns[0] = 5000;
+	b.slower[0] = true;
+	b.r = (struct lb_result){ .feasible = true, .disable = 1u << 1, .deepest_kept = 0,
+				  .qos_ok = true, .qos_us = 50, .qos_blocker = -1,
+				  .moved_entries = 40, .moved_ns = 4000000, .predicted_ns = 9000,
+				  .predicted_declared = -1 };
+	b.moved_share = 0.02;
+	b.ideal_left_out = 10;
+	b.ideal_left_out_share = 0.1;
+	return b;
+}
+
+static void test_budget_json_and_text(void **state)
+{
+	struct budget_report b = budget_model();
+	json_t *o = budget_json(&budget_table, &b), *s0, *s1;
+	FILE *f = capture_start();
+	char *out;
+
+	(void)state;
+	assert_non_null(o);
+	assert_int_equal(json_integer_value(json_object_get(o, "budget_ns")), 50000);
+	assert_true(json_is_true(json_object_get(o, "feasible")));
+	assert_string_equal(json_string_value(json_object_get(o, "deepest_kept")), "C1");
+	assert_int_equal(json_integer_value(json_object_get(o, "pm_qos_us")), 50);
+	assert_true(json_is_null(json_object_get(o, "pm_qos_blocker")));
+	assert_true(json_is_null(json_object_get(o, "predicted_declared")));
+	assert_int_equal(json_integer_value(json_object_get(
+				 json_array_get(json_object_get(o, "disable"), 0), "index")), 2);
+	s0 = json_array_get(json_object_get(o, "states"), 0);
+	s1 = json_array_get(json_object_get(o, "states"), 1);
+	assert_int_equal(json_integer_value(json_object_get(s0, "latency_ns")), 9000);
+	assert_true(json_is_true(json_object_get(s0, "fits")));
+	assert_true(json_is_true(json_object_get(s0, "slower_than_declared")));
+	assert_int_equal(json_integer_value(json_object_get(s1, "latency_ns")), 100000);
+	assert_true(json_is_false(json_object_get(s1, "fits")));
+	assert_true(json_is_null(json_object_get(s1, "measured_ns")));
+	assert_string_equal(json_string_value(json_object_get(s1, "source")), "declared");
+	budget_print(f, o);
+	out = capture_end();
+	assert_string_equal(out,
+		"  latency budget 50.0us at p99 of the measured exit latency (timer lateness; declared where a state has fewer than 10 samples):\n"
+		"    state             declared       p50       p99  samples   periods\n"
+		"    C1                  2.00us    5.00us    9.00us       20        60  fits SLOWER than declared (>2x)\n"
+		"    C6                   100us         -         -        0        40  over budget (declared)\n"
+		"    proposal: leave out C6 (state2): disable them, or hold /dev/cpu_dma_latency at 50 us\n"
+		"    cost: 40 periods, 4.00ms (2.00% of these CPUs' time) go to shallower states; 10 "
+		"periods (10.0%) had a left-out state as their ideal; p99 afterwards at most 9.00us\n"
+		"    warning: C1: measured median exit latency 5.00us is 2.5x its declared 2.00us\n");
+	free(out);
+	json_decref(o);
+}
+
+/* --write-ab: one table whose proposal PM QoS can hold: one line. */
+static void test_budget_write_ab(void **state)
+{
+	struct budget_report b = budget_model();
+	json_t *tables = json_pack("[{s:o}]", "latency_budget", budget_json(&budget_table, &b));
+	FILE *f = capture_start();
+	char *out;
+
+	(void)state;
+	assert_int_equal(budget_write_ab(f, tables, 50000, 99), 1);
+	out = capture_end();
+	assert_string_equal(out,
+		"# idlescope advise --latency-budget 50.0us (p99): `idlescope ab --set-from FILE ...` "
+		"compares the machine as it is with the proposal\n"
+		"cpu_dma_latency=none,50\n");
+	free(out);
+	json_decref(tables);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -549,7 +642,8 @@ int main(void)
 		cmocka_unit_test(test_ab_json),       cmocka_unit_test(test_info_table),
 		cmocka_unit_test(test_info_json),     cmocka_unit_test(test_replay_table),
 		cmocka_unit_test(test_replay_json),   cmocka_unit_test(test_advise_table),
-		cmocka_unit_test(test_advise_json),
+		cmocka_unit_test(test_advise_json),   cmocka_unit_test(test_budget_json_and_text),
+		cmocka_unit_test(test_budget_write_ab),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
