@@ -2,16 +2,17 @@
 # Checks user/'s include graph against the layers of docs/architecture.md:
 # a file includes only its own folder and lower layers (never a sibling
 # layer of the same rank), and no two units include each other, directly or
-# around a circle; and that user/model/ opens no file (no I/O there). `make
-# layers` runs it; -v also prints, per folder, the
-# folders it includes, as a picture of the structure.
+# around a circle; that user/model/ opens no file (no I/O there); and
+# that no file in user/cmd/ builds or prints JSON (a command fills a
+# model, a renderer in render/ writes it). `make layers` runs it; -v also
+# prints, per folder, the folders it includes, as a picture of the structure.
 # Exits 0 when the graph holds, 1 with one line per violation.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
 # rank per folder: low to high; folders of equal rank must not include each other
 declare -A rank=([util]=0 [sys]=1 [web]=1 [session]=2 [model]=3
-	[render]=4 [report]=4 [replay]=4 [advise]=4 [cmd]=5 [.]=6)
+	[report]=4 [replay]=4 [advise]=4 [render]=5 [cmd]=6 [.]=7)
 verbose=${1:-}
 bad=0
 edges=$(mktemp)
@@ -59,6 +60,15 @@ for f in user/model/*.[ch]; do
 	fi
 done
 
+# cmd/ builds no JSON: jansson's constructors, setters and dumpers (and
+# json_num's helpers) belong in a renderer; reading a document is allowed
+json_builders='\<json_(object|array|string|stringn|integer|real|true|false|null|boolean|pack|vpack|sprintf|vsprintf|u64|real_or_null|(object_set|object_update|array_append|array_insert|array_extend|array_set|dump)[a-z_]*)[[:space:]]*\('
+while IFS=: read -r file line text; do
+	call=$(grep -oE "$json_builders" <<<"$text" | head -1)
+	echo "layers: $file:$line calls ${call%%[[:space:](]*}(): user/cmd/ builds no JSON; fill a model and write it in a renderer (render/render_<command>.c)"
+	bad=1
+done < <(grep -nE "$json_builders" user/cmd/*.[ch] /dev/null || true)
+
 # a circle between units (a.c/a.h -> b.h and b.c/b.h -> a.h): tsort names it
 if ! out=$(sort -u "$edges" | tsort 2>&1 >/dev/null) || [ -n "$out" ]; then
 	echo "layers: include circle: $(echo "$out" | grep -v 'input contains a loop' | sed 's/^tsort: //' | tr '\n' ' ')"
@@ -71,6 +81,6 @@ if [ "$verbose" = -v ]; then
 		awk '{ printf "  %-8s -> %-8s (%d includes)\n", $2, $4, $1 }'
 fi
 if [ "$bad" = 0 ]; then
-	echo "layers: ok ($(sort -u "$edges" | wc -l) unit includes, no upward include, no circle)"
+	echo "layers: ok ($(sort -u "$edges" | wc -l) unit includes, no upward include, no circle, no JSON built in cmd/)"
 fi
 exit "$bad"

@@ -59,7 +59,7 @@ cmd/cmd_info             tests/bats/portability.bats ("info:" tests), parts.bats
 cmd/info_costs           info --costs: tests/bats/parts.bats
 cmd/pingpong_load        the load of info --costs: tests/bats/parts.bats
 cmd/live_prom            a live Prometheus snapshot: tests/bats/serve.bats, textfile.bats
-cmd/summary_file         a summary read from its file: tests/bats/compare.bats, report.bats, advise.bats
+report/summary_file         a summary read from its file: tests/bats/compare.bats, report.bats, advise.bats
 '
 
 mode=${1:-}

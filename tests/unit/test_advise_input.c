@@ -11,6 +11,7 @@
 
 #include "advise/advise_input.h"
 #include "advise/budget_report.h"
+#include "render/render_budget.h"
 
 /* A CPU with two states; target of state 1 and the buckets as given. */
 static const char *cpu_json(char *buf, size_t len, int cpu, const char *t1, const char *h0,
@@ -100,6 +101,7 @@ static void test_budget_percentile_inside_samples(void **state)
 {
 	char cpu[1024], err[256] = "";
 	struct adv_input in;
+	struct budget_report plan;
 	json_t *d, *b, *st;
 
 	(void)state;
@@ -117,7 +119,8 @@ static void test_budget_percentile_inside_samples(void **state)
 	assert_int_equal(in.tables[0].st[0].lat_max_ns, 900000);
 	assert_int_equal(adv_lat_quantile(&in.tables[0].st[0], 0.99), 897729);
 	assert_int_equal(adv_lat_quantile(&in.tables[0].st[0], 1.0), 900000);
-	b = budget_json(&in.tables[0], 5, 910000, 99);
+	budget_advise(&in.tables[0], 5, 910000, 99, &plan);
+	b = budget_json(&in.tables[0], &plan);
 	st = json_array_get(json_object_get(b, "states"), 0);
 	assert_int_equal(json_integer_value(json_object_get(st, "measured_ns")), 897729);
 	assert_true(json_is_true(json_object_get(st, "fits")));

@@ -3,7 +3,6 @@
  * record each run, and tell whether the differences are significant
  * (Welch's t-test at 95%, like ministat). Settings are always restored. */
 #include <errno.h>
-#include <jansson.h>
 #include <math.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -16,10 +15,11 @@
 #include "cmd/commands.h"
 #include "util/child_run.h"
 #include "model/flatten.h"
-#include "cmd/summary_file.h"
+#include "report/summary_file.h"
 #include "sys/cpuidle_sysfs.h"
 #include "sys/settings.h"
 #include "model/stats.h"
+#include "render/render_ab.h"
 #include "util/units.h"
 
 #define MAX_SETS 4
@@ -206,16 +206,9 @@ static double *slot(struct ab *a, int m, int v, int r)
 static int collect(struct ab *a, const char *path, int v, int r, char *err, size_t errlen)
 {
 	struct metric_set ms = { 0 };
-	json_t *doc = load_summary_file(path, err, errlen);
 
-	if (!doc)
+	if (flatten_summary_file(path, &ms, err, errlen))
 		return -1;
-	if (flatten_summary(doc, &ms)) {
-		json_decref(doc);
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	json_decref(doc);
 	for (int m = 0; m < a->nr_metrics; m++) {
 		const struct metric_kv *kv = metric_find(&ms, a->metrics[m]);
 
@@ -273,99 +266,40 @@ static void check_disable_under_haltpoll(struct ab *a)
 			 dis->key);
 }
 
-static void report_table(struct ab *a)
+/* The runs as ab's model (render/render_ab.h), rendered in the format asked. */
+static int report(struct ab *a)
 {
-	char name[256];
+	size_t n = (size_t)a->nr_metrics * (size_t)a->nr_variants;
+	struct ab_row *rows = calloc(n, sizeof(*rows));
+	static char names[MAX_VARIANTS][256];
+	const char *variants[MAX_VARIANTS];
 
-	fprintf(a->out, "ab: %d variant%s x %d run%s, interleaved\n", a->nr_variants,
-		a->nr_variants == 1 ? "" : "s", a->repeat, a->repeat == 1 ? "" : "s");
-	if (a->warning[0])
-		fprintf(a->out, "warning: %s\n", a->warning);
-	for (int m = 0; m < a->nr_metrics; m++) {
-		struct sample_stats base;
-
-		fprintf(a->out, "\n%s\n  %-36s %4s %14s %14s %14s %14s %14s\n", a->metrics[m], "variant",
-			"N", "min", "max", "median", "mean", "stddev");
-		stats_of(a, m, 0, &base);
-		for (int v = 0; v < a->nr_variants; v++) {
-			struct sample_stats st;
-
-			variant_name(a, v, name, sizeof(name));
-			if (!a->have[(size_t)m * (size_t)a->nr_variants + (size_t)v]) {
-				fprintf(a->out, "  %-36.36s  (metric not in these runs)\n", name);
-				continue;
-			}
-			stats_of(a, m, v, &st);
-			fprintf(a->out, "  %-36.36s %4d %14.6g %14.6g %14.6g %14.6g %14.6g\n", name, st.n,
-				st.min, st.max, st.median, st.mean, st.stddev);
-			if (v > 0) {
-				struct welch w;
-
-				welch_test(&base, &st, &w);
-				if (st.n < 2 || base.n < 2)
-					fprintf(a->out, "  %36s  difference %+.6g (need 2+ runs each for a test)\n",
-						"", w.diff);
-				else
-					fprintf(a->out, "  %36s  difference %+.6g +/- %.6g (%+.2f%% +/- %.2f%%) at "
-							"95%%: %s\n",
-						"", w.diff, w.half_width,
-						base.mean ? 100 * w.diff / fabs(base.mean) : 0,
-						base.mean ? 100 * w.half_width / fabs(base.mean) : 0,
-						w.significant ? "SIGNIFICANT" : "no difference proven");
-			}
-		}
+	if (!rows) {
+		diag_error("out of memory");
+		return -1;
 	}
-}
-
-static void report_json(struct ab *a)
-{
-	json_t *root = json_object(), *variants = json_array(), *metrics = json_array();
-	char name[256];
-
 	for (int v = 0; v < a->nr_variants; v++) {
-		variant_name(a, v, name, sizeof(name));
-		json_array_append_new(variants, json_string(name));
+		variant_name(a, v, names[v], sizeof(names[v]));
+		variants[v] = names[v];
 	}
-	for (int m = 0; m < a->nr_metrics; m++) {
-		json_t *rows = json_array();
-		struct sample_stats base;
-
-		stats_of(a, m, 0, &base);
+	for (int m = 0; m < a->nr_metrics; m++)
 		for (int v = 0; v < a->nr_variants; v++) {
-			struct sample_stats st;
-			json_t *runs = json_array(), *row;
+			struct ab_row *row = &rows[(size_t)m * (size_t)a->nr_variants + (size_t)v];
 
-			for (int r = 0; r < a->repeat; r++)
-				json_array_append_new(runs, isnan(*slot(a, m, v, r)) ? json_null()
-										     : json_real(*slot(a, m, v, r)));
-			stats_of(a, m, v, &st);
-			row = json_pack("{s:i,s:o,s:i,s:f,s:f,s:f,s:f,s:f}", "variant", v, "runs", runs,
-					"n", st.n, "min", st.min, "max", st.max, "median", st.median, "mean",
-					st.mean, "stddev", st.stddev);
-			if (v > 0 && st.n >= 2 && base.n >= 2) {
-				struct welch w;
-
-				welch_test(&base, &st, &w);
-				json_object_set_new(row, "vs_first",
-						    json_pack("{s:f,s:f,s:f,s:f,s:f,s:b}", "diff", w.diff,
-							      "half_width_95", w.half_width, "t",
-							      isfinite(w.t) ? w.t : 1e300, "df", w.df,
-							      "t_crit", isfinite(w.t_crit) ? w.t_crit : 1e300,
-							      "significant", w.significant));
-			}
-			json_array_append_new(rows, row);
+			row->have = a->have[(size_t)m * (size_t)a->nr_variants + (size_t)v];
+			row->runs = slot(a, m, v, 0);
+			stats_of(a, m, v, &row->st);
+			row->have_welch = v > 0 && row->have;
+			if (row->have_welch)
+				welch_test(&rows[(size_t)m * (size_t)a->nr_variants].st, &row->st,
+					   &row->w);
 		}
-		json_array_append_new(metrics,
-				      json_pack("{s:s,s:o}", "metric", a->metrics[m], "variants", rows));
-	}
-	json_object_set_new(root, "schema", json_string("idlescope-ab/1"));
-	json_object_set_new(root, "repeat", json_integer(a->repeat));
-	json_object_set_new(root, "variants", variants);
-	json_object_set_new(root, "metrics", metrics);
-	json_object_set_new(root, "warnings", a->warning[0] ? json_pack("[s]", a->warning) : json_array());
-	json_dumpf(root, a->out, JSON_INDENT(2));
-	fputc('\n', a->out);
-	json_decref(root);
+	render_ab(a->out, a->o.format,
+		  &(struct ab_report){ .repeat = a->repeat, .nr_variants = a->nr_variants,
+				       .nr_metrics = a->nr_metrics, .variants = variants,
+				       .metrics = a->metrics, .rows = rows, .warning = a->warning });
+	free(rows);
+	return 0;
 }
 
 int cmd_ab(int argc, char **argv)
@@ -462,11 +396,8 @@ int cmd_ab(int argc, char **argv)
 				goto restore;
 			}
 		}
-	if (a.o.format == FMT_JSON)
-		report_json(&a);
-	else
-		report_table(&a);
-	ret = EXIT_OK;
+	if (!report(&a))
+		ret = EXIT_OK;
 restore:
 	for (int s = 0; s < saved; s++)
 		if (setting_restore(&a.sets[s])) {

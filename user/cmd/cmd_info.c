@@ -7,12 +7,11 @@
 #include <string.h>
 #include <sys/utsname.h>
 
-#include <jansson.h>
-
 #include "cmd/cli.h"
 #include "cmd/commands.h"
 #include "sys/cpuidle_sysfs.h"
 #include "cmd/info_costs.h"
+#include "render/render_info.h"
 #include "session/kernel_features.h"
 #include "sys/sysfs.h"
 #include "sys/group_levels.h"
@@ -36,16 +35,6 @@ struct info_cmd {
 	enum out_format format;
 	const char *output;
 	bool costs; /* --costs: measure what each part costs here */
-};
-
-/* One probed feature: a stable key (JSON, docs/compat.md), whether the kernel
- * has it, what was found, and what idlescope does without it. */
-struct feature_row {
-	const char *key;
-	const char *label;
-	bool available;
-	char detail[192];
-	const char *cost;
 };
 
 enum { OPT_FORMAT = 0x500, OPT_COSTS };
@@ -98,13 +87,13 @@ static const char *errname(int e)
 	}
 }
 
-static int build_rows(const struct kernel_features *f, struct feature_row *r)
+static int build_rows(const struct kernel_features *f, struct info_feature *r)
 {
 	int n = 0;
 
 #define ROW(k, l, av, c, ...)                                                \
 	do {                                                                 \
-		r[n] = (struct feature_row){ .key = k, .label = l, .available = av, .cost = c }; \
+		r[n] = (struct info_feature){ .key = k, .label = l, .available = av, .cost = c }; \
 		snprintf(r[n].detail, sizeof(r[n].detail), __VA_ARGS__);     \
 		n++;                                                         \
 	} while (0)
@@ -202,73 +191,31 @@ static void cost_delta(const struct cost_report *rep, const struct cost_config *
 	*share = d->rounds_per_s > 0 ? *bpf * d->rounds_per_s / 1e9 : 0;
 }
 
-static json_t *costs_json(const struct cost_report *rep)
-{
-	const struct cost_config *none = costs_find(rep, "none");
-	json_t *configs = json_array(), *parts = json_array();
-
-	for (int i = 0; i < rep->nr; i++) {
-		const struct cost_config *c = &rep->c[i];
-		double bpf, idle, share, n = none->rounds_per_s > 0 ? none->rounds_per_s : 1;
-
-		json_array_append_new(configs, json_pack("{s:s,s:f,s:[f,f],s:f,s:f,s:f,s:f}", "name",
-							 c->name, "round_trips_per_s", c->rounds_per_s,
-							 "throughput_ratio_min_max", c->rounds_min / n,
-							 c->rounds_max / n, "throughput_ratio",
-							 cost_ratio(rep, c), "bpf_ns_per_round_trip",
-							 c->bpf_ns_per_round, "cpu_idle_ns_per_event",
-							 c->idle_ns_per_event,
-							 "cpu_idle_events_per_round_trip",
-							 c->idle_events_per_round));
-		if (!c->part)
-			continue;
-		cost_delta(rep, c, &bpf, &idle, &share);
-		json_array_append_new(parts, json_pack("{s:s,s:f,s:f,s:f}", "part", c->part,
-						       "bpf_ns_per_round_trip", bpf,
-						       "share_of_round_trip", share,
-						       "cpu_idle_ns_per_event", idle));
-	}
-	return json_pack("{s:[i,i],s:I,s:i,s:o,s:o}", "cpus", rep->cpu_a, rep->cpu_b,
-			 "round_trips", (json_int_t)rep->rounds, "runs", rep->runs, "configurations",
-			 configs, "parts", parts);
-}
-
-static void costs_table(const struct cost_report *rep, FILE *out)
+/* The measured costs as info's model: each configuration's throughput
+ * against the un-observed runs, and what each part adds. */
+static void costs_model(const struct cost_report *rep, struct info_cost_config *configs,
+			struct info_cost_part *parts, struct info_costs *out)
 {
 	const struct cost_config *none = costs_find(rep, "none");
 	double n = none->rounds_per_s > 0 ? none->rounds_per_s : 1;
 
-	fprintf(out, "costs on this kernel: ping-pong between CPUs %d and %d, %ld round trips, "
-		     "each configuration %d times interleaved (medians); BPF time from the "
-		     "kernel's run-time statistics\n",
-		rep->cpu_a, rep->cpu_b, rep->rounds, rep->runs);
-	fprintf(out, "  %-18s %14s %20s %18s %18s\n", "configuration", "round trips/s",
-		"vs none [min-max]", "BPF ns/round trip", "cpu_idle ns/event");
+	*out = (struct info_costs){ .cpu_a = rep->cpu_a, .cpu_b = rep->cpu_b, .rounds = rep->rounds,
+				    .runs = rep->runs, .configs = configs, .parts = parts };
 	for (int i = 0; i < rep->nr; i++) {
 		const struct cost_config *c = &rep->c[i];
-		char ratio[48];
+		struct info_cost_part *p = &parts[out->nr_parts];
 
-		snprintf(ratio, sizeof(ratio), "%.3f [%.2f-%.2f]", cost_ratio(rep, c),
-			 c->rounds_min / n, c->rounds_max / n);
-		if (!c->observed)
-			fprintf(out, "  %-18s %14.0f %20s %18s %18s\n", c->name, c->rounds_per_s,
-				ratio, "-", "-");
-		else
-			fprintf(out, "  %-18s %14.0f %20s %18.0f %18.0f\n", c->name, c->rounds_per_s,
-				ratio, c->bpf_ns_per_round, c->idle_ns_per_event);
-	}
-	fprintf(out, "  what each part adds (record --without PART saves it; packing is opt-in); "
-		     "a throughput change within the spread above is noise:\n");
-	fprintf(out, "  %-18s %18s %22s %18s\n", "part", "BPF ns/round trip",
-		"of a round trip's time", "cpu_idle ns/event");
-	for (int i = 0; i < rep->nr; i++) {
-		double bpf, idle, share;
-
-		if (!rep->c[i].part)
+		configs[out->nr_configs++] = (struct info_cost_config){
+			.name = c->name, .observed = c->observed, .rounds_per_s = c->rounds_per_s,
+			.ratio = cost_ratio(rep, c), .ratio_min = c->rounds_min / n,
+			.ratio_max = c->rounds_max / n, .bpf_ns_per_round = c->bpf_ns_per_round,
+			.idle_ns_per_event = c->idle_ns_per_event,
+			.idle_events_per_round = c->idle_events_per_round };
+		if (!c->part)
 			continue;
-		cost_delta(rep, &rep->c[i], &bpf, &idle, &share);
-		fprintf(out, "  %-18s %18.0f %21.2f%% %18.0f\n", rep->c[i].part, bpf, 100 * share,
-			idle);
+		p->part = c->part;
+		cost_delta(rep, c, &p->bpf_ns_per_round, &p->idle_ns_per_event, &p->share);
+		out->nr_parts++;
 	}
 }
 
@@ -278,12 +225,16 @@ int cmd_info(int argc, char **argv)
 	const struct argp argp = { options, parse_opt, NULL,
 				   "What this kernel supports, and what each missing piece costs.",
 				   NULL, NULL, NULL };
-	struct feature_row rows[16];
+	struct info_feature rows[16];
 	struct cpuidle_system sys;
 	struct cpuidle_cpu_info ci = { 0 };
 	struct topology topo = { 0 };
 	struct groups tree = { 0 };
 	static struct cost_report costs;
+	struct info_cost_config cost_configs[COST_MAX_CONFIGS];
+	struct info_cost_part cost_parts[COST_MAX_CONFIGS];
+	struct info_costs cost_view;
+	struct info_report r;
 	char levels[160] = "", terr[256];
 	const struct kernel_features *f;
 	struct utsname u;
@@ -339,71 +290,21 @@ int cmd_info(int argc, char **argv)
 	    sysfs_read_str(cpufreq, sizeof(cpufreq), "devices/system/cpu/cpu0/cpufreq/scaling_driver"))
 		cpufreq[0] = 0;
 
-	if (c.format == FMT_JSON) {
-		json_t *root = json_object(), *feats = json_object();
-
-		json_object_set_new(root, "schema", json_string("idlescope-info/1"));
-		json_object_set_new(root, "kernel", json_pack("{s:s,s:s,s:s}", "release", u.release,
-							      "version", u.version, "arch", u.machine));
-		for (int i = 0; i < nrows; i++)
-			json_object_set_new(feats, rows[i].key,
-					    json_pack("{s:s,s:b,s:s,s:s}", "label", rows[i].label,
-						      "available", rows[i].available, "detail",
-						      rows[i].detail, "cost", rows[i].cost));
-		json_object_set_new(root, "features", feats);
-		json_object_set_new(root, "build",
-				    json_pack("{s:s,s:s,s:s,s:b,s:s?}", "version", IDLESCOPE_VERSION,
-					      "linkage", IDLESCOPE_LINKAGE, "trace_dat", BUILD_TRACE_DAT,
-					      "serve_https", BUILD_HTTPS, "lacks",
-					      IDLESCOPE_BUILD_LACKS[0] ? IDLESCOPE_BUILD_LACKS : NULL));
-		json_object_set_new(root, "record_idle_path",
-				    json_pack("{s:s,s:s?,s:s?}", "source",
-					      f->idle_fexit ? "tracepoint" : "fexit", "function",
-					      f->idle_fexit ? NULL : f->idle_fexit_func, "fallback_reason",
-					      f->idle_fexit ? f->idle_fexit_why : NULL));
-		json_object_set_new(root, "cpuidle",
-				    json_pack("{s:s,s:s,s:i,s:s}", "driver", sys.driver, "governor",
-					      sys.governor, "states", ci.nr_states, "table", states));
-		json_object_set_new(root, "cpufreq", json_pack("{s:b,s:s?}", "present", cpufreq[0] != 0,
-							      "driver", cpufreq[0] ? cpufreq : NULL));
-		json_object_set_new(root, "topology",
-				    json_pack("{s:i,s:s,s:i,s:i,s:i,s:s}", "possible_cpus",
-					      have_topo ? topo.nr_possible : 0, "online", online,
-					      "packages", packages, "dies", dies, "clusters", clusters,
-					      "levels", levels));
-		if (c.costs)
-			json_object_set_new(root, "costs", costs_json(&costs));
-		if (json_dumpf(root, out, JSON_INDENT(2)) || fputc('\n', out) == EOF)
-			ret = EXIT_RUNTIME;
-		json_decref(root);
-	} else {
-		fprintf(out, "idlescope info: kernel %s %s\n", u.release, u.machine);
-		fprintf(out, "build: %s %s; replay reads trace.dat %s; serve HTTPS %s\n",
-			IDLESCOPE_VERSION, IDLESCOPE_LINKAGE, BUILD_TRACE_DAT, BUILD_HTTPS ? "yes" : "no");
-		if (IDLESCOPE_BUILD_LACKS[0])
-			fprintf(out, "this build lacks %s\n", IDLESCOPE_BUILD_LACKS);
-		fprintf(out, "  %-32s %-4s %-34s %s\n", "feature", "have", "found", "without it");
-		for (int i = 0; i < nrows; i++)
-			fprintf(out, "  %-32s %-4s %-34s %s\n", rows[i].label,
-				rows[i].available ? "yes" : "no", rows[i].detail,
-				rows[i].available ? "-" : rows[i].cost);
-		fprintf(out, "record idle path: %s%s%s%s\n", f->idle_fexit ? "tracepoints (" : "fexit on ",
-			f->idle_fexit ? f->idle_fexit_why : f->idle_fexit_func, f->idle_fexit ? ")" : "", "");
-		fprintf(out, "cpuidle: driver %s, governor %s, %d states%s%s\n", sys.driver,
-			sys.governor[0] ? sys.governor : "unknown", ci.nr_states,
-			ci.nr_states ? ": " : "", states);
-		fprintf(out, "cpufreq: %s\n", cpufreq[0] ? cpufreq : "absent");
-		if (have_topo)
-			fprintf(out, "topology: %d possible CPUs (online %s), %d package%s, %d die%s, "
-				     "%d cluster%s of several CPUs\n",
-				topo.nr_possible, online, packages, packages == 1 ? "" : "s", dies,
-				dies == 1 ? "" : "s", clusters, clusters == 1 ? "" : "s");
-		if (have_topo)
-			fprintf(out, "topology groups (record's default): %s\n",
-				levels[0] ? levels : "none");
-		if (c.costs)
-			costs_table(&costs, out);
-	}
+	if (c.costs)
+		costs_model(&costs, cost_configs, cost_parts, &cost_view);
+	r = (struct info_report){
+		.release = u.release, .version = u.version, .machine = u.machine,
+		.build_version = IDLESCOPE_VERSION, .linkage = IDLESCOPE_LINKAGE,
+		.trace_dat = BUILD_TRACE_DAT, .lacks = IDLESCOPE_BUILD_LACKS, .https = BUILD_HTTPS,
+		.nr_features = nrows, .features = rows, .idle_fexit = !f->idle_fexit,
+		.idle_func = f->idle_fexit_func, .idle_why = f->idle_fexit_why,
+		.driver = sys.driver, .governor = sys.governor, .nr_states = ci.nr_states,
+		.states = states, .cpufreq = cpufreq, .have_topo = have_topo,
+		.possible_cpus = have_topo ? topo.nr_possible : 0, .online = online,
+		.packages = packages, .dies = dies, .clusters = clusters, .levels = levels,
+		.costs = c.costs ? &cost_view : NULL };
+	if (render_info(out, c.format, &r))
+		ret = EXIT_RUNTIME;
 	if (out != stdout && fclose(out))
 		ret = EXIT_RUNTIME;
 	topology_free(&topo);

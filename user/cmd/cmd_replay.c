@@ -19,6 +19,7 @@
 #include "util/clock.h"
 #include "model/model.h"
 #include "render/render.h"
+#include "render/render_replay.h"
 #include "replay/replay_feed.h"
 #include "replay/timer_match.h"
 #include "replay/trace_dat.h"
@@ -163,44 +164,6 @@ static double total_events_per_s(const struct replay *r)
 	return ns ? (double)r->fed.replayed * 1e9 / (double)ns : 0.0;
 }
 
-static json_t *replay_json(const struct replay *r)
-{
-	const struct trace_data *td = &r->td;
-	json_t *sk = json_object(), *o;
-
-	for (int i = 0; i < td->nr_skipped_names; i++)
-		json_object_set_new(sk, td->skipped_names[i].name,
-				    json_integer((json_int_t)td->skipped_names[i].count));
-	o = json_pack("{s:s,s:o,s:s,s:s,s:b,s:I,s:I,s:I,s:o,s:I,s:o,s:b,s:o,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:f,s:I,s:f,s:I,s:I}",
-			 "file", r->file, "format_version",
-			 td->version[0] ? json_string(td->version) : json_null(), "format",
-			 trace_format_name(td->format), "tables",
-			 r->m.tables_from, "exit_latency_known", r->m.exit_latency_known, "lines",
-			 (json_int_t)td->lines, "events", (json_int_t)r->fed.replayed, "skipped",
-			 (json_int_t)td->skipped, "skipped_events", sk, "garbled_lines",
-			 (json_int_t)td->garbled, "first_garbled_line",
-			 td->garbled ? json_integer(td->first_garbled_line) : json_null(), "truncated",
-			 td->truncated, "truncated_line",
-			 td->truncated ? json_integer(td->truncated_line) : json_null(), "lost_events",
-			 (json_int_t)td->lost_events, "drop_markers", (json_int_t)td->drop_markers,
-			 "out_of_order", (json_int_t)td->out_of_order, "reordered_lines",
-			 (json_int_t)td->reordered, "held_back", (json_int_t)td->held_back,
-			 "index_tables", (json_int_t)r->m.index_tables, "rejected", (json_int_t)r->fed.rejected, "replay_ns",
-			 (json_int_t)r->fed.feed_ns, "events_per_s", events_per_s(r), "parse_ns",
-			 (json_int_t)r->parse_ns, "total_events_per_s", total_events_per_s(r),
-			 "timer_starts", (json_int_t)r->timers.starts, "timers_unmatched",
-			 (json_int_t)r->timers.unmatched);
-	if (o) {
-		json_object_set_new(o, "gap_periods", json_integer((json_int_t)td->gap_periods));
-		json_object_set_new(o, "overwritten_events",
-				    json_integer((json_int_t)td->overwritten));
-		json_object_set_new(o, "idle_states_recorded", json_boolean(td->idle_events));
-		json_object_set_new(o, "idle_task_dropped",
-				    json_integer((json_int_t)td->idle_task_dropped));
-	}
-	return o;
-}
-
 /* The parser's findings, as summary warnings (table, JSON, CSV alike). */
 static void warn_trace(const struct replay *r, struct summary *s)
 {
@@ -310,21 +273,12 @@ static void trace_view(struct replay *r, struct summary *s)
 	}
 }
 
-static void print_replay_table(FILE *f, const struct replay *r)
+static struct replay_report report_of(const struct replay *r)
 {
-	const struct trace_data *td = &r->td;
-	char dur[32];
-
-	fprintf(f, "\nReplay: %s (%s), tables from the %s\n", r->file, trace_format_name(td->format),
-		r->m.tables_from);
-	fprintf(f, "  %" PRIu64 " events replayed in %s (%.0f events/s; %.0f with parsing), %" PRIu64
-		   " skipped", r->fed.replayed, fmt_ns(dur, sizeof(dur), r->fed.feed_ns), events_per_s(r),
-		total_events_per_s(r), td->skipped);
-	for (int i = 0; i < td->nr_skipped_names; i++)
-		fprintf(f, "%s%s %" PRIu64, i ? ", " : " (", td->skipped_names[i].name,
-			td->skipped_names[i].count);
-	fprintf(f, "%s, %" PRIu64 " lines not understood\n", td->nr_skipped_names ? ")" : "",
-		td->garbled);
+	return (struct replay_report){ .file = r->file, .td = &r->td, .m = &r->m, .fed = &r->fed,
+				       .timers = &r->timers, .parse_ns = r->parse_ns,
+				       .events_per_s = events_per_s(r),
+				       .total_events_per_s = total_events_per_s(r) };
 }
 
 static int emit(struct replay *r)
@@ -340,6 +294,7 @@ static int emit(struct replay *r)
 			     .wake_enabled = r->wake, .missing_events = "",
 			     .freq_status = r->fed.have_freq ? "ok" : "no cpu_frequency events in the trace",
 			     .sched_energy_aware = -1, .energy_model = "unknown (replayed trace)" };
+	struct replay_report rep = report_of(r);
 	struct idle_raw raw;
 	json_t *doc = NULL;
 	int err = -1;
@@ -373,19 +328,8 @@ static int emit(struct replay *r)
 	}
 	trace_view(r, &s);
 	warn_trace(r, &s);
-	if (r->o.format == FMT_JSON || r->o.nr_asserts) {
-		doc = summary_json(&s);
-		if (doc) {
-			json_t *timers = json_object_get(json_object_get(doc, "wakeup_details"),
-							 "timers"), *t;
-			size_t i;
-
-			/* a text trace names the function; there is no address */
-			json_array_foreach(timers, i, t)
-				json_object_set_new(t, "function", json_null());
-			json_object_set_new(doc, "replay", replay_json(r));
-		}
-	}
+	if (r->o.format == FMT_JSON || r->o.nr_asserts)
+		doc = replay_summary_json(&s, &rep);
 	if (r->o.format == FMT_JSON && !doc) {
 		err = -1; /* out of memory: not the summary without its replay object */
 		fputc('\n', r->out);
@@ -393,7 +337,7 @@ static int emit(struct replay *r)
 		err = render_summary(r->out, r->o.format, &s, doc, false);
 	}
 	if (r->o.format == FMT_TABLE)
-		print_replay_table(r->out, r);
+		render_replay_table(r->out, &rep);
 	if (!err)
 		r->assert_ret = cli_check_asserts(&r->o, doc, flatten_summary, r->out);
 	json_decref(doc);

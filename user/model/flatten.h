@@ -35,7 +35,7 @@ json_t *metric_unmatched(const struct metric_set *a, const struct metric_set *b)
 /* An idlescope/1 document from len bytes at buf (no NUL needed): a JSON
  * document, or JSON Lines from `record -i`, whose last summary line counts.
  * name labels the errors. Returns the document or NULL with a one-line
- * reason in err (cmd/summary_file.h reads a file). */
+ * reason in err (report/summary_file.h reads a file). */
 json_t *load_summary_buffer(const char *buf, size_t len, const char *name, char *err,
 			    size_t errlen);
 

@@ -1,4 +1,4 @@
-/* The input of a report and the blocks every section draws with
+/* The input of a report, read, and the blocks every section draws with
  * (report_blocks.c). */
 #ifndef IDLESCOPE_REPORT_BLOCKS_H
 #define IDLESCOPE_REPORT_BLOCKS_H
@@ -15,6 +15,12 @@ struct report_input {
 	json_t *hists;        /* array of idlescope-hist/1 reports, or NULL */
 	struct metric_set m;  /* summary's flat metrics (the comparison view) */
 };
+
+/* Reads in->path by its schema: an idlescope/1 summary (also JSON Lines of
+ * record -i) into summary and m, or idlescope-hist/1 reports (one per line)
+ * into hists. Returns 0, or -1 with a one-line reason in err. */
+int report_input_load(struct report_input *in, char *err, size_t errlen);
+void report_input_free(struct report_input *in);
 
 /* A histogram (a JSON array of {lo_ns, hi_ns, count}) at path: its chart,
  * then its buckets as a table under <details>. linear_ns: the bucket width

@@ -43,7 +43,8 @@ static void names_push(struct names *s, const char *name)
 	s->v[s->n++] = name;
 }
 
-static const char *jstr(const json_t *o, const char *key)
+/* The string member key of object o, "" when o lacks it or it is no string. */
+static const char *string_member(const json_t *o, const char *key)
 {
 	const char *s = json_string_value(json_object_get(o, key));
 
@@ -135,7 +136,7 @@ static void eas(FILE *f, int fi, const json_t *e)
 	fputs("</dd><dt>EAS</dt><dd>sched_energy_aware ", f);
 	span_num(f, fi, json_object_get(e, "sched_energy_aware"), "eas.sched_energy_aware");
 	fputs(", energy model ", f);
-	html_escape(f, jstr(e, "energy_model"));
+	html_escape(f, string_member(e, "energy_model"));
 	fputs(", cpu_capacity ", f);
 	if (!json_is_array(cap))
 		fputs("n/a", f);
@@ -171,7 +172,7 @@ static void kernel_check(FILE *f, int fi, const json_t *kc)
 			snprintf(label, sizeof(label), "all");
 		fputs("<tr>", f);
 		html_text_cell(f, label);
-		html_text_cell(f, jstr(r, "name"));
+		html_text_cell(f, string_member(r, "name"));
 		cell(f, fi, json_object_get(r, "bpf"), "entries", report_path(q, sizeof(q), "%s.bpf", p));
 		cell(f, fi, json_object_get(r, "kernel"), "usage", report_path(q, sizeof(q), "%s.kernel", p));
 		cell(f, fi, json_object_get(r, "kernel"), "rejected", q);
@@ -190,34 +191,34 @@ static void kernel_check(FILE *f, int fi, const json_t *kc)
 static void meta(FILE *f, int fi, const struct report_input *in)
 {
 	const json_t *d = in->summary, *w = json_object_get(d, "warnings"), *v;
-	const char *verdict = jstr(json_object_get(d, "kernel_check"), "verdict");
+	const char *verdict = string_member(json_object_get(d, "kernel_check"), "verdict");
 	char buf[48], hum[32];
 	size_t i;
 
 	fputs("<dl class=\"meta\">", f);
 	fputs("<dt>schema</dt><dd>", f);
-	html_escape(f, jstr(d, "schema"));
+	html_escape(f, string_member(d, "schema"));
 	fputs("</dd><dt>idlescope</dt><dd>", f);
-	html_escape(f, jstr(json_object_get(d, "tool"), "version"));
+	html_escape(f, string_member(json_object_get(d, "tool"), "version"));
 	fputs("</dd><dt>kernel</dt><dd>", f);
-	html_escape(f, jstr(d, "kernel"));
+	html_escape(f, string_member(d, "kernel"));
 	fprintf(f, "</dd><dt>window</dt><dd><span data-f=\"%d\" data-p=\"duration_ns\" data-v=\"%s\">%s</span> ns (%s), %zu CPU%s</dd>",
 		fi, fmt_json_number(buf, sizeof(buf), json_object_get(d, "duration_ns")), buf,
 		fmt_ns(hum, sizeof(hum), (uint64_t)jnum(d, "duration_ns")),
 		json_array_size(json_object_get(d, "cpus")),
 		json_array_size(json_object_get(d, "cpus")) == 1 ? "" : "s");
 	fputs("<dt>cpuidle</dt><dd>driver ", f);
-	html_escape(f, jstr(json_object_get(d, "cpuidle"), "driver"));
+	html_escape(f, string_member(json_object_get(d, "cpuidle"), "driver"));
 	fputs(", governor ", f);
-	html_escape(f, jstr(json_object_get(d, "cpuidle"), "governor"));
+	html_escape(f, string_member(json_object_get(d, "cpuidle"), "governor"));
 	fputs("</dd><dt>events</dt><dd>cpu_idle ", f);
-	html_escape(f, jstr(json_object_get(d, "events"), "cpu_idle"));
+	html_escape(f, string_member(json_object_get(d, "events"), "cpu_idle"));
 	fputs(", cpu_idle_miss ", f);
 	v = json_object_get(json_object_get(d, "events"), "cpu_idle_miss");
 	html_escape(f, json_is_string(v) ? json_string_value(v) : "not attached");
-	if (*jstr(d, "missing_events")) {
+	if (*string_member(d, "missing_events")) {
 		fputs("; missing: ", f);
-		html_escape(f, jstr(d, "missing_events"));
+		html_escape(f, string_member(d, "missing_events"));
 	}
 	eas(f, fi, json_object_get(d, "eas"));
 	fprintf(f, "</dd><dt>kernel cross-check</dt><dd class=\"%s\">", strcmp(verdict, "ok") ? "bad" : "ok");
@@ -257,7 +258,7 @@ static void residency(FILE *f, int fi, const json_t *d, const struct cpu_row *r,
 
 	for (int c = 0; c < nr; c++)
 		json_array_foreach(json_object_get(r[c].c, "states"), j, st)
-			names_add(&s, jstr(st, "name"));
+			names_add(&s, string_member(st, "name"));
 	names_push(&s, "edge idle");
 	names_push(&s, "busy");
 	colors = calloc((size_t)s.n, sizeof(*colors));
@@ -272,7 +273,7 @@ static void residency(FILE *f, int fi, const json_t *d, const struct cpu_row *r,
 		/* the totals row spans every CPU's window */
 		den[c] = c == nr - 1 ? dur * (double)(nr - 1) : dur;
 		json_array_foreach(json_object_get(r[c].c, "states"), j, st) {
-			int k = names_find(&s, jstr(st, "name"));
+			int k = names_find(&s, string_member(st, "name"));
 
 			if (k >= 0 && k < s.n - 2)
 				val[c * s.n + k] += jnum(st, "time_ns");
@@ -290,7 +291,7 @@ static void residency(FILE *f, int fi, const json_t *d, const struct cpu_row *r,
 	for (int c = 0; c < nr; c++) {
 		fputs("<tr>", f);
 		html_text_cell(f, r[c].label);
-		html_text_cell(f, jstr(r[c].c, "status"));
+		html_text_cell(f, string_member(r[c].c, "status"));
 		for (int k = 2; cpu_cols[k]; k++)
 			cell(f, fi, r[c].c, cpu_cols[k], r[c].prefix);
 		fputs("</tr>\n", f);
@@ -302,7 +303,7 @@ static void residency(FILE *f, int fi, const json_t *d, const struct cpu_row *r,
 			report_path(p, sizeof(p), "%s.states.%zu", r[c].prefix, j);
 			fputs("<tr>", f);
 			html_text_cell(f, r[c].label);
-			html_text_cell(f, jstr(st, "name"));
+			html_text_cell(f, string_member(st, "name"));
 			cell(f, fi, st, "entries", p);
 			cell(f, fi, st, "time_ns", p);
 			pct_cell(f, fi, st, "share", p);
@@ -340,7 +341,7 @@ static void groups(FILE *f, int fi, const json_t *d)
 		return;
 	json_array_foreach(gs, i, g)
 		json_array_foreach(json_object_get(g, "states"), j, st)
-			names_add(&s, jstr(st, "name"));
+			names_add(&s, string_member(st, "name"));
 	names_push(&s, "edge (all idle at the end)");
 	names_push(&s, "not all idle");
 	cats = calloc((size_t)ng, sizeof(*cats));
@@ -355,11 +356,12 @@ static void groups(FILE *f, int fi, const json_t *d)
 	json_array_foreach(gs, i, g) {
 		double rest = dur - jnum(g, "time_ns") - jnum(g, "edge_idle_ns");
 
-		snprintf(labels[i], sizeof(labels[i]), "%s (%s)", jstr(g, "name"), jstr(g, "cpus"));
+		snprintf(labels[i], sizeof(labels[i]), "%s (%s)", string_member(g, "name"),
+			 string_member(g, "cpus"));
 		cats[i] = labels[i];
 		den[i] = dur;
 		json_array_foreach(json_object_get(g, "states"), j, st) {
-			int k = names_find(&s, jstr(st, "name"));
+			int k = names_find(&s, string_member(st, "name"));
 
 			if (k >= 0 && k < s.n - 2)
 				val[i * (size_t)s.n + (size_t)k] += jnum(st, "time_ns");
@@ -368,7 +370,7 @@ static void groups(FILE *f, int fi, const json_t *d)
 		val[i * (size_t)s.n + (size_t)s.n - 1] = rest > 0 ? rest : 0;
 	}
 	fprintf(f, "<h3 id=\"f%d-groups\">All-idle time per topology group (", fi);
-	html_escape(f, jstr(json_object_get(d, "groups"), "level"));
+	html_escape(f, string_member(json_object_get(d, "groups"), "level"));
 	fputs(")</h3>\n<p class=\"note\">Time all CPUs of the group were idle at once, by group "
 	      "state (the shallowest member state); the rest of the window at least one was busy. "
 	      "Levels smallest first; a group's parent is the group of the next level that holds "
@@ -380,8 +382,8 @@ static void groups(FILE *f, int fi, const json_t *d)
 	json_array_foreach(gs, i, g) {
 		report_path(p, sizeof(p), "groups.groups.%zu", i);
 		fputs("<tr>", f);
-		html_text_cell(f, jstr(g, "name"));
-		html_text_cell(f, jstr(g, "cpus"));
+		html_text_cell(f, string_member(g, "name"));
+		html_text_cell(f, string_member(g, "cpus"));
 		html_text_cell(f, "(all)");
 		cell(f, fi, g, "periods", p);
 		cell(f, fi, g, "time_ns", p);
@@ -394,9 +396,9 @@ static void groups(FILE *f, int fi, const json_t *d)
 
 			report_path(q, sizeof(q), "%s.states.%zu", p, j);
 			fputs("<tr>", f);
-			html_text_cell(f, jstr(g, "name"));
-			html_text_cell(f, jstr(g, "cpus"));
-			html_text_cell(f, jstr(st, "name"));
+			html_text_cell(f, string_member(g, "name"));
+			html_text_cell(f, string_member(g, "cpus"));
+			html_text_cell(f, string_member(st, "name"));
 			cell(f, fi, st, "periods", q);
 			cell(f, fi, st, "time_ns", q);
 			fputs("<td colspan=\"9\"></td></tr>\n", f);
@@ -495,7 +497,7 @@ static void matrix(FILE *f, int fi, const struct cpu_row *r, int nr)
 			   "<tr><th>chosen \\ ideal</th>", fi, r[c].prefix);
 		json_array_foreach(sts, i, st) {
 			fputs("<th>", f);
-			html_escape(f, jstr(st, "name"));
+			html_escape(f, string_member(st, "name"));
 			fputs("</th>", f);
 		}
 		fputs("<th>above</th><th>below</th></tr>\n", f);
@@ -503,7 +505,7 @@ static void matrix(FILE *f, int fi, const struct cpu_row *r, int nr)
 			char p[256];
 
 			fputs("<tr><th>", f);
-			html_escape(f, jstr(st, "name"));
+			html_escape(f, string_member(st, "name"));
 			fputs("</th>", f);
 			json_array_foreach(json_object_get(st, "ideal"), k, x) {
 				char raw[48];
@@ -537,7 +539,7 @@ static void histograms(FILE *f, int fi, const json_t *d, const struct cpu_row *r
 			fputs("<h4>", f);
 			html_escape(f, r[c].label);
 			fputs(" \xc2\xb7 ", f);
-			html_escape(f, jstr(st, "name"));
+			html_escape(f, string_member(st, "name"));
 			fprintf(f, ": %.0f periods, p50 %s, p90 %s, p99 %s, max %s</h4>\n", jnum(st, "entries"),
 				fmt_ns(hum[0], 32, (uint64_t)jnum(st, "p50_ns")),
 				fmt_ns(hum[1], 32, (uint64_t)jnum(st, "p90_ns")),
@@ -552,7 +554,7 @@ static void histograms(FILE *f, int fi, const json_t *d, const struct cpu_row *r
 		if (!json_array_size(json_object_get(g, "hist")))
 			continue;
 		fputs("<h4>group ", f);
-		html_escape(f, jstr(g, "name"));
+		html_escape(f, string_member(g, "name"));
 		fprintf(f, " all idle: %.0f periods</h4>\n", jnum(g, "periods"));
 		snprintf(id, sizeof(id), "f%d-hist-group%zu", fi, i);
 		report_hist_block(f, fi, json_object_get(g, "hist"),
@@ -583,10 +585,10 @@ static void lateness(FILE *f, int fi, const struct cpu_row *r, int nr)
 			report_path(p, sizeof(p), "%s.wakeups.timer_lateness.%zu", r[c].prefix, j);
 			fputs("<tr>", f);
 			html_text_cell(f, r[c].label);
-			html_text_cell(f, jstr(t, "name"));
+			html_text_cell(f, string_member(t, "name"));
 			for (int k = 2; k < 10; k++)
 				cell(f, fi, t, cols[k], p);
-			html_text_cell(f, jstr(t, "verdict"));
+			html_text_cell(f, string_member(t, "verdict"));
 			fputs("</tr>\n", f);
 		}
 	fputs("</table>\n", f);
@@ -597,7 +599,7 @@ static void lateness(FILE *f, int fi, const struct cpu_row *r, int nr)
 			fputs("<h4>", f);
 			html_escape(f, r[c].label);
 			fputs(" \xc2\xb7 ", f);
-			html_escape(f, jstr(t, "name"));
+			html_escape(f, string_member(t, "name"));
 			fprintf(f, ": %.0f timer wakeups</h4>\n", jnum(t, "count"));
 			snprintf(id, sizeof(id), "f%d-lateness-%s-%zu", fi, r[c].prefix, j);
 			report_hist_block(f, fi, json_object_get(t, "hist"),
@@ -653,7 +655,7 @@ static void exit_cost(FILE *f, int fi, const struct cpu_row *r, int nr)
 			if (!jnum(st, "entries"))
 				continue;
 			report_path(p, sizeof(p), "%s.states.%zu", r[c].prefix, j);
-			exit_cost_row(f, fi, r[c].label, jstr(st, "name"), st, p);
+			exit_cost_row(f, fi, r[c].label, string_member(st, "name"), st, p);
 		}
 		exit_cost_row(f, fi, r[c].label, "all states", r[c].c, r[c].prefix);
 	}
@@ -695,10 +697,10 @@ static void details(FILE *f, int fi, const json_t *d)
 			fputs("<tr>", f);
 			cell(f, fi, row, "cpu", p);
 			if (json_is_string(json_object_get(row, kinds[k].key)))
-				html_text_cell(f, jstr(row, kinds[k].key));
+				html_text_cell(f, string_member(row, kinds[k].key));
 			else
 				cell(f, fi, row, kinds[k].key, p);
-			html_text_cell(f, jstr(row, "name"));
+			html_text_cell(f, string_member(row, "name"));
 			cell(f, fi, row, "count", p);
 			cell(f, fi, row, "early", p);
 			if (kinds[k].extra)
@@ -767,7 +769,7 @@ static void packing(FILE *f, int fi, const json_t *d)
 		report_path(p, sizeof(p), "packing.top_tasks.%zu", i);
 		fputs("<tr>", f);
 		cell(f, fi, t, "pid", p);
-		html_text_cell(f, jstr(t, "comm"));
+		html_text_cell(f, string_member(t, "comm"));
 		cell(f, fi, t, "runtime_ns", p);
 		for (int g = 0; g < ncols; g++) {
 			char q[300];
@@ -799,9 +801,9 @@ static void frequency(FILE *f, int fi, const json_t *d)
 	size_t i, k;
 
 	fprintf(f, "<h3 id=\"f%d-frequency\">Frequency residency</h3>\n", fi);
-	if (strcmp(jstr(fr, "status"), "ok") || !nc || !khz) {
+	if (strcmp(string_member(fr, "status"), "ok") || !nc || !khz) {
 		fputs("<p class=\"note\">", f);
-		html_escape(f, jstr(fr, "status"));
+		html_escape(f, string_member(fr, "status"));
 		fputs("</p>\n", f);
 		goto out;
 	}

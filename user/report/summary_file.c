@@ -1,6 +1,6 @@
 /* A summary document read from a file: the reading here, in the commands'
  * layer; the parsing and schema check are model/flatten.c's. */
-#include "cmd/summary_file.h"
+#include "report/summary_file.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -54,4 +54,18 @@ json_t *load_summary_file(const char *path, char *err, size_t errlen)
 	doc = load_summary_buffer(buf, len, path, err, errlen);
 	free(buf);
 	return doc;
+}
+
+int flatten_summary_file(const char *path, struct metric_set *out, char *err, size_t errlen)
+{
+	json_t *doc = load_summary_file(path, err, errlen);
+	int ret;
+
+	if (!doc)
+		return -1;
+	ret = flatten_summary(doc, out);
+	json_decref(doc);
+	if (ret)
+		snprintf(err, errlen, "out of memory");
+	return ret;
 }

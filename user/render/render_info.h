@@ -1,0 +1,73 @@
+/* info's output: what this kernel and build support, the cpuidle, cpufreq
+ * and topology the reports rest on, and with --costs what each part costs;
+ * the table or "idlescope-info/1" JSON. */
+#ifndef IDLESCOPE_RENDER_INFO_H
+#define IDLESCOPE_RENDER_INFO_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "render/render.h"
+
+/* One probed feature: a stable key (JSON, docs/compat.md), whether the kernel
+ * has it, what was found, and what idlescope does without it. */
+struct info_feature {
+	const char *key;
+	const char *label;
+	bool available;
+	char detail[192];
+	const char *cost;
+};
+
+/* One configuration of info --costs; throughput relative to the
+ * un-observed runs (0 when unknown), its spread over the runs. */
+struct info_cost_config {
+	const char *name;
+	bool observed;
+	double rounds_per_s;
+	double ratio, ratio_min, ratio_max;
+	double bpf_ns_per_round, idle_ns_per_event, idle_events_per_round;
+};
+
+/* What one optional part adds: per round trip, and as a share of the
+ * default's round trip. */
+struct info_cost_part {
+	const char *part;
+	double bpf_ns_per_round, share, idle_ns_per_event;
+};
+
+struct info_costs {
+	int cpu_a, cpu_b;
+	long rounds;
+	int runs;
+	int nr_configs, nr_parts;
+	const struct info_cost_config *configs;
+	const struct info_cost_part *parts;
+};
+
+struct info_report {
+	const char *release, *version, *machine; /* uname */
+	/* the build */
+	const char *build_version, *linkage, *trace_dat;
+	const char *lacks; /* "" when it lacks nothing */
+	bool https;
+	int nr_features;
+	const struct info_feature *features;
+	/* record's idle path: fexit on idle_func, or the tracepoints for idle_why */
+	bool idle_fexit;
+	const char *idle_func, *idle_why;
+	const char *driver, *governor; /* governor "" when unknown */
+	int nr_states;
+	const char *states;            /* "POLL 0/0us, C1 2/2us" */
+	const char *cpufreq;           /* its driver, "" when absent */
+	bool have_topo;                /* the rest is known */
+	int possible_cpus, packages, dies, clusters;
+	const char *online;            /* a CPU list */
+	const char *levels;            /* record's default groups: "core 16, package 2" */
+	const struct info_costs *costs; /* NULL without --costs */
+};
+
+/* FMT_JSON, else the table. Returns 0, or -1 when the output failed. */
+int render_info(FILE *f, enum out_format fmt, const struct info_report *r);
+
+#endif
