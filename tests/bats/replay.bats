@@ -527,7 +527,8 @@ usage_snapshot() { # out
 }
 
 # A capture from a host without a cpuidle driver (periods are state=1) with a
-# one-state profile: the periods would vanish (CPU 0 100% busy); refused by name.
+# one-state profile: the periods would vanish (CPU 0 100% busy); refused by name
+# (a --profile that does not fit: usage, 2; the trace against itself: 1).
 @test "replay: events in a state the table lacks are refused by name, never dropped" {
 	echo '{"cpus":4,"states":[{"name":"WFI","exit_latency_us":1,"target_residency_us":1}]}' > "$BATS_TEST_TMPDIR/one.json"
 	run "$IDLESCOPE" replay --profile "$BATS_TEST_TMPDIR/one.json" "$TR/two-cluster.ftrace"
@@ -535,9 +536,16 @@ usage_snapshot() { # out
 	[[ "$output" == *"CPU 0 has state 1 events; the profile has 1 state"* ]]
 	# an idlestat header without states (no driver) allows only 0 and 1
 	sed 's/state=1 cpu_id=2/state=2 cpu_id=2/' "$TR/no-driver.idlestat" > "$BATS_TEST_TMPDIR/s2.idlestat"
+	# the trace against its own header is bad input (1), not a usage error
 	run "$IDLESCOPE" replay "$BATS_TEST_TMPDIR/s2.idlestat"
-	[ "$status" -eq 2 ]
+	[ "$status" -eq 1 ]
 	[[ "$output" == *"CPU 2 has state 2 events; the idlestat header has no idle states for it"* ]]
+	# a state past the ten replay keeps (a damaged file): bad input too
+	sed 's/state=1 cpu_id=2/state=12 cpu_id=2/' "$TR/no-driver.idlestat" > "$BATS_TEST_TMPDIR/s12.idlestat"
+	run "$IDLESCOPE" replay "$BATS_TEST_TMPDIR/s12.idlestat"
+	[ "$status" -eq 1 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"CPU 2 has state 10 or deeper events; replay keeps at most 10 states"* ]]
 }
 
 # no-driver.idlestat: what idlestat 0.8 writes on a host without a cpuidle

@@ -40,28 +40,31 @@ static void index_table(struct cpuidle_cpu_info *in, int n)
 		snprintf(in->states[i].name, sizeof(in->states[i].name), "state%d", i);
 }
 
-/* Periods in a state the table lacks would vanish: refused by name. */
+/* Periods in a state the table lacks would vanish: refused by name. A
+ * --profile that does not fit the trace is a usage error (2); a trace that
+ * contradicts itself or its own header is bad input (1), as a damaged one. */
 static int check_states(const struct trace_machine *m, int cpu, int deepest, const char *from)
 {
 	const struct cpuidle_cpu_info *in = &m->info[cpu];
 	int n = in->nr_states;
+	int bad = !strcmp(from, "profile") ? EXIT_USAGE : EXIT_RUNTIME;
 
 	if (deepest >= IS_MAX_STATES) {
 		diag_error("%s: CPU %d has state %d or deeper events; replay keeps at most %d states",
 			  m->file, cpu, IS_MAX_STATES, IS_MAX_STATES);
-		return EXIT_USAGE;
+		return EXIT_RUNTIME;
 	}
 	if (n && deepest >= n) {
 		diag_error("%s: CPU %d has state %d events; the %s has %d state%s", m->file, cpu,
 			  deepest, from, n, n == 1 ? "" : "s");
-		return EXIT_USAGE;
+		return bad;
 	}
 	/* no driver: default_idle_call() reports 1, cpu_idle_poll() 0 */
 	if (!n && deepest >= 2) {
 		diag_error("%s: CPU %d has state %d events; the %s has no idle states for it "
 			  "(a host without a cpuidle driver has only 0 and 1)", m->file, cpu, deepest,
 			  from);
-		return EXIT_USAGE;
+		return bad;
 	}
 	return 0;
 }
@@ -89,8 +92,10 @@ static int build_tables(struct trace_machine *m)
 		m->nr_cpus = 1;
 	m->info = calloc((size_t)m->nr_cpus, sizeof(*m->info));
 	hi = deepest_states(td, m->nr_cpus);
-	if (!m->info || !hi)
+	if (!m->info || !hi) {
+		diag_error("out of memory");
 		goto out;
+	}
 	for (int c = 0; c < m->nr_cpus; c++)
 		if (hi[c] > deepest)
 			deepest = hi[c];
@@ -134,8 +139,6 @@ static int build_tables(struct trace_machine *m)
 	m->exit_latency_known = m->prof != NULL;
 	ret = 0;
 out:
-	if (ret == EXIT_RUNTIME)
-		diag_error("out of memory");
 	free(hi);
 	return ret;
 }
