@@ -492,7 +492,8 @@ else
 	cat "$TMP/report.md"
 fi
 # The "Many CPUs" section is measured in the many-CPU VM guests
-# (tests/vm/README.md), not here: it stays.
+# (tests/vm/README.md), and "Memory per command" by hand, not here: from
+# "Many CPUs" on, the file stays.
 sed -n '/^## Many CPUs$/,$p' docs/performance.md >"$TMP/many-cpus.md" 2>/dev/null || true
 cp "$TMP/report.md" docs/performance.md
 [ ! -s "$TMP/many-cpus.md" ] || { echo && cat "$TMP/many-cpus.md"; } >>docs/performance.md
