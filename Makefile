@@ -66,18 +66,23 @@ endif
 # build links a copy built from Debian's source without HTTPS instead
 # (scripts/mhd-static.sh, cached). Its own variable: the arm64 block below
 # replaces LDLIBS.
-HTTP_LIBS := -lmicrohttpd -lpthread
 ifeq ($(STATIC),1)
 MHD_DIR   ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/idlescope/mhd-$(ARCH)
 MHD_STAMP := $(MHD_DIR)/.idlescope-mhd
 CFLAGS    += -isystem $(MHD_DIR)/include
-HTTP_LIBS := -L$(MHD_DIR)/lib $(HTTP_LIBS)
+HTTP_LIBS := -L$(MHD_DIR)/lib -lmicrohttpd -lpthread
+WEB_DEFS  :=
 else
 # Debian's libmicrohttpd has HTTPS: `serve --web-config` checks client
-# certificates with GnuTLS (user/web/tls_gnutls.c).
+# certificates with GnuTLS (user/web/tls_gnutls.c). Neither is linked:
+# serve opens both when it starts (user/web/web_libs.c), so the other
+# commands do not map them (about 2 MB of RSS, and GnuTLS's constructor).
+# debian/control names their packages: dpkg-shlibdeps cannot see them.
 CFLAGS    += -DIDLESCOPE_GNUTLS
-HTTP_LIBS += -lgnutls
+WEB_DEFS  := -DIDLESCOPE_WEB_DLOPEN
+HTTP_LIBS := -lpthread -ldl
 endif
+CFLAGS    += $(WEB_DEFS)
 
 # trace.dat for `replay`: user/replay/dat_file.c reads trace-cmd's container
 # itself, libtraceevent parses the event formats and the ring-buffer pages,
@@ -346,7 +351,7 @@ FUZZ_CC     ?= clang
 # parser must not break make test over a warning only clang prints
 FUZZ_CFLAGS := -g -O1 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Iinclude -Iuser -I$(OUT) \
 	       -DIDLESCOPE_VERSION='"$(VERSION)"' -fno-omit-frame-pointer \
-	       -fsanitize=address,undefined -fno-sanitize-recover=all
+	       -fsanitize=address,undefined -fno-sanitize-recover=all $(WEB_DEFS)
 FUZZ_SRCS   := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS   := $(patsubst tests/fuzz/%.c,$(OUT)/fuzz/%,$(FUZZ_SRCS))
 FUZZ_OBJS   := $(patsubst $(OUT)/user/%.o,$(OUT)/fuzz/obj/%.o,$(LIB_OBJS))

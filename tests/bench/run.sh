@@ -222,15 +222,21 @@ observer_ready() { # kind -> attached/recording yet?
 	esac
 }
 
-session_usage() { # session id -> "VmRSS RssAnon ticks" summed over its processes
-	# (KB, KB, and utime + stime of them and their reaped children); one awk,
-	# as forks cost 10-30 ms each on a loaded guest
+session_usage() { # session id -> "VmRSS RssAnon ticks Pss Private" summed over its processes
+	# (KB, KB, utime + stime of them and their reaped children, KB, KB: Pss and
+	# Private_Clean + Private_Dirty from smaps_rollup, smaps before 4.14); one
+	# awk, as forks cost 10-30 ms each on a loaded guest
 	local p files=()
-	for p in $(pgrep -s "$1"); do files+=("/proc/$p/status" "/proc/$p/stat"); done
-	[ ${#files[@]} -gt 0 ] || { echo 0 0 0; return 0; }
+	for p in $(pgrep -s "$1"); do
+		files+=("/proc/$p/status" "/proc/$p/stat")
+		if [ -r "/proc/$p/smaps_rollup" ]; then files+=("/proc/$p/smaps_rollup")
+		else files+=("/proc/$p/smaps"); fi
+	done
+	[ ${#files[@]} -gt 0 ] || { echo 0 0 0 0 0; return 0; }
 	awk '$1 == "VmRSS:" { r += $2 } $1 == "RssAnon:" { a += $2 }
+		$1 == "Pss:" { s += $2 } $1 == "Private_Clean:" || $1 == "Private_Dirty:" { q += $2 }
 		FNR == 1 && FILENAME ~ /stat$/ { t += $14 + $15 + $16 + $17 }
-		END { print r + 0, a + 0, t + 0 }' "${files[@]}" 2>/dev/null || echo 0 0 0
+		END { print r + 0, a + 0, t + 0, s + 0, q + 0 }' "${files[@]}" 2>/dev/null || echo 0 0 0 0 0
 }
 
 start_observer() { # kind command -> OBS_PID, STARTUP_MS; fails if it never attached
@@ -299,10 +305,10 @@ run_workload() { # command -> VAL, W_NS (its wall time)
 }
 
 ROWS=$RESULTS # where row() and observe() write (the trial starts: /dev/null)
-row() { echo -e "$1\t$2\t$3\t$4\t$5\t$6\t$7\t$8\t$9\t${10}\t${11}\t${12}\t${13:--}" >> "$ROWS"; }
+row() { echo -e "$1\t$2\t$3\t$4\t$5\t$6\t$7\t$8\t$9\t${10}\t${11}\t${12}\t${13:--}\t${14:--}\t${15:--}" >> "$ROWS"; }
 
 observe() { # workload name, command, observer spec, rep -> its rows; fails if it did not attach
-	local wname=$1 wcmd=$2 oname kind set ocmd rss anon ticks mem loader_s bytes_s bpf_ns share
+	local wname=$1 wcmd=$2 oname kind set ocmd rss anon ticks pss priv mem loader_s bytes_s bpf_ns share
 	local t0
 	t0=$(date +%s%N)
 	IFS='|' read -r oname kind set ocmd <<<"$3"
@@ -319,7 +325,7 @@ observe() { # workload name, command, observer spec, rep -> its rows; fails if i
 	: > "$TMP/before"
 	[ "$STATS" = 0 ] || prog_stats > "$TMP/before"
 	run_workload "$wcmd"
-	read -r rss anon ticks <<<"$(session_usage "$OBS_PID")"
+	read -r rss anon ticks pss priv <<<"$(session_usage "$OBS_PID")"
 	mem=0
 	[[ $kind != bpf* || $STATS = 0 ]] || mem=$(map_bytes)
 	: > "$TMP/after"
@@ -335,9 +341,9 @@ observe() { # workload name, command, observer spec, rep -> its rows; fails if i
 	[[ $kind != bpf* || $STATS = 0 ]] ||
 		share=$(awk -v b="$bpf_ns" -v t="$W_NS" -v n="$NCPU" 'BEGIN { print b / (t * n) }')
 	awk -v w="$wname" -v o="$oname" -v r="$4" -v v="$VAL" \
-		'{ c = $6 - $3; t = $7 - $4; if (c > 0) printf "%s\t%s\t%s\t%s\t0\t0\t0\t%s\t%.0f\t-\t-\t-\t-\n", w, o, r, v, $2, t / c }' \
+		'{ c = $6 - $3; t = $7 - $4; if (c > 0) printf "%s\t%s\t%s\t%s\t0\t0\t0\t%s\t%.0f\t-\t-\t-\t-\t-\t-\n", w, o, r, v, $2, t / c }' \
 		"$TMP/delta" >> "$ROWS"
-	row "$wname" "$oname" "$4" "$VAL" "${rss:-0}" "$mem" "$STARTUP_MS" - - "$share" "$loader_s" "$bytes_s" "${anon:-0}"
+	row "$wname" "$oname" "$4" "$VAL" "${rss:-0}" "$mem" "$STARTUP_MS" - - "$share" "$loader_s" "$bytes_s" "${anon:-0}" "${pss:-0}" "${priv:-0}"
 	OBS_RUN_S=$(secs_since "$t0")
 	[ "$4" = 0 ] || echo "bench: rep $4 $wname under $oname: $VAL ($OBS_RUN_S s with start and stop)" >&2
 }
@@ -425,7 +431,7 @@ est_s=$(awk -v e="$est_s" -v r="$REPS" -v s="$(secs_since "$T_START")" 'BEGIN { 
 echo "bench: $nruns workload runs in $REPS repetitions, about $(awk -v e="$est_s" 'BEGIN { printf "%.1f", e / 60 }') min ($OBS_OVERHEAD_S s per observer run besides the workload)" >&2
 [ -z "${BENCH_ESTIMATE_ONLY:-}" ] || exit 0
 
-echo -e "workload\tobserver\trep\tvalue\trss_kb\tmap_bytes\tstartup_ms\tprog\tns_per_event\tbpf_share\tloader_cpu_s\ttrace_bytes_s\trss_anon_kb" >> "$RESULTS"
+echo -e "workload\tobserver\trep\tvalue\trss_kb\tmap_bytes\tstartup_ms\tprog\tns_per_event\tbpf_share\tloader_cpu_s\ttrace_bytes_s\trss_anon_kb\tpss_kb\tprivate_kb" >> "$RESULTS"
 for rep in $(seq "$REPS"); do
 	for w in "${WORKLOADS[@]}"; do
 		wname=${w%%|*}
@@ -486,7 +492,8 @@ else
 	cat "$TMP/report.md"
 fi
 # The "Many CPUs" section is measured in the many-CPU VM guests
-# (tests/vm/README.md), not here: it stays.
+# (tests/vm/README.md), and "Memory per command" by hand, not here: from
+# "Many CPUs" on, the file stays.
 sed -n '/^## Many CPUs$/,$p' docs/performance.md >"$TMP/many-cpus.md" 2>/dev/null || true
 cp "$TMP/report.md" docs/performance.md
 [ ! -s "$TMP/many-cpus.md" ] || { echo && cat "$TMP/many-cpus.md"; } >>docs/performance.md

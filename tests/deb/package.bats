@@ -62,13 +62,17 @@ dpkg_locked() {
 	! grep -q '^E: ' <<<"$output"
 }
 
-@test "dpkg -i installs it, linked against Debian's shared libraries" {
+@test "dpkg -i installs it, linked against Debian's shared libraries, depending on serve's" {
 	dpkg_locked -i "$IDLESCOPE_DEB"
 	[ "$(dpkg-query -W -f='${Status}' idlescope)" = "install ok installed" ]
 	ldd /usr/bin/idlescope | grep -q 'libbpf\.so\.1 => /'
-	ldd /usr/bin/idlescope | grep -q 'libmicrohttpd\.so\.12 => /'
-	# serve --web-config's TLS: Debian's GnuTLS (the static build has none)
-	ldd /usr/bin/idlescope | grep -q 'libgnutls\.so\.30 => /'
+	# serve opens libmicrohttpd and GnuTLS (for --web-config's TLS) when it
+	# starts: not linked, so the package names them
+	! ldd /usr/bin/idlescope | grep -E 'libmicrohttpd|libgnutls'
+	dpkg-deb -f "$IDLESCOPE_DEB" Depends | grep -q 'libmicrohttpd12 (>= 0.9.75)'
+	dpkg-deb -f "$IDLESCOPE_DEB" Depends | grep -q 'libgnutls30'
+	[ -e "$(ldconfig -p | awk '$1 == "libmicrohttpd.so.12" { print $NF; exit }')" ]
+	[ -e "$(ldconfig -p | awk '$1 == "libgnutls.so.30" { print $NF; exit }')" ]
 	ldd /usr/bin/idlescope | grep -q 'libyaml-0\.so\.2 => /'
 	# replay's trace.dat reader: Debian's libtraceevent and libzstd
 	ldd /usr/bin/idlescope | grep -q 'libtraceevent\.so\.1 => /'
@@ -176,6 +180,9 @@ served_entries() {
 	pid=$($IN systemctl show -P MainPID idlescope)
 	# Type=exec: active once the binary is exec'd, so this is serve itself
 	[ "$($IN cat /proc/"$pid"/comm)" = idlescope ]
+	# serve opened its libraries (dlopen) under the unit's sandbox
+	$IN grep -q '/libmicrohttpd\.so\.12' /proc/"$pid"/maps
+	$IN grep -q '/libgnutls\.so\.30' /proc/"$pid"/maps
 	st=$($IN cat /proc/"$pid"/status)
 	echo "$st" | grep -E '^(Uid|Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs|Seccomp):'
 	# a dynamic user (61184-65519), not root

@@ -343,7 +343,8 @@ static void test_self_cost_names(void **state)
 	struct summary s;
 	struct cpu_summary cs;
 	struct self_cost c = { .stats_enabled = true, .nr_progs = 1, .map_bytes = 4096,
-			       .cpu_ns = 1250000000ULL, .rss_bytes = 3000000 };
+			       .cpu_ns = 1250000000ULL, .rss_bytes = 3000000,
+			       .pss_bytes = 2000000, .private_bytes = 1500000 };
 	struct prom_scrape p = { .s = &s, .version = "x", .self = &c };
 	char *text;
 
@@ -356,6 +357,10 @@ static void test_self_cost_names(void **state)
 	assert_non_null(strstr(text, "\nprocess_cpu_seconds_total 1.25\n"));
 	assert_non_null(strstr(text, "\nprocess_resident_memory_bytes 3000000\n"));
 	assert_null(strstr(text, "idlescope_process_"));
+	assert_non_null(strstr(text, "# TYPE idlescope_memory_pss_bytes gauge\n"
+				     "idlescope_memory_pss_bytes 2000000\n"));
+	assert_non_null(strstr(text, "# TYPE idlescope_memory_private_bytes gauge\n"
+				     "idlescope_memory_private_bytes 1500000\n"));
 	free(text);
 	p.textfile = true;
 	text = render(&p);
@@ -372,6 +377,8 @@ static void test_self_cost_names(void **state)
 	assert_non_null(strstr(text, "idlescope_bpf_program_runs_total{program=\"tp_btf_cpu_idle\"} 7\n"));
 	assert_non_null(strstr(text, "idlescope_bpf_program_run_seconds_total{program=\"tp_btf_cpu_idle\"} 0.0000025\n"));
 	assert_non_null(strstr(text, "idlescope_bpf_map_memory_bytes 4096\n"));
+	assert_non_null(strstr(text, "\nidlescope_memory_pss_bytes 2000000\n"));
+	assert_non_null(strstr(text, "\nidlescope_memory_private_bytes 1500000\n"));
 	assert_non_null(strstr(text, "idlescope_bpf_stats_enabled 1\n"));
 	free(text);
 }

@@ -20,6 +20,7 @@
 #include "session/parts.h"
 #include "web/listen.h"
 #include "web/web_guard.h"
+#include "web/web_libs.h"
 #include "web/web_mhd.h"
 #include "web/web_request.h"
 #include "model/model.h"
@@ -150,15 +151,15 @@ static const char index_html[] =
 static enum MHD_Result reply(struct serve *r, struct MHD_Connection *conn, unsigned int code,
 			     const char *type, void *body, size_t len, enum MHD_ResponseMemoryMode mode)
 {
-	struct MHD_Response *resp = MHD_create_response_from_buffer(len, body, mode);
+	struct MHD_Response *resp = web_lib.MHD_create_response_from_buffer(len, body, mode);
 	enum MHD_Result ret;
 
 	if (!resp)
 		return MHD_NO;
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	web_lib.MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
 	web_mhd_headers(&r->web, resp);
-	ret = MHD_queue_response(conn, code, resp);
-	MHD_destroy_response(resp);
+	ret = web_lib.MHD_queue_response(conn, code, resp);
+	web_lib.MHD_destroy_response(resp);
 	return ret;
 }
 
@@ -263,6 +264,11 @@ static int setup(void *ctx, int argc, char **argv, struct live_plan *plan)
 		diag_error("%s", err);
 		return EXIT_USAGE;
 	}
+	/* libmicrohttpd and GnuTLS, opened by serve alone: one line when missing */
+	if (web_libs_open(err, sizeof(err))) {
+		diag_error("%s", err);
+		return EXIT_RUNTIME;
+	}
 	/* the web configuration before anything loads: a bad file, or TLS
 	 * this build lacks, is refused rather than served in plain text */
 	if ((ret = web_mhd_load(&r->web, r->web_config, err, sizeof(err)))) {
@@ -332,7 +338,7 @@ static int opened(void *ctx, uint64_t start)
 		return EXIT_RUNTIME;
 	}
 	/* the logger first: MHD logs the options after it */
-	r->mhd = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
+	r->mhd = web_lib.MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
 					  web_mhd_flags(&r->web) | (r->o.verbose ? MHD_USE_ERROR_LOG : 0),
 				  0, web_guard_accept, &r->guard, handle, r, MHD_OPTION_EXTERNAL_LOGGER,
 				  http_log, NULL, MHD_OPTION_LISTEN_SOCKET, r->fd,
@@ -356,7 +362,7 @@ static void cleanup(void *ctx)
 	struct serve *r = ctx;
 
 	if (r->mhd)
-		MHD_stop_daemon(r->mhd);
+		web_lib.MHD_stop_daemon(r->mhd);
 	web_guard_stop(&r->guard);
 	if (r->fd >= 0)
 		close(r->fd);

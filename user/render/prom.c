@@ -346,6 +346,18 @@ static void self_families(FILE *f, const struct summary *s, const struct self_co
 	family(f, "idlescope_bpf_map_memory_bytes", "gauge",
 	       "Memory of idlescope's BPF maps (memlock, as /proc/PID/fdinfo and bpftool give it).");
 	fprintf(f, "idlescope_bpf_map_memory_bytes %" PRIu64 "\n", c->map_bytes);
+	/* no process_* convention for these: the same names in both; before
+	 * the process_* families, the file's last one (textfile.bats, complete) */
+	if (c->pss_bytes) {
+		family(f, "idlescope_memory_pss_bytes", "gauge",
+		       "Proportional set size (Pss) of the idlescope process: its resident "
+		       "memory with each shared page divided among the processes mapping it.");
+		fprintf(f, "idlescope_memory_pss_bytes %" PRIu64 "\n", c->pss_bytes);
+		family(f, "idlescope_memory_private_bytes", "gauge",
+		       "Resident memory of the idlescope process that no other process maps "
+		       "(Private_Clean + Private_Dirty).");
+		fprintf(f, "idlescope_memory_private_bytes %" PRIu64 "\n", c->private_bytes);
+	}
 	/* node_exporter's own process_* win over a file's: another name there */
 	snprintf(a, sizeof(a), "%sprocess_cpu_seconds_total", textfile ? "idlescope_" : "");
 	family(f, a, "counter", "User and system CPU time of the idlescope process.");

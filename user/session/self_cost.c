@@ -2,6 +2,7 @@
 #include "session/self_cost.h"
 
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -27,6 +28,38 @@ static uint64_t fd_memlock(int fd)
 			break;
 	fclose(f);
 	return v;
+}
+
+/* Pss and Private of this process, summed over smaps_rollup's one block or
+ * smaps' per-mapping ones (the same lines); false when neither reads. */
+static bool read_smaps(uint64_t *pss, uint64_t *priv)
+{
+	static const char *const files[] = { "/proc/self/smaps_rollup", "/proc/self/smaps" };
+	unsigned long long kb;
+	char line[256];
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		FILE *f = fopen(files[i], "re");
+		bool any = false;
+
+		if (!f)
+			continue;
+		*pss = *priv = 0;
+		while (fgets(line, sizeof(line), f)) {
+			if (sscanf(line, "Pss: %llu kB", &kb) == 1) {
+				*pss += kb * 1024;
+				any = true;
+			} else if (sscanf(line, "Private_Clean: %llu kB", &kb) == 1 ||
+				   sscanf(line, "Private_Dirty: %llu kB", &kb) == 1) {
+				*priv += kb * 1024;
+			}
+		}
+		fclose(f);
+		if (any)
+			return true;
+	}
+	*pss = *priv = 0;
+	return false;
 }
 
 void self_cost_read(struct idle_session *s, struct self_cost *c)
@@ -76,4 +109,5 @@ void self_cost_read(struct idle_session *s, struct self_cost *c)
 			c->rss_bytes = (uint64_t)pages * (uint64_t)sysconf(_SC_PAGESIZE);
 		fclose(f);
 	}
+	read_smaps(&c->pss_bytes, &c->private_bytes);
 }

@@ -21,7 +21,13 @@ struct self_cost {
 	} progs[SELF_MAX_PROGS]; /* the loaded programs, attached or not */
 	uint64_t map_bytes;      /* memlock of the session's maps (fdinfo) */
 	uint64_t cpu_ns;         /* user + system time of this process */
-	uint64_t rss_bytes;      /* resident set of this process */
+	uint64_t rss_bytes;      /* resident set of this process (VmRSS) */
+	/* The same, shared pages divided among their mappers (Pss) and pages
+	 * no other process maps (Private_Clean + Private_Dirty), from
+	 * /proc/self/smaps_rollup (/proc/self/smaps before 4.14). VmRSS counts
+	 * libc's shared pages whole, which every process maps: Pss is what
+	 * this process adds. */
+	uint64_t pss_bytes, private_bytes;
 };
 
 /* Reads it now. Fields that cannot be read stay 0. */

@@ -10,6 +10,8 @@
 #ifdef IDLESCOPE_GNUTLS
 #include <gnutls/gnutls.h>
 
+#include "web/web_libs.h"
+
 bool tls_peer_can_verify(void)
 {
 	return true;
@@ -22,14 +24,15 @@ int tls_check_keypair(const char *cert_pem, const char *key_pem, char *why, size
 	gnutls_datum_t key = { (unsigned char *)key_pem, (unsigned int)strlen(key_pem) };
 	int err;
 
-	if ((err = gnutls_certificate_allocate_credentials(&cred)) < 0) {
-		snprintf(why, len, "%s", gnutls_strerror(err));
+	if ((err = web_lib.gnutls_certificate_allocate_credentials(&cred)) < 0) {
+		snprintf(why, len, "%s", web_lib.gnutls_strerror(err));
 		return -1;
 	}
-	err = gnutls_certificate_set_x509_key_mem2(cred, &cert, &key, GNUTLS_X509_FMT_PEM, NULL, 0);
-	gnutls_certificate_free_credentials(cred);
+	err = web_lib.gnutls_certificate_set_x509_key_mem2(cred, &cert, &key, GNUTLS_X509_FMT_PEM,
+							   NULL, 0);
+	web_lib.gnutls_certificate_free_credentials(cred);
 	if (err < 0) {
-		snprintf(why, len, "%s", gnutls_strerror(err));
+		snprintf(why, len, "%s", web_lib.gnutls_strerror(err));
 		return -1;
 	}
 	return 0;
@@ -47,27 +50,28 @@ bool tls_peer_allowed(void *session, enum web_client_auth auth, char *why, size_
 		snprintf(why, len, "no TLS session");
 		return false;
 	}
-	given = gnutls_certificate_get_peers(session, &nr) && nr > 0;
+	given = web_lib.gnutls_certificate_get_peers(session, &nr) && nr > 0;
 	if (!given) {
 		snprintf(why, len, "a client certificate is required");
 		return auth == WEB_VERIFY_CLIENT_CERT_IF_GIVEN;
 	}
 	if (auth == WEB_REQUIRE_ANY_CLIENT_CERT)
 		return true;
-	if ((err = gnutls_certificate_verify_peers2(session, &status)) < 0) {
-		snprintf(why, len, "client certificate: %s", gnutls_strerror(err));
+	if ((err = web_lib.gnutls_certificate_verify_peers2(session, &status)) < 0) {
+		snprintf(why, len, "client certificate: %s", web_lib.gnutls_strerror(err));
 		return false;
 	}
 	if (status) {
 		gnutls_datum_t txt;
 
-		if (!gnutls_certificate_verification_status_print(status, GNUTLS_CRT_X509, &txt, 0)) {
+		if (!web_lib.gnutls_certificate_verification_status_print(status, GNUTLS_CRT_X509, &txt,
+								     0)) {
 			size_t n = strlen((char *)txt.data);
 
 			while (n && txt.data[n - 1] == ' ') /* GnuTLS ends the sentence with one */
 				n--;
 			snprintf(why, len, "client certificate: %.*s", (int)n, txt.data);
-			gnutls_free(txt.data);
+			(*web_lib.gnutls_free_var)(txt.data);
 		} else {
 			snprintf(why, len, "client certificate not trusted");
 		}

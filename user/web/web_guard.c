@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "util/clock.h"
+#include "web/web_libs.h"
 
 #define DEADLINE_NS ((uint64_t)WEB_GUARD_DEADLINE_S * 1000000000ull)
 
@@ -79,7 +80,7 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
 	struct web_conn *c = *socket_context;
 
 	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
-		ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+		ci = web_lib.MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
 		if (!ci || !(c = calloc(1, sizeof(*c))))
 			return; /* unguarded, still under MHD's limits */
 		c->g = g;
@@ -109,7 +110,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 {
 	struct web_guard *g = cls;
 	const union MHD_ConnectionInfo *ci =
-		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+		web_lib.MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 	struct web_conn *c = ci ? ci->socket_context : NULL;
 
 	(void)con_cls;
@@ -127,7 +128,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 void web_guard_answering(struct MHD_Connection *conn)
 {
 	const union MHD_ConnectionInfo *ci =
-		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+		web_lib.MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 	struct web_conn *c = ci ? ci->socket_context : NULL;
 
 	if (!c)

@@ -10,6 +10,7 @@
 
 #include "util/diag.h"
 #include "web/tls_gnutls.h"
+#include "web/web_libs.h"
 
 int web_mhd_load(struct web_mhd *w, const char *path, char *err, size_t errlen)
 {
@@ -24,7 +25,7 @@ int web_mhd_load(struct web_mhd *w, const char *path, char *err, size_t errlen)
 	if (web_config_load(path, c, err, errlen))
 		return EXIT_USAGE;
 	w->loaded = true;
-	if (c->tls && MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+	if (c->tls && web_lib.MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
 		snprintf(err, errlen,
 			 "%s asks for TLS (tls_server_config), which this static build cannot serve: "
 			 "its libmicrohttpd has no HTTPS (a static GnuTLS needs p11-kit); use the Debian "
@@ -75,31 +76,33 @@ unsigned int web_mhd_flags(const struct web_mhd *w)
 void web_mhd_headers(const struct web_mhd *w, struct MHD_Response *resp)
 {
 	for (int i = 0; i < w->cfg.nr_headers; i++)
-		MHD_add_response_header(resp, w->cfg.headers[i].name, w->cfg.headers[i].value);
+		web_lib.MHD_add_response_header(resp, w->cfg.headers[i].name, w->cfg.headers[i].value);
 }
 
 enum MHD_Result web_mhd_refuse(struct web_mhd *w, struct MHD_Connection *conn, unsigned int code,
 			       const char *body, unsigned int retry_after)
 {
 	struct MHD_Response *resp =
-		MHD_create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_MUST_COPY);
+		web_lib.MHD_create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_MUST_COPY);
 	enum MHD_Result ret;
 	char secs[16];
 
 	if (!resp)
 		return MHD_NO;
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+	web_lib.MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
 	if (retry_after) {
 		snprintf(secs, sizeof(secs), "%u", retry_after);
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, secs);
+		web_lib.MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, secs);
 	}
 	/* a malformed request: what follows it cannot be trusted to be a request */
 	if (code == MHD_HTTP_BAD_REQUEST)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+		web_lib.MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
 	web_mhd_headers(w, resp);
-	ret = code == MHD_HTTP_UNAUTHORIZED ? MHD_queue_basic_auth_fail_response(conn, "idlescope", resp)
-					    : MHD_queue_response(conn, code, resp);
-	MHD_destroy_response(resp);
+	if (code == MHD_HTTP_UNAUTHORIZED)
+		ret = web_lib.MHD_queue_basic_auth_fail_response(conn, "idlescope", resp);
+	else
+		ret = web_lib.MHD_queue_response(conn, code, resp);
+	web_lib.MHD_destroy_response(resp);
 	return ret;
 }
 
@@ -114,22 +117,22 @@ static char *credentials(struct MHD_Connection *conn, char **password)
 	char *user;
 
 	*password = NULL;
-	if (MHD_lookup_connection_value_n(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION,
+	if (web_lib.MHD_lookup_connection_value_n(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION,
 					  strlen(MHD_HTTP_HEADER_AUTHORIZATION), &h, &hlen) != MHD_YES ||
 	    strlen(h) != hlen || strncmp(h, "Basic ", 6))
 		return NULL;
 	b64 = hlen - 6;
 	want = b64 / 4 * 3 - (b64 && h[hlen - 1] == '=') - (b64 > 1 && h[hlen - 2] == '=');
-	user = MHD_basic_auth_get_username_password(conn, password);
+	user = web_lib.MHD_basic_auth_get_username_password(conn, password);
 	if (user && *password && strlen(user) + 1 + strlen(*password) == want)
 		return user;
 	if (*password) {
 		explicit_bzero(*password, strlen(*password));
-		MHD_free(*password);
+		web_lib.MHD_free(*password);
 		*password = NULL;
 	}
 	if (user)
-		MHD_free(user);
+		web_lib.MHD_free(user);
 	return NULL;
 }
 
@@ -138,7 +141,7 @@ static char *credentials(struct MHD_Connection *conn, char **password)
 static enum MHD_Result check_password(struct web_mhd *w, struct MHD_Connection *conn, bool *ok)
 {
 	const union MHD_ConnectionInfo *ci =
-		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+		web_lib.MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 	const struct sockaddr *sa = ci ? ci->client_addr : NULL;
 	char *user, *password;
 	unsigned int wait = 0;
@@ -154,8 +157,8 @@ static enum MHD_Result check_password(struct web_mhd *w, struct MHD_Connection *
 			web_throttle_leave(&w->throttle, sa, !*ok);
 		}
 		explicit_bzero(password, strlen(password));
-		MHD_free(password);
-		MHD_free(user);
+		web_lib.MHD_free(password);
+		web_lib.MHD_free(user);
 	}
 	if (*ok)
 		return MHD_YES;
@@ -174,7 +177,7 @@ bool web_mhd_admit(struct web_mhd *w, struct MHD_Connection *conn, enum MHD_Resu
 		return true;
 	if (w->cfg.tls && w->cfg.client_auth != WEB_NO_CLIENT_CERT) {
 		const union MHD_ConnectionInfo *ci =
-			MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+			web_lib.MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
 
 		if (!tls_peer_allowed(ci ? ci->tls_session : NULL, w->cfg.client_auth, why, sizeof(why))) {
 			snprintf(body, sizeof(body), "%s\n", why);

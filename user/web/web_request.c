@@ -6,6 +6,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "web/web_libs.h"
+
 void *web_request_uri_log(void *cls, const char *uri, struct MHD_Connection *conn)
 {
 	(void)cls;
@@ -22,7 +24,7 @@ size_t web_request_unescape(void *cls, struct MHD_Connection *conn, char *s)
 	(void)conn;
 	if (strstr(s, "%00"))
 		return strlen(s);
-	return MHD_http_unescape(s);
+	return web_lib.MHD_http_unescape(s);
 }
 
 static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind, const char *key,
@@ -51,7 +53,7 @@ unsigned int web_request_check(struct MHD_Connection *conn, const char *url, con
 		*why = "bad request line (a NUL in the path, or no HTTP version)\n";
 		return MHD_HTTP_BAD_REQUEST;
 	}
-	MHD_get_connection_values(conn, MHD_HEADER_KIND, count_framing, n);
+	web_lib.MHD_get_connection_values(conn, MHD_HEADER_KIND, count_framing, n);
 	if (n[0] > 1 || n[1] > 1 || (n[0] && n[1])) {
 		*why = "Content-Length twice, or beside Transfer-Encoding\n";
 		return MHD_HTTP_BAD_REQUEST;
