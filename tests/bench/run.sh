@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
 # `make bench`: what observing costs, measured side by side in one run.
-# Each repetition runs every workload un-observed and under each observer,
-# interleaved (a "none" run before every BENCH_NONE_EVERY observer runs, the
-# observers' order rotated by one each repetition), BENCH_REPS times; report.py
-# gives median ratios to "none" with bootstrap 95% intervals, BPF ns per event
-# (kernel.bpf_stats_enabled, restored afterwards), BPF CPU share, loader CPU
-# time, RSS, BPF map memory, trace bytes per second of the file-based tools,
-# start-up time, the marginal cost of each part of idlescope, and the
+# Each repetition runs every workload under each observer in turn (the
+# observers' order rotated by one each repetition), BENCH_REPS times. Each run
+# of an observer that has a target (BENCH_PAIRED: the default, --packing and
+# idlestat) gets its own un-observed run of the same workload right before it
+# (odd repetitions) or right after it (even ones), and report.py forms the
+# ratio per pair, so that drift over the minutes of a run cancels, and the
+# difference of two such observers per repetition; the other observers are compared with all the un-observed runs of
+# the workload (a workload none of whose observers is paired gets a "none" run
+# before every BENCH_NONE_EVERY observer runs instead). report.py gives
+# ratios with bootstrap 95% intervals and a verdict per target, BPF ns per
+# event (kernel.bpf_stats_enabled, restored afterwards), BPF CPU share, loader
+# CPU time, RSS, BPF map memory, trace bytes per second of the file-based
+# tools, start-up time, the marginal cost of each part of idlescope, and the
 # exporter's size per scrape. Writes docs/performance.md and, for re-reporting
 # (`tests/bench/report.py build/bench-results.tsv`), $OUT/bench-results.tsv.
 # BENCH_OBSERVERS / BENCH_WORKLOADS (space-separated names) pick a subset;
@@ -26,6 +32,9 @@ REPS=${BENCH_REPS:-7}
 NS_REPS=${BENCH_NS_REPS:-3}
 STATS=1 # bpf_stats on: observe() reads the programs' and maps' figures
 NONE_EVERY=${BENCH_NONE_EVERY:-4}
+# the observers whose every run is paired with an adjacent un-observed one:
+# those the targets compare (issue 23)
+PAIRED=${BENCH_PAIRED-idlescope-default idlescope-packing idlestat}
 # the marginal-cost observers (idlescope-no-PART) run on these only, to keep
 # a full run under 20 minutes
 MARGINAL_WORKLOADS="pipe-pinned pingpong-cross"
@@ -150,6 +159,10 @@ needs() { # observer -> commands it runs
 
 want() { # name list -> is name in the space-separated list (or the list empty)
 	[ -z "$2" ] || [[ " $2 " == *" $1 "* ]]
+}
+
+is_paired() { # observer spec -> is it one of $PAIRED (none when that is empty)?
+	[ -n "$PAIRED" ] && want "${1%%|*}" "$PAIRED"
 }
 
 # The observer's programs and maps: the BPF objects its processes hold file
@@ -289,6 +302,7 @@ meta clocksource "$(cat /sys/devices/system/clocksource/clocksource0/current_clo
 meta reps "$REPS"
 meta ns_reps "$NS_REPS"
 meta none_every "$NONE_EVERY"
+meta paired "$PAIRED"
 meta marginal_workloads "$MARGINAL_WORKLOADS"
 meta parts "$PARTS"
 
@@ -305,7 +319,11 @@ run_workload() { # command -> VAL, W_NS (its wall time)
 }
 
 ROWS=$RESULTS # where row() and observe() write (the trial starts: /dev/null)
-row() { echo -e "$1\t$2\t$3\t$4\t$5\t$6\t$7\t$8\t$9\t${10}\t${11}\t${12}\t${13:--}\t${14:--}\t${15:--}" >> "$ROWS"; }
+# PAIR: the pair a run belongs to ("-": none), NONE_AT: where its un-observed
+# run is (before, after)
+PAIR=-
+NONE_AT=-
+row() { echo -e "$1\t$2\t$3\t$4\t$5\t$6\t$7\t$8\t$9\t${10}\t${11}\t${12}\t${13:--}\t${14:--}\t${15:--}\t$PAIR\t$NONE_AT" >> "$ROWS"; }
 
 observe() { # workload name, command, observer spec, rep -> its rows; fails if it did not attach
 	local wname=$1 wcmd=$2 oname kind set ocmd rss anon ticks pss priv mem loader_s bytes_s bpf_ns share
@@ -416,7 +434,13 @@ for w in "${WORKLOADS[@]}"; do
 	for o in "${WOBS[@]}"; do
 		[[ $o != *"|timed|"* ]] || n_timed=$((n_timed + 1))
 	done
-	n_none=$(( (n_obs + NONE_EVERY - 1) / NONE_EVERY ))
+	n_paired=0
+	for o in "${WOBS[@]}"; do
+		! is_paired "$o" || n_paired=$((n_paired + 1))
+	done
+	# a pair's un-observed run, or (no paired observer) one per NONE_EVERY
+	n_none=$n_paired
+	[ "$n_paired" -gt 0 ] || n_none=$(( (n_obs + NONE_EVERY - 1) / NONE_EVERY ))
 	n_bpf=0
 	for o in "${WOBS[@]}"; do
 		[[ $o != *"|bpf"* ]] || n_bpf=$((n_bpf + 1))
@@ -431,7 +455,13 @@ est_s=$(awk -v e="$est_s" -v r="$REPS" -v s="$(secs_since "$T_START")" 'BEGIN { 
 echo "bench: $nruns workload runs in $REPS repetitions, about $(awk -v e="$est_s" 'BEGIN { printf "%.1f", e / 60 }') min ($OBS_OVERHEAD_S s per observer run besides the workload)" >&2
 [ -z "${BENCH_ESTIMATE_ONLY:-}" ] || exit 0
 
-echo -e "workload\tobserver\trep\tvalue\trss_kb\tmap_bytes\tstartup_ms\tprog\tns_per_event\tbpf_share\tloader_cpu_s\ttrace_bytes_s\trss_anon_kb\tpss_kb\tprivate_kb" >> "$RESULTS"
+echo -e "workload\tobserver\trep\tvalue\trss_kb\tmap_bytes\tstartup_ms\tprog\tns_per_event\tbpf_share\tloader_cpu_s\ttrace_bytes_s\trss_anon_kb\tpss_kb\tprivate_kb\tpair\tnone_at" >> "$RESULTS"
+run_none() { # workload name, command, rep -> an un-observed run's row
+	run_workload "$2"
+	LAST_NONE_NS=$W_NS
+	row "$1" none "$3" "$VAL" 0 0 0 - - - - -
+	echo "bench: rep $3 $1 under none: $VAL ($(awk -v n="$W_NS" 'BEGIN { printf "%.1f", n / 1e9 }') s)$([ "$PAIR" = - ] || echo ", pair $PAIR")" >&2
+}
 for rep in $(seq "$REPS"); do
 	for w in "${WORKLOADS[@]}"; do
 		wname=${w%%|*}
@@ -440,16 +470,40 @@ for rep in $(seq "$REPS"); do
 		workload_observers "$wname"
 		n=${#WOBS[@]}
 		[ "$n" -gt 0 ] || continue
+		paired_here=0
+		for o in "${WOBS[@]}"; do
+			! is_paired "$o" || paired_here=1
+		done
+		# idlestat traces for twice the last un-observed run: at first the warm-up's
+		LAST_NONE_NS=$(awk -v s="${WARM_S[$wname]}" 'BEGIN { printf "%d", s * 1e9 }')
 		# rotated by one each repetition, so that no observer always runs
 		# right after (or long after) an un-observed run
 		for i in $(seq 0 $((n - 1))); do
-			if [ $((i % NONE_EVERY)) = 0 ]; then
-				run_workload "$wcmd"
-				LAST_NONE_NS=$W_NS
-				row "$wname" none "$rep" "$VAL" 0 0 0 - - - - -
-				echo "bench: rep $rep $wname under none: $VAL ($(awk -v n="$W_NS" 'BEGIN { printf "%.1f", n / 1e9 }') s)" >&2
+			k=$(( (i + rep - 1) % n ))
+			o=${WOBS[$k]}
+			if is_paired "$o"; then
+				# its own un-observed run, before it in odd repetitions and
+				# after it in even ones, the same for every paired observer
+				# of a repetition: an effect of running first or second
+				# cancels over the pairs (report.py), and from a difference
+				# of two observers of one repetition altogether
+				PAIR="$rep.$k"
+				if [ $((rep % 2)) = 1 ]; then
+					NONE_AT=before
+					run_none "$wname" "$wcmd" "$rep"
+					observe "$wname" "$wcmd" "$o" "$rep" || true
+				else
+					NONE_AT=after
+					observe "$wname" "$wcmd" "$o" "$rep" && run_none "$wname" "$wcmd" "$rep"
+				fi
+				PAIR=-
+				NONE_AT=-
+				continue
 			fi
-			observe "$wname" "$wcmd" "${WOBS[$(( (i + rep - 1) % n ))]}" "$rep" || true
+			if [ "$paired_here" = 0 ] && [ $((i % NONE_EVERY)) = 0 ]; then
+				run_none "$wname" "$wcmd" "$rep"
+			fi
+			observe "$wname" "$wcmd" "$o" "$rep" || true
 		done
 	done
 done
