@@ -16,6 +16,8 @@
 #include "pack_stats.h"
 #include "freq_stats.h"
 #include "replay_event.h"
+
+struct ring_buffer; /* libbpf's */
 #include "util/cpulist.h"
 #include "sys/group_tree.h"
 
@@ -70,6 +72,11 @@ struct idle_session {
 	int unknown_at_start;    /* online CPUs of unknown state at the start, -1 unread */
 	int nr_links;
 	struct bpf_link *links[IS_MAX_LINKS];
+	/* PM QoS changes (bpf/qos.bpf.h): the reader of qos_ring, NULL when
+	 * pm_qos_update_target did not attach (the limits are then polled) */
+	bool qos_events;            /* asked for (live sessions) */
+	struct ring_buffer *qos_rb;
+	bool qos_pending;           /* a record consumed (on_qos_record) */
 };
 
 /* What idle_session_open loads: the parts decided for this run. */
@@ -86,6 +93,7 @@ struct session_opts {
 	bool packing;                   /* busy-group timeline (needs groups) */
 	bool freq;                      /* frequency residency */
 	unsigned int without;           /* enum session_part bits left out (live) */
+	bool qos_events;                /* PM QoS changes through qos_ring (live) */
 };
 
 /* Opens and loads. Returns 0, or -1 with a one-line reason in err (exit
@@ -94,6 +102,13 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 		      char *err, size_t errlen);
 int idle_session_set_params(struct idle_session *s, int cpu, const struct idle_params *p);
 int idle_session_attach(struct idle_session *s, char *err, size_t errlen);
+/* The PM QoS change events, when attached: a descriptor readable when a
+ * change is waiting (-1 without: poll the limits instead), and whether
+ * changes arrived since the last call (consumes them). */
+int idle_session_qos_fd(const struct idle_session *s);
+bool idle_session_qos_changed(struct idle_session *s);
+/* PM QoS changes the handler saw since the load (-v). */
+uint64_t idle_session_qos_changes(const struct idle_session *s);
 /* After attaching, makes the state of every online CPU known: each CPU that
  * has had no idle event since the attach gets the poke program run on it
  * (BPF_PROG_TEST_RUN on that CPU): an idle CPU leaves idle and enters it

@@ -80,6 +80,7 @@ int live_load(struct live *l)
 		.freq = l->freq,
 		.state_slots = cpuidle_state_slots(l->info, l->topo->nr_possible),
 		.hist = l->o.hist,
+		.qos_events = true,
 	};
 	char err[256] = "";
 
@@ -154,9 +155,42 @@ int live_start(struct live *l, uint64_t now)
 	return EXIT_OK;
 }
 
+uint64_t live_refresh_ns(const struct live *l)
+{
+	return idle_session_qos_fd(&l->sess) >= 0 ? LIVE_EVENT_REFRESH_NS : LIVE_REFRESH_NS;
+}
+
+uint64_t live_refresh_slack_ns(const struct live *l)
+{
+	return idle_session_qos_fd(&l->sess) >= 0 ? LIVE_REFRESH_SLACK_NS : 0;
+}
+
+int live_qos_fd(const struct live *l)
+{
+	return idle_session_qos_fd(&l->sess);
+}
+
+void live_qos_event(struct live *l, uint64_t now)
+{
+	(void)now;
+	if (!idle_session_qos_changed(&l->sess))
+		return;
+	push_params(l, false);
+	if (l->o.verbose) {
+		uint64_t g = cpuidle_global_qos_ns();
+		char v[32] = "none";
+
+		if (g != UINT64_MAX)
+			snprintf(v, sizeof(v), "%llu ns", (unsigned long long)g);
+		fprintf(stderr, "idlescope: PM QoS changed (%llu changes seen): cpu_dma_latency %s\n",
+			(unsigned long long)idle_session_qos_changes(&l->sess), v);
+	}
+}
+
 void live_refresh(struct live *l, uint64_t now)
 {
-	bool all = now >= l->next_state_refresh;
+	/* with the QoS events every tick is a full one (live_refresh_ns) */
+	bool all = now >= l->next_state_refresh || idle_session_qos_fd(&l->sess) >= 0;
 
 	if (l->o.track_hotplug)
 		hotplug_poll(&l->hotplug, now);
