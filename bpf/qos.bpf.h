@@ -1,5 +1,6 @@
-/* PM QoS changes, seen where the kernel makes them: one record in qos_ring
- * wakes the live session, which then re-reads the limits it pushes. */
+/* PM QoS changes and CPU hotplug, seen where the kernel makes them: one
+ * record in qos_ring (its value what changed: QOS_NOTIFY_*) wakes the live
+ * session, which then re-reads the limits it pushes or the online mask. */
 #ifndef IDLESCOPE_QOS_BPF_H
 #define IDLESCOPE_QOS_BPF_H
 
@@ -14,6 +15,9 @@ struct {
 	__uint(max_entries, 4096);
 } qos_ring SEC(".maps");
 
+#define QOS_NOTIFY_QOS 1
+#define QOS_NOTIFY_HOTPLUG 2
+
 /* every change seen (-v); a plain add, no fetch: loads before 5.12 too */
 __u64 qos_changes;
 /* The reader's own process: reading /dev/cpu_dma_latency opens it, which
@@ -23,7 +27,7 @@ const volatile __u32 qos_self_tgid = 0;
 
 static __always_inline void handle_qos_change(__s32 prev, __s32 curr)
 {
-	__u64 one = 1;
+	__u64 what = QOS_NOTIFY_QOS;
 
 	/* a request added, changed or removed without moving the aggregate
 	 * (any reader of /dev/cpu_dma_latency: its open adds one at the
@@ -35,7 +39,18 @@ static __always_inline void handle_qos_change(__s32 prev, __s32 curr)
 
 	__sync_fetch_and_add(&qos_changes, 1);
 	/* flags 0: wakes the reader only when it has caught up (adaptive) */
-	bpf_ringbuf_output(&qos_ring, &one, sizeof(one), 0);
+	bpf_ringbuf_output(&qos_ring, &what, sizeof(what), 0);
+}
+
+/* cpuhp_exit: a step of a CPU going up or down ended. The online mask
+ * changes at one of them; the steps after it wake the reader again, so its
+ * last read sees the mask as it ends (a full ring drops records, not the
+ * wakeup the reader is owed). */
+static __always_inline void handle_hotplug_step(void)
+{
+	__u64 what = QOS_NOTIFY_HOTPLUG;
+
+	bpf_ringbuf_output(&qos_ring, &what, sizeof(what), 0);
 }
 
 #endif

@@ -63,6 +63,7 @@ enum feature {
 	F_TIMERS = 1 << 8,       /* timer lateness of the wakeups */
 	F_DETAILS = 1 << 9,      /* the wakees (and who sent their IPI) */
 	F_QOS = 1 << 10,         /* PM QoS changes wake the live session */
+	F_HOTPLUG = 1 << 11,     /* so do CPU hotplug steps (record) */
 };
 
 /* The one list of events: in the order they attach, which features need
@@ -96,6 +97,7 @@ static const struct event {
 	{ "sched_wake_idle_without_ipi", F_WAKE, false, false },
 	{ "ipi_send_cpu", F_DETAILS, false, false },
 	{ "pm_qos_update_target", F_QOS, false, false },
+	{ "cpuhp_exit", F_HOTPLUG, false, false },
 };
 #define NR_EVENTS (sizeof(events) / sizeof(events[0]))
 
@@ -124,6 +126,8 @@ static unsigned int session_features(const struct idle_session *s)
 		f |= F_IDLE_SWITCH;
 	if (s->qos_events && !env_set("IDLESCOPE_NO_QOS_EVENTS"))
 		f |= F_QOS;
+	if (s->hotplug_events && (f & F_QOS))
+		f |= F_HOTPLUG;
 	return f;
 }
 
@@ -410,6 +414,7 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 	s->hist = o->hist;
 	s->without = o->without;
 	s->qos_events = o->qos_events && !o->replay;
+	s->hotplug_events = o->hotplug_events && !o->replay;
 	libbpf_set_print(libbpf_print);
 	fdlimit_raise();
 	/* replay runs on the analysing machine's kernel too */
@@ -580,9 +585,10 @@ void idle_session_push_cpuidle(struct idle_session *s, const struct cpuidle_syst
 
 static int on_qos_record(void *ctx, void *data, size_t size)
 {
-	(void)data;
-	(void)size;
-	((struct idle_session *)ctx)->qos_pending = true;
+	uint64_t what = 0;
+
+	memcpy(&what, data, size < sizeof(what) ? size : sizeof(what));
+	((struct idle_session *)ctx)->qos_pending |= (unsigned int)what;
 	return 0;
 }
 
@@ -600,16 +606,16 @@ int idle_session_qos_fd(const struct idle_session *s)
 	return s->qos_rb ? ring_buffer__epoll_fd(s->qos_rb) : -1;
 }
 
-bool idle_session_qos_changed(struct idle_session *s)
+unsigned int idle_session_qos_changed(struct idle_session *s)
 {
-	bool changed;
+	unsigned int changed;
 
 	if (!s->qos_rb)
-		return false;
-	s->qos_pending = false;
+		return 0;
+	s->qos_pending = 0;
 	ring_buffer__consume(s->qos_rb);
 	changed = s->qos_pending;
-	s->qos_pending = false;
+	s->qos_pending = 0;
 	return changed;
 }
 
@@ -665,10 +671,14 @@ int idle_session_attach(struct idle_session *s, char *err, size_t errlen)
 			s->links[s->nr_links++] = l;
 		if (event_of(p) && (event_of(p)->needed_by & F_QOS))
 			qos_attached = true;
+		if (event_of(p) && (event_of(p)->needed_by & F_HOTPLUG))
+			s->hotplug_attached = true;
 	}
 	s->have_idle_miss = s->miss_attach != NULL;
 	if (qos_attached)
 		open_qos_ring(s);
+	if (!s->qos_rb)
+		s->hotplug_attached = false;
 	return 0;
 }
 

@@ -81,6 +81,7 @@ int live_load(struct live *l)
 		.state_slots = cpuidle_state_slots(l->info, l->topo->nr_possible),
 		.hist = l->o.hist,
 		.qos_events = true,
+		.hotplug_events = l->o.track_hotplug,
 	};
 	char err[256] = "";
 
@@ -155,14 +156,22 @@ int live_start(struct live *l, uint64_t now)
 	return EXIT_OK;
 }
 
+/* PM QoS, and for record hotplug, come as events: only the state files
+ * are left to poll */
+static bool events_cover(const struct live *l)
+{
+	return idle_session_qos_fd(&l->sess) >= 0 &&
+	       (!l->o.track_hotplug || l->sess.hotplug_attached);
+}
+
 uint64_t live_refresh_ns(const struct live *l)
 {
-	return idle_session_qos_fd(&l->sess) >= 0 ? LIVE_EVENT_REFRESH_NS : LIVE_REFRESH_NS;
+	return events_cover(l) ? LIVE_EVENT_REFRESH_NS : LIVE_REFRESH_NS;
 }
 
 uint64_t live_refresh_slack_ns(const struct live *l)
 {
-	return idle_session_qos_fd(&l->sess) >= 0 ? LIVE_REFRESH_SLACK_NS : 0;
+	return events_cover(l) ? LIVE_REFRESH_SLACK_NS : 0;
 }
 
 int live_qos_fd(const struct live *l)
@@ -172,8 +181,11 @@ int live_qos_fd(const struct live *l)
 
 void live_qos_event(struct live *l, uint64_t now)
 {
-	(void)now;
-	if (!idle_session_qos_changed(&l->sess))
+	unsigned int what = idle_session_qos_changed(&l->sess);
+
+	if ((what & IS_NOTIFY_HOTPLUG) && l->o.track_hotplug && l->started)
+		hotplug_poll(&l->hotplug, now);
+	if (!(what & IS_NOTIFY_QOS))
 		return;
 	push_params(l, false);
 	if (l->o.verbose) {
@@ -189,8 +201,8 @@ void live_qos_event(struct live *l, uint64_t now)
 
 void live_refresh(struct live *l, uint64_t now)
 {
-	/* with the QoS events every tick is a full one (live_refresh_ns) */
-	bool all = now >= l->next_state_refresh || idle_session_qos_fd(&l->sess) >= 0;
+	/* with the events every tick is a full one (live_refresh_ns) */
+	bool all = now >= l->next_state_refresh || events_cover(l);
 
 	if (l->o.track_hotplug)
 		hotplug_poll(&l->hotplug, now);
