@@ -61,6 +61,8 @@ wakeups_over_5s() { # pid
 # A process holds /dev/cpu_dma_latency at 17 us for 0.6 s in mid-window:
 # the pm_qos_update_target event wakes the session, which reads the new
 # limit (the -v line) while the request is held, and again when it goes.
+# Tagged oracle to run in the guests too (their kernels and drivers).
+# bats test_tags=oracle
 @test "a PM QoS change mid-window is seen as it happens" {
 	before=$(od -An -td4 /dev/cpu_dma_latency | tr -d ' ')
 	# another request (cyclictest holds 0) would hide ours: nothing to see
