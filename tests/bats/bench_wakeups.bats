@@ -67,3 +67,19 @@ setup() {
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"went back"* ]]
 }
+
+@test "wakeups.py doc: the section replaced in place, the rest kept" {
+	command -v python3 >/dev/null || skip "no python3"
+	d=$BATS_TEST_TMPDIR/perf.md
+	printf '# perf\n\n## Before\n\nkeep 1\n\n## Added wakeups\n\nold\n\n## After\n\nkeep 2\n' >"$d"
+	run python3 "$B/wakeups.py" doc "$d" "$F/results.tsv"
+	[ "$status" -eq 0 ]
+	run cat "$d"
+	[[ "$output" == *"keep 1"* && "$output" == *"keep 2"* && "$output" != *old* ]]
+	[ "$(grep -c '^## Added wakeups$' "$d")" -eq 1 ]
+	grep -q '^## After$' "$d"
+	# appended where there is none
+	printf '# perf\n' >"$d"
+	python3 "$B/wakeups.py" doc "$d" "$F/results.tsv"
+	[ "$(grep -c '^## Added wakeups$' "$d")" -eq 1 ]
+}

@@ -3,13 +3,16 @@
 from two snapshots of the kernel's counters, and the added wakeups of each
 command over paired un-observed runs. Python's standard library only.
 
-  wakeups.py table RESULTS.tsv    the docs/performance.md section
+  wakeups.py table RESULTS.tsv...       the docs/performance.md section (a table per file)
+  wakeups.py doc DOC.md RESULTS.tsv...  that section written into DOC.md: replaced
+                                        where it is, else appended
 
 Each row of RESULTS.tsv holds a window's per-CPU counts before and after
 ("0:N 1:M", wakeups.sh --counts of a snapshot: the cpuidle driver's usage
 summed over each CPU's states, or without a driver the CPU's column of
 /proc/interrupts summed over its rows) and its length in seconds."""
 import math
+import re
 import statistics
 import sys
 
@@ -117,11 +120,11 @@ def fmt(x):
     return "%+.2f" % x
 
 
-def table(path):
+def table(path, first=True):
     meta, rows = read_results(path)
     res = summarize(rows)
     reps = len({r["rep"] for r in rows})
-    lines = ["## Added wakeups", "",
+    lines = (["## Added wakeups", ""] if first else []) + [
              "Measured by `make bench-wakeups` (tests/bench/wakeups.sh) on %s: %s. Oracle: %s. "
              "%d repetitions; in each, every command runs once, each observed window (%s s, "
              "after %s s of start-up) right after an un-observed one of the same length; the "
@@ -148,9 +151,27 @@ def table(path):
     return "\n".join(lines) + "\n"
 
 
+def write_doc(doc, section):
+    try:
+        with open(doc) as f:
+            text = f.read()
+    except FileNotFoundError:
+        text = "# idlescope performance\n"
+    m = re.search(r"^## Added wakeups\n.*?(?=^## |\Z)", text, re.S | re.M)
+    if m:
+        text = text[:m.start()] + section + "\n" + text[m.end():]
+    else:
+        text = text.rstrip("\n") + "\n\n" + section
+    with open(doc, "w") as f:
+        f.write(text.rstrip("\n") + "\n")
+
+
 def main(argv):
-    if len(argv) == 3 and argv[1] == "table":
-        sys.stdout.write(table(argv[2]))
+    if len(argv) >= 3 and argv[1] == "table":
+        sys.stdout.write("\n".join(table(p, i == 0) for i, p in enumerate(argv[2:])))
+        return 0
+    if len(argv) >= 4 and argv[1] == "doc":
+        write_doc(argv[2], "\n".join(table(p, i == 0) for i, p in enumerate(argv[3:])))
         return 0
     sys.stderr.write(__doc__)
     return 2

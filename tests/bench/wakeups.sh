@@ -9,13 +9,19 @@
 # Writes $OUT/wakeups-results.tsv and the "Added wakeups" section of
 # docs/performance.md (WAKE_DOC= leaves the doc alone).
 # WAKE_REPS (5), WAKE_WINDOW (10 s), WAKE_SETTLE (3 s: start-up, not counted),
-# WAKE_COMMANDS (a subset of: record-d record-i1 hist-d top-d serve).
+# WAKE_COMMANDS (a subset of: record-d record-i1 hist-d top-d serve, and
+# record-d-poll: record -d with IDLESCOPE_NO_QOS_EVENTS=1, PM QoS polled
+# every 200 ms as before the events), WAKE_ORACLE (usage or interrupts;
+# default usage where a cpuidle driver is loaded). Under the haltpoll
+# governor a POLL that times out is followed by a second idle period in the
+# same wait, so usage counts idle periods, interrupts count wakeups.
 set -euo pipefail
 
 # A snapshot's per-CPU counts, "0:N 1:M": cpuidle usage lines
 # (FILE:COUNT, summed per CPU over its states) or /proc/interrupts (each
 # CPU's column summed over the rows that have one count per CPU).
 counts() {
+	# shellcheck disable=SC2016 # awk's own $
 	${AWK:-awk} '
 	FNR == 1 && $1 ~ /^CPU[0-9]+$/ { irq = 1; n = NF; for (i = 1; i <= NF; i++) col[i] = substr($i, 4) + 0; next }
 	irq {
@@ -60,6 +66,7 @@ DUR=$((SETTLE + WIN + 3))
 cmdline() {
 	case $1 in
 	record-d) echo "record -d $DUR -o /dev/null" ;;
+	record-d-poll) echo "record -d $DUR -o /dev/null" ;;
 	record-i1) echo "record -d $DUR -i 1 -o /dev/null" ;;
 	hist-d) echo "hist residency -d $DUR" ;;
 	top-d) echo "top -d $DUR" ;; # not a tty: one block of lines per 1 s interval
@@ -69,12 +76,12 @@ cmdline() {
 }
 ticks() { case $1 in record-i1 | top-d) echo 1 ;; *) echo 0 ;; esac; }
 
-if ls /sys/devices/system/cpu/cpu0/cpuidle/state0/usage >/dev/null 2>&1 &&
+if [ "${WAKE_ORACLE:-usage}" = usage ] && ls /sys/devices/system/cpu/cpu0/cpuidle/state0/usage >/dev/null 2>&1 &&
 	[ "$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null)" != none ]; then
 	ORACLE="cpuidle usage summed over the states of each CPU (driver $(cat /sys/devices/system/cpu/cpuidle/current_driver))"
 	snap() { grep -H . /sys/devices/system/cpu/cpu[0-9]*/cpuidle/state[0-9]*/usage >"$1"; }
 else
-	ORACLE="/proc/interrupts per CPU (no cpuidle driver: every idle exit is an interrupt, but interrupts taken while busy count too)"
+	ORACLE="/proc/interrupts per CPU (every idle exit from a halt is an interrupt, but interrupts taken while busy count too$([ "${WAKE_ORACLE:-usage}" = usage ] && echo "; no cpuidle driver"))"
 	snap() { cat /proc/interrupts >"$1"; }
 fi
 
@@ -99,7 +106,10 @@ window() {
 	printf '#oracle\t%s\n' "$ORACLE"
 	printf '#window\t%s\n#settle\t%s\n#results\t%s\n' "$WIN" "$SETTLE" "$RESULTS"
 	[ -z "${WAKE_NOTE:-}" ] || printf '#note\t%s\n' "$WAKE_NOTE"
-	for c in $CMDS; do printf '#cmd:%s\tidlescope %s\n' "$c" "$(cmdline "$c" | sed "s/-d $DUR/-d N/")"; done
+	for c in $CMDS; do
+		printf '#cmd:%s\t%sidlescope %s\n' "$c" "$([ "$c" = record-d-poll ] && echo 'IDLESCOPE_NO_QOS_EVENTS=1 ')" \
+			"$(cmdline "$c" | sed "s/-d $DUR/-d N/")"
+	done
 	printf 'rep\tobserver\tticks\tseconds\tbefore\tafter\n'
 } >"$TMP/results.tsv"
 
@@ -114,7 +124,11 @@ for rep in $(seq 1 "$REPS"); do
 		sleep "$SETTLE"
 		printf '%s\tnone\t0\t%s\n' "$rep" "$(window)" >>"$TMP/results.tsv"
 		# shellcheck disable=SC2046
-		"$IS" $(cmdline "$c") >"$TMP/out" 2>&1 &
+		if [ "$c" = record-d-poll ]; then
+			IDLESCOPE_NO_QOS_EVENTS=1 "$IS" $(cmdline "$c") >"$TMP/out" 2>&1 &
+		else
+			"$IS" $(cmdline "$c") >"$TMP/out" 2>&1 &
+		fi
 		pid=$!
 		sleep "$SETTLE"
 		kill -0 "$pid" 2>/dev/null || { cat "$TMP/out" >&2; echo "bench-wakeups: $c ended early" >&2; exit 1; }
@@ -130,20 +144,8 @@ done
 cp "$TMP/results.tsv" "$RESULTS"
 # a guest without python leaves the table to the host
 command -v "$PY" >/dev/null || exit 0
-"$PY" tests/bench/wakeups.py table "$RESULTS" >"$TMP/section.md"
-cat "$TMP/section.md"
+"$PY" tests/bench/wakeups.py table "$RESULTS"
 if [ -n "$DOC" ]; then
-	# the section replaced where it is, else appended
-	"$PY" - "$DOC" "$TMP/section.md" <<'PYEOF'
-import re, sys
-doc, sec = sys.argv[1], open(sys.argv[2]).read()
-try:
-    text = open(doc).read()
-except FileNotFoundError:
-    text = "# idlescope performance\n"
-m = re.search(r"^## Added wakeups\n.*?(?=^## |\Z)", text, re.S | re.M)
-text = text[:m.start()] + sec + "\n" + text[m.end():] if m else text.rstrip("\n") + "\n\n" + sec
-open(doc, "w").write(text.rstrip("\n") + "\n")
-PYEOF
+	"$PY" tests/bench/wakeups.py doc "$DOC" "$RESULTS"
 	echo "bench-wakeups: wrote $RESULTS and the Added wakeups section of $DOC" >&2
 fi

@@ -42,10 +42,11 @@ echo "INFO cpuidle driver $(cat /sys/devices/system/cpu/cpuidle/current_driver 2
 # an idle guest is what it needs (ORACLE_KINDS=haltpoll, tests/vm/README.md)
 if [ "${vmtest_wakeups:-0}" = 1 ]; then
 	cd /src || exit 1
-	WAKE_PRINT='WAKEUPS-TSV: ' WAKE_DOC= WAKE_RESULTS=/tmp/wakeups.tsv IDLESCOPE=/bin/idlescope \
+	WAKE_PRINT='WAKEUPS-TSV: ' WAKE_DOC='' WAKE_RESULTS=/tmp/wakeups.tsv IDLESCOPE=/bin/idlescope \
 		WAKE_REPS=${vmtest_wake_reps:-3} WAKE_WINDOW=${vmtest_wake_window:-10} \
-		WAKE_SETTLE=${vmtest_wake_settle:-8} tests/bench/wakeups.sh 2>&1 | grep -v '^bench-wakeups: rep'
-	exit "${PIPESTATUS[0]}"
+		WAKE_SETTLE=${vmtest_wake_settle:-8} WAKE_ORACLE=${vmtest_wake_oracle:-usage} \
+		WAKE_COMMANDS="$(echo "${vmtest_wake_commands:-record-d,record-i1,hist-d,top-d,serve}" | tr , ' ')" \
+		exec tests/bench/wakeups.sh
 fi
 cd /src/tests/bats || exit 1
 t0=$(cut -d' ' -f1 /proc/uptime)
