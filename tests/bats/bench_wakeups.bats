@@ -46,10 +46,23 @@ setup() {
 	# record-d: rep 1 observed (21.0 + 21.4) / 2 = 21.2 vs none 20.0: +1.2;
 	# rep 2 (20.0 + 20.2) / 2 = 20.1 vs 20.0: +0.1. Mean 0.65, sd 0.7778,
 	# t(1) 12.706: half-width 12.706 * 0.7778 / sqrt(2) = 6.988
-	[[ "$output" == *'| `idlescope record -d N -o /dev/null` | 20.00 | 20.65 | +0.65 [-6.34, +7.64] | 0.00 | +0.65 | MISSED |'* ]]
+	[[ "$output" == *'| `idlescope record -d N -o /dev/null` | 20.00 | 20.65 | +0.65 [-6.34, +7.64] | 0.00 | +0.65 | not resolved |'* ]]
 	# record-i1: rep 1 20.5 vs 20.0: +0.5; rep 2 20.5 vs 20.0: +0.5; sd 0;
 	# its 1 tick/s is 0.5 per CPU: +0.00 beyond, the interval's top 0.0
 	[[ "$output" == *'| `idlescope record -d N -i 1 -o /dev/null` | 20.00 | 20.50 | +0.50 [+0.50, +0.50] | 0.50 | +0.00 | met |'* ]]
+}
+
+@test "wakeups.py table: MISSED only when the whole interval is above 0.2" {
+	command -v python3 >/dev/null || skip "no python3"
+	# record-d added 1.2 and 1.0 per CPU: mean 1.1, sd 0.1414, half-width
+	# 12.706 * 0.1414 / sqrt(2) = 1.271: [-0.17, +2.37] is not resolved;
+	# 1.2 and 1.2: [+1.2, +1.2] is above
+	sed 's/0:6400 1:6402$/0:6410 1:6410/' "$F/results.tsv" >"$BATS_TEST_TMPDIR/r.tsv"
+	run python3 "$B/wakeups.py" table "$BATS_TEST_TMPDIR/r.tsv"
+	[[ "$output" == *'| +1.10 [-0.17, +2.37] | 0.00 | +1.10 | not resolved |'* ]]
+	sed 's/0:6400 1:6402$/0:6412 1:6412/' "$F/results.tsv" >"$BATS_TEST_TMPDIR/r.tsv"
+	run python3 "$B/wakeups.py" table "$BATS_TEST_TMPDIR/r.tsv"
+	[[ "$output" == *'| +1.20 [+1.20, +1.20] | 0.00 | +1.20 | MISSED |'* ]]
 }
 
 @test "wakeups.py table: an observed run without its none run is refused" {

@@ -11,7 +11,8 @@
 # WAKE_REPS (5), WAKE_WINDOW (10 s), WAKE_SETTLE (3 s: start-up, not counted),
 # WAKE_COMMANDS (a subset of: record-d record-i1 hist-d top-d serve, and
 # record-d-poll: record -d with IDLESCOPE_NO_QOS_EVENTS=1, PM QoS polled
-# every 200 ms as before the events), WAKE_ORACLE (usage or interrupts;
+# every 200 ms as before the events; record-d-nowake: record -d --without
+# wakeups, the interrupt-path programs left out), WAKE_ORACLE (usage or interrupts;
 # default usage where a cpuidle driver is loaded). Under the haltpoll
 # governor a POLL that times out is followed by a second idle period in the
 # same wait, so usage counts idle periods, interrupts count wakeups.
@@ -67,6 +68,7 @@ cmdline() {
 	case $1 in
 	record-d) echo "record -d $DUR -o /dev/null" ;;
 	record-d-poll) echo "record -d $DUR -o /dev/null" ;;
+	record-d-nowake) echo "record -d $DUR --without wakeups -o /dev/null" ;;
 	record-i1) echo "record -d $DUR -i 1 -o /dev/null" ;;
 	hist-d) echo "hist residency -d $DUR" ;;
 	top-d) echo "top -d $DUR" ;; # not a tty: one block of lines per 1 s interval
@@ -81,7 +83,8 @@ if [ "${WAKE_ORACLE:-usage}" = usage ] && ls /sys/devices/system/cpu/cpu0/cpuidl
 	ORACLE="cpuidle usage summed over the states of each CPU (driver $(cat /sys/devices/system/cpu/cpuidle/current_driver))"
 	snap() { grep -H . /sys/devices/system/cpu/cpu[0-9]*/cpuidle/state[0-9]*/usage >"$1"; }
 else
-	ORACLE="/proc/interrupts per CPU (every idle exit from a halt is an interrupt, but interrupts taken while busy count too$([ "${WAKE_ORACLE:-usage}" = usage ] && echo "; no cpuidle driver"))"
+	ORACLE="/proc/interrupts per CPU (every idle exit from a halt is an interrupt, but interrupts taken while busy count too)"
+	[ "${WAKE_ORACLE:-usage}" != usage ] || ORACLE="$ORACLE; no cpuidle driver"
 	snap() { cat /proc/interrupts >"$1"; }
 fi
 
