@@ -135,8 +135,9 @@ def table(path, first=True):
              "interval. A command's own ticks (`-i 1`: one wakeup per second, counted here as "
              "1/CPUs per CPU) are subtracted for the verdict: at most %.1f added wakeups per "
              "second per CPU beyond them, met when the whole interval is at or below it, "
-             "MISSED when the whole interval is above, else not resolved. `python3 tests/bench/wakeups.py table %s` rewrites "
-             "this section."
+             "MISSED when the whole interval is above, else not resolved. The rows: `%s` "
+             "(`python3 tests/bench/wakeups.py doc docs/performance.md FILE...` rewrites this "
+             "section from them)."
              % (meta.get("date", "?"), meta.get("host", "?"), meta.get("oracle", "?"), reps,
                 meta.get("window", "?"), meta.get("settle", "?"), TARGET,
                 meta.get("results", "build/wakeups-results.tsv")),
