@@ -100,6 +100,14 @@ window() {
 	t1=$(now)
 	printf '%s\t%s\t%s\n' "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", (b - a) / 1e9 }')" \
 		"$(counts "$TMP/a")" "$(counts "$TMP/b")"
+	[ -z "${WAKE_ROWS:-}" ] || rows "$TMP/a" "$TMP/b" >&2
+}
+
+# WAKE_ROWS=1 (with WAKE_ORACLE=interrupts): which interrupts grew in a
+# window, both CPUs summed per /proc/interrupts row, on stderr
+rows() { # before after
+	awk 'FNR == 1 { f++; next } { s = 0; for (i = 2; i <= 3; i++) if ($i ~ /^[0-9]+$/) s += $i; v[f, $1] = s; k[$1] = 1 }
+		END { out = ""; for (r in k) if (v[2, r] - v[1, r] > 0) out = out " " r (v[2, r] - v[1, r]); print "WAKE-ROWS:" out }' "$1" "$2"
 }
 
 {
