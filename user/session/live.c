@@ -153,6 +153,7 @@ int live_start(struct live *l, uint64_t now)
 		}
 	}
 	l->next_state_refresh = now + LIVE_STATE_REFRESH_NS;
+	sysfs_keep_open(true); /* the refresh reads the same files again */
 	return EXIT_OK;
 }
 
@@ -213,6 +214,7 @@ void live_refresh(struct live *l, uint64_t now)
 
 void live_close(struct live *l)
 {
+	sysfs_keep_open(false);
 	idle_session_close(&l->sess);
 	free(l->info);
 	free(l->params);
