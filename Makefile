@@ -18,7 +18,7 @@ ARM64_CROSS := 1
 OUT      ?= build/arm64
 ARM64_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/idlescope/arm64-sysroot
 SYSROOT  ?= $(ARM64_CACHE)/root
-ifneq ($(filter test unit replay bats run bench,$(MAKECMDGOALS)),)
+ifneq ($(filter test unit replay bats run bench bench-wakeups,$(MAKECMDGOALS)),)
 $(error ARCH=arm64 here is a cross build: the unit, replay and BATS tests and the bench need an arm64 machine (run 'make test' there); 'make ARCH=arm64' only builds $(OUT)/idlescope)
 endif
 endif
@@ -113,7 +113,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
 REPLAY_SRCS := $(wildcard tests/replay/*_test.c)
 REPLAY_BINS := $(patsubst tests/replay/%_test.c,$(OUT)/tests/replay_%,$(REPLAY_SRCS))
 
-.PHONY: all run test deps install uninstall clean vmlinux help unit replay bats check-root bench
+.PHONY: all run test deps install uninstall clean vmlinux help unit replay bats check-root bench bench-wakeups
 all: $(OUT)/idlescope
 
 help:
@@ -130,6 +130,7 @@ help:
 	@echo 'make fuzz       libFuzzer targets, FUZZ_SECONDS (300) each; make test runs them briefly'
 	@echo 'make soak       10 min of record -i 1 under stress-ng: RSS and map memory flat (root)'
 	@echo 'make bench      overhead vs a minimal BPF floor, side by side; writes docs/performance.md'
+	@echo 'make bench-wakeups  idle periods/s/CPU each live command adds on an idle machine (its section of docs/performance.md)'
 	@echo 'make vmtest     kernel test VMs (QEMU TCG, Debian 5.10, 6.1, 6.12; 6.12 at 32 vCPUs, top at 64), then make vmtest-oracle'
 	@echo 'make vmtest-oracle  the BATS oracle tests in an acpi_idle guest and in cpuidle.off=1 guests'
 	@echo 'make vmtest-top64   the 64-vCPU guest of make vmtest alone (top group rows against their CPUs)'
@@ -265,6 +266,11 @@ $(OUT)/tests/trace_cmd_shim.so: tests/lib/trace_cmd_shim.c | $(OUT)/tests
 
 bench: deps all check-root $(OUT)/tests/floor $(OUT)/tests/pingpong $(OUT)/tests/trace_cmd_shim.so $(OUT)/tests/test_prom
 	$(Q)OUT=$(OUT) ./tests/bench/run.sh
+	$(Q)OUT=$(OUT) ./tests/bench/wakeups.sh
+
+# The added wakeups of each live command on an idle machine (about 10 min).
+bench-wakeups: all check-root
+	$(Q)OUT=$(OUT) ./tests/bench/wakeups.sh
 
 # The man page, whatever its section (the tests take it from here too).
 MANPAGE  := $(firstword $(wildcard docs/idlescope.[1-8]))

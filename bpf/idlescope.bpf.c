@@ -27,6 +27,7 @@ char LICENSE[] SEC("license") = "GPL";
 #include "idlepath.bpf.h"
 #include "replay.bpf.h"
 #include "poke.bpf.h"
+#include "qos.bpf.h"
 
 /* One handler call, two attach flavours. Arguments are declared u64 (or as
  * pointers read with CO-RE) so both flavours take the same body. */
@@ -50,6 +51,12 @@ TP_PAIR(cpu_frequency, handle_cpu_frequency((__u32)cpu_id, bpf_ktime_get_ns(), (
 	__u64 state, __u64 cpu_id)
 TP_PAIR(cpu_idle_miss, handle_idle_miss((__u32)cpu_id, (__u32)state, (__u32)(below & 1)),
 	__u64 cpu_id, __u64 state, __u64 below)
+
+/* PM QoS: any constraint's aggregate changed (qos.bpf.h) */
+TP_PAIR(pm_qos_update_target, handle_qos_change((__s32)prev_value, (__s32)curr_value),
+	__u64 action, __u64 prev_value, __u64 curr_value)
+/* CPU hotplug: record's online mask read when it changes */
+TP_PAIR(cpuhp_exit, handle_hotplug_step(), __u64 cpu, __u64 state, __u64 idx, __u64 ret)
 
 /* x86 interrupt vectors: the cause of a wakeup, on the woken CPU */
 TP_PAIR(local_timer_entry, handle_wake_event(this_cpu(), 0, WAKE_TIMER, 0),

@@ -53,6 +53,32 @@ static void test_sysfs_root_and_readers(void **state)
 	setenv("IDLESCOPE_SYSFS", fake_root, 1);
 }
 
+/* Kept open (a live session's refresh): the same descriptor read again,
+ * so a change in place shows; a file gone is opened afresh, or an error. */
+static void test_sysfs_keep_open(void **state)
+{
+	uint64_t v = 0;
+	char buf[16];
+
+	(void)state;
+	fs_put("3\n", "k/a");
+	sysfs_keep_open(true);
+	assert_true(sysfs_keeping());
+	assert_int_equal(sysfs_read_u64(&v, "k/a"), 0);
+	assert_int_equal(v, 3);
+	fs_put("12\n", "k/a"); /* the same file, rewritten */
+	assert_int_equal(sysfs_read_u64(&v, "k/a"), 0);
+	assert_int_equal(v, 12);
+	assert_int_equal(sysfs_read_str(buf, sizeof(buf), "k/a"), 0);
+	assert_string_equal(buf, "12");
+	assert_int_equal(sysfs_read_u64(&v, "k/none"), -ENOENT);
+	sysfs_keep_open(false);
+	assert_false(sysfs_keeping());
+	fs_put("5\n", "k/a");
+	assert_int_equal(sysfs_read_u64(&v, "k/a"), 0);
+	assert_int_equal(v, 5);
+}
+
 static void test_sysfs_long_root(void **state)
 {
 	char root[700];
@@ -94,6 +120,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_sysfs_root_and_readers, build_tree, destroy_tree),
 		cmocka_unit_test_setup_teardown(test_sysfs_long_root, build_tree, destroy_tree),
+		cmocka_unit_test_setup_teardown(test_sysfs_keep_open, build_tree, destroy_tree),
 	};
 
 	return cmocka_run_group_tests_name("sysfs", tests, NULL, NULL);

@@ -1016,8 +1016,8 @@ check_fds
 # -- COMMAND form: the guest's BPF load takes seconds under TCG, so a -d window
 # would start at an unknown time). Oracles: the shell's own clock around the
 # two writes (the gap lies between the inner and the outer stamps; idlescope
-# polls the online mask every 0.2 s and places each edge halfway, so within
-# 0.2 s of those), the fixed 0.8..1.3 s of issue 7, 2 transitions, CPU 3's
+# reads the online mask at each cpuhp_exit step, or where that event is
+# missing polls it every 0.2 s, and places each edge halfway: within 0.2 s), the fixed 0.8..1.3 s of issue 7, 2 transitions, CPU 3's
 # idle + edge + busy + offline = the window, no gap on the other CPUs, and
 # CPU 3's BPF entries against the sysfs delta within 4 per state (the CSV
 # check's allowance). x86_64 only (arm64 guests: PSCI CPU_OFF not exercised).

@@ -37,6 +37,18 @@ echo "INFO cpuidle driver $(cat /sys/devices/system/cpu/cpuidle/current_driver 2
 	"governor $(cat /sys/devices/system/cpu/cpuidle/current_governor_ro 2>/dev/null || echo none)," \
 	"governors $(cat /sys/devices/system/cpu/cpuidle/available_governors 2>/dev/null)," \
 	"cmdline $(cat /proc/cmdline)"
+# vmtest_wakeups=1: the wakeups bench instead of the tests, its rows on
+# the console (WAKEUPS-TSV:) for the host's tests/bench/wakeups.py table;
+# an idle guest is what it needs (ORACLE_KINDS=haltpoll, tests/vm/README.md)
+if [ "${vmtest_wakeups:-0}" = 1 ]; then
+	cd /src || exit 1
+	WAKE_PRINT='WAKEUPS-TSV: ' WAKE_DOC='' WAKE_RESULTS=/tmp/wakeups.tsv IDLESCOPE=/bin/idlescope \
+		WAKE_REPS=${vmtest_wake_reps:-3} WAKE_WINDOW=${vmtest_wake_window:-10} \
+		WAKE_SETTLE=${vmtest_wake_settle:-8} WAKE_ORACLE=${vmtest_wake_oracle:-usage} \
+		WAKE_ROWS=${vmtest_wake_rows:-} \
+		WAKE_COMMANDS="$(echo "${vmtest_wake_commands:-record-d,record-i1,hist-d,top-d,serve}" | tr , ' ')" \
+		exec tests/bench/wakeups.sh
+fi
 cd /src/tests/bats || exit 1
 t0=$(cut -d' ' -f1 /proc/uptime)
 bats --tap --filter-tags "${vmtest_tags:-oracle}" ${vmtest_filter:+-f "$vmtest_filter"} . >/tmp/tap 2>&1 &

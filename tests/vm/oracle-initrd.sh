@@ -49,6 +49,9 @@ for d in /usr/lib/bats-core /usr/libexec/bats-core; do cp -r --parents "$d" "$r"
 printf 'root:x:0:0:root:/root:/bin/bash\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n' >"$r/etc/passwd"
 printf 'root:x:0:\nnogroup:x:65534:\n' >"$r/etc/group"
 cp -a "$root/tests/bats" "$root/tests/fixtures" "$root/tests/lib" "$r/src/tests/"
+# the wakeups bench (vmtest_wakeups=1 in oracle-guest.sh)
+mkdir -p "$r/src/tests/bench"
+cp "$root/tests/bench/wakeups.sh" "$r/src/tests/bench/"
 ln -sf /bin/idlescope "$r/src/build/idlescope"
 # wakeups_live.bats's pinned ping-pong (make builds it with make test)
 if [ -x "$root/build/tests/pingpong" ]; then

@@ -256,17 +256,24 @@ static int watch(struct top *t, int sfd, uint64_t start)
 
 	waiting(t);
 	while (!quit) {
-		struct pollfd fds[2] = { { .fd = sfd, .events = POLLIN },
+		struct pollfd fds[3] = { { .fd = sfd, .events = POLLIN },
+					 { .fd = live_run_qos_fd(t->run), .events = POLLIN },
 					 { .fd = STDIN_FILENO, .events = POLLIN } };
 		uint64_t refresh = live_run_tick(t->run, idle_now_ns());
-		uint64_t now = idle_now_ns(), wake = next < end ? next : end;
+		uint64_t now = idle_now_ns(), exact = next < end ? next : end;
+		uint64_t wake = refresh < exact ? refresh : exact;
+		struct timespec ts = { 0, 0 };
 
-		if (refresh < wake)
-			wake = refresh;
-		int ms = now >= wake ? 0 : (int)((wake - now + 999999) / 1000000);
-
-		if (poll(fds, t->screen ? 2 : 1, ms) < 0 && errno != EINTR)
+		if (now < wake) {
+			ts.tv_sec = (time_t)((wake - now) / 1000000000ULL);
+			ts.tv_nsec = (long)((wake - now) % 1000000000ULL);
+		}
+		/* the refresh may ride on another wakeup; the screen's tick is exact */
+		window_timer_slack(refresh, exact, live_run_slack_ns(t->run));
+		if (ppoll(fds, t->screen ? 3 : 2, &ts, NULL) < 0 && errno != EINTR)
 			return -errno;
+		if (fds[1].revents)
+			live_run_qos(t->run, idle_now_ns());
 		if (fds[0].revents & POLLIN) {
 			struct signalfd_siginfo si;
 
@@ -280,9 +287,9 @@ static int watch(struct top *t, int sfd, uint64_t start)
 				}
 			}
 		}
-		if (t->screen && (fds[1].revents & (POLLHUP | POLLERR)))
+		if (t->screen && (fds[2].revents & (POLLHUP | POLLERR)))
 			break; /* the terminal is gone */
-		if (t->screen && (fds[1].revents & POLLIN))
+		if (t->screen && (fds[2].revents & POLLIN))
 			for (enum top_key k; !quit && (k = screen_key()) != TK_NONE;)
 				on_key(t, k, &quit);
 		now = idle_now_ns();
@@ -296,6 +303,7 @@ static int watch(struct top *t, int sfd, uint64_t start)
 		if (now >= end)
 			break;
 	}
+	window_timer_slack(0, 0, 0);
 	return 0;
 }
 

@@ -62,6 +62,8 @@ enum feature {
 	F_IDLE_SWITCH = 1 << 7,  /* hist idle-entry and idle-exit */
 	F_TIMERS = 1 << 8,       /* timer lateness of the wakeups */
 	F_DETAILS = 1 << 9,      /* the wakees (and who sent their IPI) */
+	F_QOS = 1 << 10,         /* PM QoS changes wake the live session */
+	F_HOTPLUG = 1 << 11,     /* so do CPU hotplug steps (record) */
 };
 
 /* The one list of events: in the order they attach, which features need
@@ -94,6 +96,8 @@ static const struct event {
 	{ "pelt_cfs_tp", F_PACKING, false, false },
 	{ "sched_wake_idle_without_ipi", F_WAKE, false, false },
 	{ "ipi_send_cpu", F_DETAILS, false, false },
+	{ "pm_qos_update_target", F_QOS, false, false },
+	{ "cpuhp_exit", F_HOTPLUG, false, false },
 };
 #define NR_EVENTS (sizeof(events) / sizeof(events[0]))
 
@@ -120,6 +124,10 @@ static unsigned int session_features(const struct idle_session *s)
 		f |= F_WAKEUP_LAT;
 	if (m == HM_IDLE_ENTRY || m == HM_IDLE_EXIT)
 		f |= F_IDLE_SWITCH;
+	if (s->qos_events && !env_set("IDLESCOPE_NO_QOS_EVENTS"))
+		f |= F_QOS;
+	if (s->hotplug_events && (f & F_QOS))
+		f |= F_HOTPLUG;
 	return f;
 }
 
@@ -405,6 +413,8 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 		  o->hist.metric == HM_EXIT_LATENCY;
 	s->hist = o->hist;
 	s->without = o->without;
+	s->qos_events = o->qos_events && !o->replay;
+	s->hotplug_events = o->hotplug_events && !o->replay;
 	libbpf_set_print(libbpf_print);
 	fdlimit_raise();
 	/* replay runs on the analysing machine's kernel too */
@@ -421,6 +431,7 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 	if (o->hist.metric == HM_WAKEUP_LATENCY && s->state_slots < WP_NR_PARTS)
 		s->state_slots = WP_NR_PARTS;
 	s->skel->rodata->state_slots = s->state_slots;
+	s->skel->rodata->qos_self_tgid = (uint32_t)getpid();
 	bpf_map__set_max_entries(s->skel->maps.idle_stats, (uint32_t)nr_cpus * s->state_slots);
 	bpf_map__set_max_entries(s->skel->maps.wake_stats, (uint32_t)nr_cpus);
 	bpf_map__set_max_entries(s->skel->maps.wake_lat, (uint32_t)nr_cpus * s->state_slots);
@@ -572,9 +583,51 @@ void idle_session_push_cpuidle(struct idle_session *s, const struct cpuidle_syst
 	}
 }
 
+static int on_qos_record(void *ctx, void *data, size_t size)
+{
+	uint64_t what = 0;
+
+	memcpy(&what, data, size < sizeof(what) ? size : sizeof(what));
+	((struct idle_session *)ctx)->qos_pending |= (unsigned int)what;
+	return 0;
+}
+
+/* The reader of qos_ring: without it (no memory) the PM QoS limits are
+ * polled as before. */
+static void open_qos_ring(struct idle_session *s)
+{
+	s->qos_rb = ring_buffer__new(bpf_map__fd(s->skel->maps.qos_ring), on_qos_record, s, NULL);
+	if (!s->qos_rb)
+		note_missing(s, "pm_qos_update_target (no ring buffer reader)");
+}
+
+int idle_session_qos_fd(const struct idle_session *s)
+{
+	return s->qos_rb ? ring_buffer__epoll_fd(s->qos_rb) : -1;
+}
+
+unsigned int idle_session_qos_changed(struct idle_session *s)
+{
+	unsigned int changed;
+
+	if (!s->qos_rb)
+		return 0;
+	s->qos_pending = 0;
+	ring_buffer__consume(s->qos_rb);
+	changed = s->qos_pending;
+	s->qos_pending = 0;
+	return changed;
+}
+
+uint64_t idle_session_qos_changes(const struct idle_session *s)
+{
+	return s->skel && s->skel->bss ? s->skel->bss->qos_changes : 0;
+}
+
 int idle_session_attach(struct idle_session *s, char *err, size_t errlen)
 {
 	struct bpf_program *p;
+	bool qos_attached = false;
 
 	/* One by one: a required failure names its program, an optional one
 	 * degrades with a note. */
@@ -616,8 +669,16 @@ int idle_session_attach(struct idle_session *s, char *err, size_t errlen)
 		}
 		if (s->nr_links < IS_MAX_LINKS)
 			s->links[s->nr_links++] = l;
+		if (event_of(p) && (event_of(p)->needed_by & F_QOS))
+			qos_attached = true;
+		if (event_of(p) && (event_of(p)->needed_by & F_HOTPLUG))
+			s->hotplug_attached = true;
 	}
 	s->have_idle_miss = s->miss_attach != NULL;
+	if (qos_attached)
+		open_qos_ring(s);
+	if (!s->qos_rb)
+		s->hotplug_attached = false;
 	return 0;
 }
 
@@ -745,6 +806,8 @@ void idle_session_stop(struct idle_session *s, uint64_t stop_ns)
 
 void idle_session_close(struct idle_session *s)
 {
+	ring_buffer__free(s->qos_rb);
+	s->qos_rb = NULL;
 	for (int i = 0; i < s->nr_links; i++)
 		bpf_link__destroy(s->links[i]);
 	s->nr_links = 0;

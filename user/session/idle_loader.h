@@ -16,6 +16,8 @@
 #include "pack_stats.h"
 #include "freq_stats.h"
 #include "replay_event.h"
+
+struct ring_buffer; /* libbpf's */
 #include "util/cpulist.h"
 #include "sys/group_tree.h"
 
@@ -70,6 +72,13 @@ struct idle_session {
 	int unknown_at_start;    /* online CPUs of unknown state at the start, -1 unread */
 	int nr_links;
 	struct bpf_link *links[IS_MAX_LINKS];
+	/* PM QoS changes (bpf/qos.bpf.h): the reader of qos_ring, NULL when
+	 * pm_qos_update_target did not attach (the limits are then polled) */
+	bool qos_events;            /* asked for (live sessions) */
+	bool hotplug_events;        /* cpuhp_exit too (record) */
+	bool hotplug_attached;      /* and it attached, with the reader */
+	struct ring_buffer *qos_rb;
+	unsigned int qos_pending;   /* IS_NOTIFY_* of the records consumed */
 };
 
 /* What idle_session_open loads: the parts decided for this run. */
@@ -86,6 +95,8 @@ struct session_opts {
 	bool packing;                   /* busy-group timeline (needs groups) */
 	bool freq;                      /* frequency residency */
 	unsigned int without;           /* enum session_part bits left out (live) */
+	bool qos_events;                /* PM QoS changes through qos_ring (live) */
+	bool hotplug_events;            /* and CPU hotplug steps (record) */
 };
 
 /* Opens and loads. Returns 0, or -1 with a one-line reason in err (exit
@@ -94,6 +105,15 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 		      char *err, size_t errlen);
 int idle_session_set_params(struct idle_session *s, int cpu, const struct idle_params *p);
 int idle_session_attach(struct idle_session *s, char *err, size_t errlen);
+/* The PM QoS change events, when attached: a descriptor readable when a
+ * change is waiting (-1 without: poll the limits instead), and what
+ * changed since the last call (IS_NOTIFY_* bits; consumes them). */
+#define IS_NOTIFY_QOS 1u     /* bpf/qos.bpf.h's QOS_NOTIFY_QOS */
+#define IS_NOTIFY_HOTPLUG 2u /* QOS_NOTIFY_HOTPLUG */
+int idle_session_qos_fd(const struct idle_session *s);
+unsigned int idle_session_qos_changed(struct idle_session *s);
+/* PM QoS changes the handler saw since the load (-v). */
+uint64_t idle_session_qos_changes(const struct idle_session *s);
 /* After attaching, makes the state of every online CPU known: each CPU that
  * has had no idle event since the attach gets the poke program run on it
  * (BPF_PROG_TEST_RUN on that CPU): an idle CPU leaves idle and enters it

@@ -80,6 +80,8 @@ int live_load(struct live *l)
 		.freq = l->freq,
 		.state_slots = cpuidle_state_slots(l->info, l->topo->nr_possible),
 		.hist = l->o.hist,
+		.qos_events = true,
+		.hotplug_events = l->o.track_hotplug,
 	};
 	char err[256] = "";
 
@@ -151,12 +153,57 @@ int live_start(struct live *l, uint64_t now)
 		}
 	}
 	l->next_state_refresh = now + LIVE_STATE_REFRESH_NS;
+	sysfs_keep_open(true); /* the refresh reads the same files again */
 	return EXIT_OK;
+}
+
+/* PM QoS, and for record hotplug, come as events: only the state files
+ * are left to poll */
+static bool events_cover(const struct live *l)
+{
+	return idle_session_qos_fd(&l->sess) >= 0 &&
+	       (!l->o.track_hotplug || l->sess.hotplug_attached);
+}
+
+uint64_t live_refresh_ns(const struct live *l)
+{
+	return events_cover(l) ? LIVE_EVENT_REFRESH_NS : LIVE_REFRESH_NS;
+}
+
+uint64_t live_refresh_slack_ns(const struct live *l)
+{
+	return events_cover(l) ? LIVE_REFRESH_SLACK_NS : 0;
+}
+
+int live_qos_fd(const struct live *l)
+{
+	return idle_session_qos_fd(&l->sess);
+}
+
+void live_qos_event(struct live *l, uint64_t now)
+{
+	unsigned int what = idle_session_qos_changed(&l->sess);
+
+	if ((what & IS_NOTIFY_HOTPLUG) && l->o.track_hotplug && l->started)
+		hotplug_poll(&l->hotplug, now);
+	if (!(what & IS_NOTIFY_QOS))
+		return;
+	push_params(l, false);
+	if (l->o.verbose) {
+		uint64_t g = cpuidle_global_qos_ns();
+		char v[32] = "none";
+
+		if (g != UINT64_MAX)
+			snprintf(v, sizeof(v), "%llu ns", (unsigned long long)g);
+		fprintf(stderr, "idlescope: PM QoS changed (%llu changes seen): cpu_dma_latency %s\n",
+			(unsigned long long)idle_session_qos_changes(&l->sess), v);
+	}
 }
 
 void live_refresh(struct live *l, uint64_t now)
 {
-	bool all = now >= l->next_state_refresh;
+	/* with the events every tick is a full one (live_refresh_ns) */
+	bool all = now >= l->next_state_refresh || events_cover(l);
 
 	if (l->o.track_hotplug)
 		hotplug_poll(&l->hotplug, now);
@@ -167,6 +214,7 @@ void live_refresh(struct live *l, uint64_t now)
 
 void live_close(struct live *l)
 {
+	sysfs_keep_open(false);
 	idle_session_close(&l->sess);
 	free(l->info);
 	free(l->params);

@@ -62,13 +62,28 @@ int live_attach(struct live *l);
  * the CPUs of unknown state are counted after the poke. */
 int live_start(struct live *l, uint64_t now);
 /* The refresh tick: PM QoS limits into the maps every call, the per-CPU
- * disable flags and poll limits every LIVE_STATE_REFRESH_NS, hotplug polled. */
+ * disable flags and poll limits every LIVE_STATE_REFRESH_NS (every call
+ * when PM QoS changes come as events), hotplug polled. */
 void live_refresh(struct live *l, uint64_t now);
+/* How often live_refresh is due, and how late it may come (timer slack):
+ * with PM QoS events (live_qos_fd >= 0) only the state files and hotplug
+ * are polled, every LIVE_EVENT_REFRESH_NS and up to LIVE_REFRESH_SLACK_NS
+ * later, so a refresh rides on a wakeup the CPU has anyway and the files
+ * are never older than LIVE_STATE_REFRESH_NS; without them PM QoS is polled
+ * every LIVE_REFRESH_NS, exactly, as before. */
+uint64_t live_refresh_ns(const struct live *l);
+uint64_t live_refresh_slack_ns(const struct live *l);
+/* Readable when the kernel changed a PM QoS constraint (after live_attach;
+ * -1 without the events); live_qos_event then pushes the new limits. */
+int live_qos_fd(const struct live *l);
+void live_qos_event(struct live *l, uint64_t now);
 void live_close(struct live *l);
 
 /* How often a command's window calls live_refresh, and how often the
  * per-CPU state files are read again. */
 #define LIVE_REFRESH_NS 200000000ULL
 #define LIVE_STATE_REFRESH_NS 1000000000ULL
+#define LIVE_EVENT_REFRESH_NS 500000000ULL
+#define LIVE_REFRESH_SLACK_NS (LIVE_STATE_REFRESH_NS - LIVE_EVENT_REFRESH_NS)
 
 #endif

@@ -33,13 +33,40 @@ static void run_refresh(void *ctx, uint64_t now)
 		r->ops->lock(r->cmd, false);
 }
 
+/* a PM QoS change: the limits pushed at once (live_qos_event) */
+static void run_qos(void *ctx, uint64_t now)
+{
+	struct live_run *r = ctx;
+
+	if (r->ops->lock)
+		r->ops->lock(r->cmd, true);
+	live_qos_event(r->live, now);
+	if (r->ops->lock)
+		r->ops->lock(r->cmd, false);
+}
+
 uint64_t live_run_tick(struct live_run *r, uint64_t now)
 {
 	if (now >= r->next_refresh) {
 		run_refresh(r, now);
-		r->next_refresh = now + LIVE_REFRESH_NS;
+		r->next_refresh = now + live_refresh_ns(r->live);
 	}
 	return r->next_refresh;
+}
+
+int live_run_qos_fd(const struct live_run *r)
+{
+	return live_qos_fd(r->live);
+}
+
+void live_run_qos(struct live_run *r, uint64_t now)
+{
+	run_qos(r, now);
+}
+
+uint64_t live_run_slack_ns(const struct live_run *r)
+{
+	return live_refresh_slack_ns(r->live);
 }
 
 /* The window opens: exits before start are not counted from here. */
@@ -58,7 +85,8 @@ static int start(struct live_run *r, uint64_t *t)
 static int run(struct live_run *r, const struct live_plan *p)
 {
 	const struct live_ops *ops = r->ops;
-	struct window_ticks ticks = { ops->on_interval ? run_interval : NULL, run_refresh, r };
+	struct window_ticks ticks = { ops->on_interval ? run_interval : NULL, run_refresh, r, -1,
+				      run_qos, 0 };
 	uint64_t t = 0, stop;
 	int ret, sig;
 
@@ -76,7 +104,9 @@ static int run(struct live_run *r, const struct live_plan *p)
 		return ret;
 	r->win.duration_ns = p->duration_ns;
 	r->win.interval_ns = p->interval_ns;
-	r->win.refresh_ns = LIVE_REFRESH_NS;
+	r->win.refresh_ns = live_refresh_ns(r->live);
+	ticks.wake_fd = live_qos_fd(r->live);
+	ticks.refresh_slack_ns = live_refresh_slack_ns(r->live);
 	if ((ret = window_prepare(&r->win, p->command)))
 		return ret;
 	if (!ops->start_before_attach && (ret = start(r, &t)))
@@ -84,7 +114,7 @@ static int run(struct live_run *r, const struct live_plan *p)
 	if (ops->opened && (ret = ops->opened(r->cmd, t)))
 		return ret;
 	if (ops->loop) {
-		r->next_refresh = t + LIVE_REFRESH_NS;
+		r->next_refresh = t + live_refresh_ns(r->live);
 		return ops->loop(r->cmd, r, t);
 	}
 	if ((ret = window_release(&r->win, p->command)))

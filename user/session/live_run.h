@@ -55,7 +55,8 @@ struct live_ops {
 /* Runs a live command from its first instruction to its exit code: blocks
  * the ending signals, setup, live_prepare, prepared, live_load, loaded,
  * live_attach and live_start (in the order ops asks), opened, then the
- * window (or ops->loop) with live_refresh every LIVE_REFRESH_NS, the stop,
+ * window (or ops->loop) with live_refresh when due (live_refresh_ns), PM
+ * QoS changes as they come (live_qos_event), the stop,
  * finish, and teardown. The exit code is finish's when non-zero, else
  * COMMAND's status or 0. */
 int live_run(const struct live_ops *ops, void *cmd, int argc, char **argv);
@@ -63,5 +64,11 @@ int live_run(const struct live_ops *ops, void *cmd, int argc, char **argv);
 /* For ops->loop: the refresh tick (live_refresh) when it is due at now;
  * returns when the next one is. */
 uint64_t live_run_tick(struct live_run *run, uint64_t now);
+/* For ops->loop: the descriptor to wait on for PM QoS changes (-1: none),
+ * the call when it is readable, and the timer slack a wait for the refresh
+ * tick may take (window_timer_slack). */
+int live_run_qos_fd(const struct live_run *run);
+void live_run_qos(struct live_run *run, uint64_t now);
+uint64_t live_run_slack_ns(const struct live_run *run);
 
 #endif

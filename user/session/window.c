@@ -2,8 +2,12 @@
 #include "session/window.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
 
 #include "util/diag.h"
 #include "util/child_run.h"
@@ -77,24 +81,70 @@ int window_release(struct window *w, char **command)
 	return 127;
 }
 
+void window_timer_slack(uint64_t refresh, uint64_t exact, uint64_t slack_ns)
+{
+	static long initial = -1, current = -1;
+	unsigned long want;
+
+	if (initial < 0)
+		current = initial = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+	if (initial < 0)
+		return;
+	want = (unsigned long)initial;
+	if (refresh < exact && slack_ns) {
+		uint64_t room = exact - refresh;
+
+		want = room < slack_ns ? (unsigned long)room : (unsigned long)slack_ns;
+		if (want < (unsigned long)initial)
+			want = (unsigned long)initial;
+	}
+	if ((long)want != current && !prctl(PR_SET_TIMERSLACK, want, 0, 0, 0))
+		current = (long)want;
+}
+
+/* One wait until wake (a CLOCK_MONOTONIC time): the signal taken, 0 on the
+ * timeout or when wake_fd became readable (*woken). */
+static int wait_once(struct window *w, int sfd, int wake_fd, uint64_t now, uint64_t wake,
+		     bool *woken)
+{
+	struct timespec ts = { (time_t)((wake - now) / 1000000000ULL),
+			       (long)((wake - now) % 1000000000ULL) };
+	struct pollfd fds[2] = { { .fd = sfd, .events = POLLIN }, { .fd = wake_fd, .events = POLLIN } };
+	struct signalfd_siginfo si;
+
+	*woken = false;
+	if (sfd < 0)
+		return sigtimedwait(&w->waitset, NULL, &ts);
+	if (ppoll(fds, wake_fd >= 0 ? 2 : 1, &ts, NULL) <= 0)
+		return 0;
+	*woken = fds[1].revents != 0;
+	if (fds[0].revents && read(sfd, &si, sizeof(si)) == sizeof(si))
+		return (int)si.ssi_signo;
+	return 0;
+}
+
 int window_wait(struct window *w, uint64_t start, const struct window_ticks *t)
 {
 	uint64_t end = w->duration_ns ? start + w->duration_ns : UINT64_MAX;
 	uint64_t next_tick = w->interval_ns ? start + w->interval_ns : UINT64_MAX;
 	uint64_t next_refresh = w->refresh_ns ? start + w->refresh_ns : UINT64_MAX;
+	int wake_fd = t && t->on_wake ? t->wake_fd : -1;
+	/* the signals through a descriptor only when there is another to wait on */
+	int sfd = wake_fd >= 0 ? signalfd(-1, &w->waitset, SFD_CLOEXEC) : -1;
+	int ret = 0;
 
 	for (;;) {
-		uint64_t now = idle_now_ns(), wake = end;
-		struct timespec ts;
+		uint64_t now = idle_now_ns(), exact = end;
+		bool woken;
 		int sig;
 
 		if (now >= end)
-			return 0;
+			break;
 		if (now >= next_tick) {
 			if (t && t->on_interval)
 				t->on_interval(t->ctx, now);
 			if (w->done)
-				return 0;
+				break;
 			next_tick += w->interval_ns;
 			continue;
 		}
@@ -103,20 +153,25 @@ int window_wait(struct window *w, uint64_t start, const struct window_ticks *t)
 				t->on_refresh(t->ctx, now);
 			next_refresh = now + w->refresh_ns;
 		}
-		if (next_tick < wake)
-			wake = next_tick;
-		if (next_refresh < wake)
-			wake = next_refresh;
-		ts.tv_sec = (time_t)((wake - now) / 1000000000ULL);
-		ts.tv_nsec = (long)((wake - now) % 1000000000ULL);
-		sig = sigtimedwait(&w->waitset, NULL, &ts);
+		if (next_tick < exact)
+			exact = next_tick;
+		window_timer_slack(next_refresh, exact, t ? t->refresh_slack_ns : 0);
+		sig = wait_once(w, sfd, sfd >= 0 ? wake_fd : -1, now,
+				next_refresh < exact ? next_refresh : exact, &woken);
+		if (woken)
+			t->on_wake(t->ctx, idle_now_ns());
 		if (sig == SIGCHLD) {
 			if (w->have_wl && workload_poll(&w->wl))
-				return 0;
+				break;
 		} else if (sig > 0) {
-			return sig;
+			ret = sig;
+			break;
 		}
 	}
+	window_timer_slack(0, 0, 0); /* the default again */
+	if (sfd >= 0)
+		close(sfd);
+	return ret;
 }
 
 int window_finish(struct window *w, int sig)

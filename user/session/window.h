@@ -23,12 +23,23 @@ struct window {
 	sigset_t waitset, oldmask;
 };
 
-/* Calls on_interval at every interval, on_refresh at every refresh tick. */
+/* Calls on_interval at every interval, on_refresh at every refresh tick,
+ * on_wake when wake_fd (-1: none) becomes readable. A refresh tick may come
+ * up to refresh_slack_ns late, riding on a wakeup the CPU has anyway, but
+ * never past the next interval or the end, which stay exact. */
 struct window_ticks {
 	void (*on_interval)(void *ctx, uint64_t now);
 	void (*on_refresh)(void *ctx, uint64_t now);
 	void *ctx;
+	int wake_fd;
+	void (*on_wake)(void *ctx, uint64_t now);
+	uint64_t refresh_slack_ns;
 };
+
+/* The timer slack of the coming wait (PR_SET_TIMERSLACK): the default one
+ * when an exact deadline (an interval, the end) is the next, else up to
+ * slack_ns after the refresh due at refresh, and never past exact. */
+void window_timer_slack(uint64_t refresh, uint64_t exact, uint64_t slack_ns);
 
 /* Blocks SIGINT, SIGTERM and SIGHUP for the rest of the process (a command
  * calls it first, so a signal during start-up or output cannot kill it

@@ -60,14 +60,25 @@ uint64_t cpuidle_global_qos_ns(void)
 	int32_t us = 0;
 	int fd;
 
+	static int kept_fd = -1;
+
 	/* Opening adds a request at the default value (no constraint) for as
-	 * long as the file is open; reading gives the effective limit. */
-	fd = open("/dev/cpu_dma_latency", O_RDONLY | O_CLOEXEC);
+	 * long as the file is open; reading gives the effective limit. While
+	 * sysfs files are kept open (sysfs_keep_open) so is this one, read at
+	 * offset 0 again. */
+	if (!sysfs_keeping() && kept_fd >= 0) {
+		close(kept_fd);
+		kept_fd = -1;
+	}
+	fd = kept_fd >= 0 ? kept_fd : open("/dev/cpu_dma_latency", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return UINT64_MAX;
-	if (read(fd, &us, sizeof(us)) != sizeof(us) || us < 0 || (uint64_t)us >= QOS_DEFAULT_US)
+	if (pread(fd, &us, sizeof(us), 0) != sizeof(us) || us < 0 || (uint64_t)us >= QOS_DEFAULT_US)
 		us = -1;
-	close(fd);
+	if (sysfs_keeping())
+		kept_fd = fd;
+	else
+		close(fd);
 	return us < 0 ? UINT64_MAX : (uint64_t)us * 1000;
 }
 

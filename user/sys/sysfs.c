@@ -30,11 +30,57 @@ static int build_path(char *path, size_t len, const char *fmt, va_list ap)
 	return 0;
 }
 
+/* sysfs_keep_open: descriptors kept per path, read again with pread */
+#define KEEP_MAX 128
+static struct kept {
+	char path[512];
+	int fd;
+} kept[KEEP_MAX];
+static int nr_kept;
+static bool keeping;
+
+void sysfs_keep_open(bool on)
+{
+	if (!on)
+		for (int i = 0; i < nr_kept; i++)
+			close(kept[i].fd);
+	if (!on)
+		nr_kept = 0;
+	keeping = on;
+}
+
+bool sysfs_keeping(void)
+{
+	return keeping;
+}
+
+/* A kept descriptor's read at offset 0: bytes read, or -1 (none kept, or
+ * its file is gone: a CPU's cpuidle files go with the CPU; dropped then). */
+static ssize_t read_kept(const char *path, char *buf, size_t len)
+{
+	for (int i = 0; keeping && i < nr_kept; i++) {
+		ssize_t n;
+
+		if (strcmp(kept[i].path, path))
+			continue;
+		n = pread(kept[i].fd, buf, len, 0);
+		if (n >= 0)
+			return n;
+		close(kept[i].fd);
+		kept[i] = kept[--nr_kept];
+		return -1;
+	}
+	return -1;
+}
+
 static int read_path(const char *path, char *buf, size_t len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
+	ssize_t n = read_kept(path, buf, len - 1);
+	int fd;
 
+	if (n >= 0)
+		goto done;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	n = read(fd, buf, len - 1);
@@ -44,7 +90,13 @@ static int read_path(const char *path, char *buf, size_t len)
 		close(fd);
 		return -e;
 	}
-	close(fd);
+	if (keeping && nr_kept < KEEP_MAX && strlen(path) < sizeof(kept[0].path)) {
+		strcpy(kept[nr_kept].path, path);
+		kept[nr_kept++].fd = fd;
+	} else {
+		close(fd);
+	}
+done:
 	buf[n] = '\0';
 	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
 		buf[--n] = '\0';

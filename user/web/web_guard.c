@@ -31,6 +31,8 @@ static void unlink_conn(struct web_guard *g, struct web_conn *c)
 
 static void append(struct web_guard *g, struct web_conn *c)
 {
+	if (!g->head) /* the reaper sleeps without a timeout while there is none */
+		pthread_cond_signal(&g->wake);
 	c->prev = g->tail;
 	*(g->tail ? &g->tail->next : &g->head) = c;
 	g->tail = c;
@@ -138,8 +140,10 @@ void web_guard_answering(struct MHD_Connection *conn)
 	pthread_mutex_unlock(&c->g->lock);
 }
 
-/* Once a second: cut what is past its deadline (a trickle keeps MHD's idle
- * timeout from firing; a client that reads the answer slowly too). */
+/* Once a second while there are connections: cut what is past its deadline
+ * (a trickle keeps MHD's idle timeout from firing; a client that reads the
+ * answer slowly too). With none it sleeps until append wakes it: an idle
+ * exporter wakes no CPU. */
 static void *reaper(void *arg)
 {
 	struct web_guard *g = arg;
@@ -153,6 +157,10 @@ static void *reaper(void *arg)
 		for (struct web_conn *c = g->head; c && c->since + DEADLINE_NS <= now; c = c->next)
 			if (!c->cut)
 				cut(g, c);
+		if (!g->head) {
+			pthread_cond_wait(&g->wake, &g->lock);
+			continue;
+		}
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		ts.tv_sec++;
 		pthread_cond_timedwait(&g->wake, &g->lock, &ts);

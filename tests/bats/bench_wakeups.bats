@@ -1,0 +1,98 @@
+#!/usr/bin/env bats
+# The arithmetic of the wakeups bench (tests/bench/wakeups.sh, wakeups.py)
+# on hand-made counter files: no root, no timing.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	F=$BATS_TEST_DIRNAME/../fixtures/wakeups
+	B=$BATS_TEST_DIRNAME/../bench
+}
+
+@test "wakeups.sh --counts: cpuidle usage summed over each CPU's states" {
+	run "$B/wakeups.sh" --counts "$F/usage.before"
+	[ "$status" -eq 0 ]
+	[ "$output" = "0:1010 1:2000" ]
+	run "$B/wakeups.sh" --counts "$F/usage.after"
+	[ "$output" = "0:1220 1:2200" ]
+}
+
+@test "wakeups.sh --counts: /proc/interrupts columns, ERR and MIS left out" {
+	# cpu0: 40 + 1 + 0 + 0 + 1000 + 500; cpu1: 0 + 0 + 300 + 0 + 2000 + 100
+	run "$B/wakeups.sh" --counts "$F/interrupts.before"
+	[ "$status" -eq 0 ]
+	[ "$output" = "0:1541 1:2400" ]
+	# ERR: 3 has one column: not a CPU's
+	run "$B/wakeups.sh" --counts "$F/interrupts.after"
+	[ "$output" = "0:1751 1:2562" ]
+	# the same with mawk, the guests' awk
+	if command -v mawk >/dev/null; then
+		AWK=mawk run "$B/wakeups.sh" --counts "$F/interrupts.after"
+		[ "$output" = "0:1751 1:2562" ]
+	fi
+}
+
+@test "wakeups.sh --counts: anything else is an error" {
+	printf 'hello\n' >"$BATS_TEST_TMPDIR/x"
+	run "$B/wakeups.sh" --counts "$BATS_TEST_TMPDIR/x"
+	[ "$status" -ne 0 ]
+}
+
+@test "wakeups.py table: paired differences, t interval, ticks subtracted" {
+	command -v python3 >/dev/null || skip "no python3"
+	run python3 "$B/wakeups.py" table "$F/results.tsv"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# record-d: rep 1 observed (21.0 + 21.4) / 2 = 21.2 vs none 20.0: +1.2;
+	# rep 2 (20.0 + 20.2) / 2 = 20.1 vs 20.0: +0.1. Mean 0.65, sd 0.7778,
+	# t(1) 12.706: half-width 12.706 * 0.7778 / sqrt(2) = 6.988
+	[[ "$output" == *'| `idlescope record -d N -o /dev/null` | 20.00 | 20.65 | +0.65 [-6.34, +7.64] | 0.00 | +0.65 | not resolved |'* ]]
+	# record-i1: rep 1 20.5 vs 20.0: +0.5; rep 2 20.5 vs 20.0: +0.5; sd 0;
+	# its 1 tick/s is 0.5 per CPU: +0.00 beyond, the interval's top 0.0
+	[[ "$output" == *'| `idlescope record -d N -i 1 -o /dev/null` | 20.00 | 20.50 | +0.50 [+0.50, +0.50] | 0.50 | +0.00 | met |'* ]]
+}
+
+@test "wakeups.py table: MISSED only when the whole interval is above 0.2" {
+	command -v python3 >/dev/null || skip "no python3"
+	# record-d added 1.2 and 1.0 per CPU: mean 1.1, sd 0.1414, half-width
+	# 12.706 * 0.1414 / sqrt(2) = 1.271: [-0.17, +2.37] is not resolved;
+	# 1.2 and 1.2: [+1.2, +1.2] is above
+	sed 's/0:6400 1:6402$/0:6410 1:6410/' "$F/results.tsv" >"$BATS_TEST_TMPDIR/r.tsv"
+	run python3 "$B/wakeups.py" table "$BATS_TEST_TMPDIR/r.tsv"
+	[[ "$output" == *'| +1.10 [-0.17, +2.37] | 0.00 | +1.10 | not resolved |'* ]]
+	sed 's/0:6400 1:6402$/0:6412 1:6412/' "$F/results.tsv" >"$BATS_TEST_TMPDIR/r.tsv"
+	run python3 "$B/wakeups.py" table "$BATS_TEST_TMPDIR/r.tsv"
+	[[ "$output" == *'| +1.20 [+1.20, +1.20] | 0.00 | +1.20 | MISSED |'* ]]
+}
+
+@test "wakeups.py table: an observed run without its none run is refused" {
+	command -v python3 >/dev/null || skip "no python3"
+	grep -v $'^2\tnone\t0\t10\t' "$F/results.tsv" >"$BATS_TEST_TMPDIR/r.tsv"
+	run python3 "$B/wakeups.py" table "$BATS_TEST_TMPDIR/r.tsv"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"has no paired none run"* ]]
+}
+
+@test "wakeups.py table: a counter that went back is refused" {
+	command -v python3 >/dev/null || skip "no python3"
+	sed 's/0:1410 1:2414\t0:1610/0:1410 1:2414\t0:1400/' "$F/results.tsv" >"$BATS_TEST_TMPDIR/r.tsv"
+	run python3 "$B/wakeups.py" table "$BATS_TEST_TMPDIR/r.tsv"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"went back"* ]]
+}
+
+@test "wakeups.py doc: the section replaced in place, the rest kept" {
+	command -v python3 >/dev/null || skip "no python3"
+	d=$BATS_TEST_TMPDIR/perf.md
+	printf '# perf\n\n## Before\n\nkeep 1\n\n## Added wakeups\n\nold\n\n## After\n\nkeep 2\n' >"$d"
+	run python3 "$B/wakeups.py" doc "$d" "$F/results.tsv"
+	[ "$status" -eq 0 ]
+	run cat "$d"
+	[[ "$output" == *"keep 1"* && "$output" == *"keep 2"* && "$output" != *old* ]]
+	[ "$(grep -c '^## Added wakeups$' "$d")" -eq 1 ]
+	grep -q '^## After$' "$d"
+	# appended where there is none
+	printf '# perf\n' >"$d"
+	python3 "$B/wakeups.py" doc "$d" "$F/results.tsv"
+	[ "$(grep -c '^## Added wakeups$' "$d")" -eq 1 ]
+}
