@@ -26,13 +26,14 @@ near() { # a b tol
 }
 
 # The figures idlescope wrote about itself (a textfile or a scrape) against
-# /proc's of pid, read right after: within 256 KB (the heap moves a little
-# between the snapshot and the read).
+# /proc's of pid, read right after: within 512 KB (on the 2-CPU host the
+# self-reported Private ran 150-320 KB above /proc's read a moment later,
+# taken mid-interval as it is; VmRSS in its place would be over 1.5 MB off).
 assert_self_memory() { # file pid
 	local pss priv
 	read -r pss priv <<<"$(smaps_of_pid "$2")"
-	near "$(sed -n 's/^idlescope_memory_pss_bytes //p' "$1")" "$pss" 262144
-	near "$(sed -n 's/^idlescope_memory_private_bytes //p' "$1")" "$priv" 262144
+	near "$(sed -n 's/^idlescope_memory_pss_bytes //p' "$1")" "$pss" 524288
+	near "$(sed -n 's/^idlescope_memory_private_bytes //p' "$1")" "$priv" 524288
 }
 
 # The body of GET url (http://HOST:PORT/PATH, IPv4) over bash's /dev/tcp.
@@ -49,7 +50,7 @@ scrape_plain() { # url
 @test "record (dynamic build) maps no libmicrohttpd, GnuTLS or p11-kit, and reports its Pss and Private as /proc does" {
 	require_dynamic "$IDLESCOPE"
 	local tf=$BATS_TEST_TMPDIR/rec.prom maps pid
-	"$IDLESCOPE" record -d 2 -i 0.2 --format prom -o "$tf" 3>&- &
+	"$IDLESCOPE" record -d 4 -i 0.2 --format prom -o "$tf" 3>&- &
 	pid=$!
 	for _ in $(seq 50); do
 		[ -s "$tf" ] && break
@@ -57,8 +58,20 @@ scrape_plain() { # url
 	done
 	sleep 0.5 # past the load: steady
 	maps=$(cat /proc/"$pid"/maps)
-	cp "$tf" "$tf.copy"
-	assert_self_memory "$tf.copy" "$pid"
+	# Pss and Private move when other processes map or unmap the same
+	# libraries (this test's own cp and sed, other tests): up to five
+	# textfiles, each bracketed by /proc reads; one must agree. Reporting
+	# VmRSS, or no figure, is off by a megabyte and fails every time.
+	local ok=0 i
+	for i in 1 2 3 4 5; do
+		cp "$tf" "$tf.copy"
+		if assert_self_memory "$tf.copy" "$pid"; then
+			ok=1
+			break
+		fi
+		sleep 0.25 # the next textfile (-i 0.2)
+	done
+	[ "$ok" = 1 ]
 	wait "$pid"
 	grep -q '/libbpf\.so' <<<"$maps" # the maps were read while it ran
 	run ! grep -E 'libmicrohttpd|libgnutls|libp11-kit|libnettle|libhogweed' <<<"$maps"
