@@ -9,7 +9,8 @@
  * latency alike: both go through it), with the new value already set. It
  * also runs for frequency QoS and latency tolerance, and carries no pointer
  * to its constraint: those changes wake the reader too, which finds nothing
- * new. Only a moved aggregate (prev_value != curr_value) is sent. A page holds far more records than changes arrive between reads. */
+ * new. Only a moved aggregate (prev_value != curr_value) is sent. A page
+ * holds far more records than changes arrive between reads. */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 4096);
@@ -18,7 +19,7 @@ struct {
 #define QOS_NOTIFY_QOS 1
 #define QOS_NOTIFY_HOTPLUG 2
 
-/* every change seen (-v); a plain add, no fetch: loads before 5.12 too */
+/* every change seen (-v); an atomic add without fetch: loads before 5.12 too */
 __u64 qos_changes;
 /* The reader's own process: reading /dev/cpu_dma_latency opens it, which
  * adds a request (at the default, changing nothing) and removes it at the
