@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
-# The observer does not wake what it watches (issue 23): a live command's
-# refresh tick is not a fixed short poll, and a PM QoS change reaches the
-# BPF classification as an event, not at the next poll. Counts, not times:
-# a process's voluntary context switches are its wakeups, whatever the load.
+# The observer does not wake what it watches (issue 23): a live command
+# sets no timer of its own beyond its -i ticks; a PM QoS change, a CPU going
+# on or offline and a state's disable flag written reach the BPF
+# classification as events. Counts, not times: a process's voluntary context
+# switches are its wakeups, whatever the load.
 
 bats_require_minimum_version 1.5.0
 load helpers
@@ -10,10 +11,12 @@ load helpers
 setup() {
 	PID=
 	HOLD=
+	FLAG=
 }
 
 teardown() {
 	local p
+	[ -z "$FLAG" ] || echo "$FLAG_BEFORE" >"$FLAG" # a disable flag put back
 	for p in "$HOLD" "$PID"; do
 		[ -n "$p" ] || continue
 		kill "$p" 2>/dev/null || true
@@ -38,24 +41,64 @@ wakeups_over_5s() { # pid
 	echo $((b - a))
 }
 
-@test "record -d with no -i: a handful of wakeups in 5 s, not a 200 ms poll" {
-	"$IDLESCOPE" record -d 10 -o "$BATS_TEST_TMPDIR/out.txt" &
-	PID=$!
-	n=$(wakeups_over_5s "$PID")
-	echo "record -d: $n voluntary switches in 5 s (a 200 ms poll: 25 or more)"
-	# the state files every 0.5-1 s (timer slack), PM QoS only on a change
-	# (another process's request counts, hence the margin)
-	[ "$n" -le 16 ]
+@test "record, hist and serve with no -i or scrape: no wakeups of their own" {
+	port=$(free_port)
+	for cmd in "record -d 10 -o /dev/null" "hist residency -d 10" \
+		"serve -d 10 --listen 127.0.0.1:$port"; do
+		# shellcheck disable=SC2086 # the command's words
+		"$IDLESCOPE" $cmd >/dev/null 2>&1 &
+		PID=$!
+		n=$(wakeups_over_5s "$PID")
+		echo "$cmd: $n voluntary switches in 5 s over $(ls /proc/"$PID"/task | wc -l) threads"
+		kill "$PID"
+		wait "$PID" || true
+		PID=
+		# nothing polled (a 0.5 s poll: 10; another process's PM QoS
+		# request or a hotplug would add one each, hence the margin)
+		[ "$n" -le 2 ]
+	done
 }
 
-@test "serve with no scrape: its threads wake no more than record does" {
-	port=$(free_port)
-	"$IDLESCOPE" serve -d 10 --listen "127.0.0.1:$port" >/dev/null 2>&1 &
+@test "top wakes once per -i tick, its cut set a tick ahead" {
+	"$IDLESCOPE" top -d 10 -i 1 >/dev/null &
 	PID=$!
 	n=$(wakeups_over_5s "$PID")
-	echo "serve: $n voluntary switches in 5 s over $(ls /proc/"$PID"/task | wc -l) threads"
-	# the connection reaper sleeps while there is no connection
-	[ "$n" -le 16 ]
+	echo "top -i 1: $n voluntary switches in 5 s (5 ticks; a cut waited for: 10)"
+	[ "$n" -ge 4 ] && [ "$n" -le 7 ]
+}
+
+@test "IDLESCOPE_POLL_STATE_FILES=1: the state files polled every 0.5-1 s" {
+	IDLESCOPE_POLL_STATE_FILES=1 "$IDLESCOPE" record -d 10 -o /dev/null &
+	PID=$!
+	n=$(wakeups_over_5s "$PID")
+	echo "record -d, state files polled: $n voluntary switches in 5 s"
+	[ "$n" -ge 4 ] && [ "$n" -le 16 ]
+}
+
+# The deepest state's disable flag of CPU 0 written 1 and back in
+# mid-window: each write wakes the session (inotify), which reads the flags
+# again (the -v line) at once, not at a poll.
+# bats test_tags=oracle
+@test "a state's disable flag written mid-window is seen as it happens" {
+	require_cpuidle_driver
+	d=/sys/devices/system/cpu/cpu0/cpuidle
+	s=$(($(ls -d "$d"/state[0-9]* | wc -l) - 1))
+	[ "$s" -ge 1 ] || skip "one state only"
+	before=$(cat "$d/state$s/disable")
+	FLAG=$d/state$s/disable FLAG_BEFORE=$before
+	"$IDLESCOPE" record -v -d 4 -o /dev/null 2>"$BATS_TEST_TMPDIR/err" &
+	PID=$!
+	sleep 1.5
+	echo 1 >"$d/state$s/disable"
+	sleep 0.5
+	n1=$(grep -c 'disable flag was written' "$BATS_TEST_TMPDIR/err" || true)
+	echo "$before" >"$d/state$s/disable"
+	wait "$PID"
+	PID=
+	cat "$BATS_TEST_TMPDIR/err"
+	[ "$(cat "$d/state$s/disable")" = "$before" ]
+	[ "$n1" -ge 1 ]
+	[ "$(grep -c 'disable flag was written' "$BATS_TEST_TMPDIR/err")" -ge 2 ]
 }
 
 # A process holds /dev/cpu_dma_latency at 17 us for 0.6 s in mid-window:

@@ -495,8 +495,13 @@ run_guest() { # index
 			sed -n 's/^INFO \(idle states [^(]*\) (.*/\1;/p; s/^INFO \(missing_events .*\)/\1/p' | paste -sd' ' -)")
 	if [ "$v" != PASS ]; then
 		line="$line
-      ${v#FAIL: } (log: $log)"
-		say "$name$gtag: $v; last lines of $log:"
+      ${v#FAIL: } (log: $log)$(tr -d '\r' <"$log" | grep -a -E '^ *\| (FX)?BAD ' | head -n 4 |
+			sed 's/^ *| */\n      bad row: /')"
+		# the rows a cross-check judged out of bounds, which the last lines
+		# seldom hold (CI keeps only the tail of the whole run's output)
+		say "$name$gtag: $v; its failed checks and judged-bad rows:"
+		tr -d '\r' <"$log" | grep -a -E '^CHECK FAIL |^ *\| (FX)?BAD ' | head -n 20 | sed 's/^/    /' >&2
+		say "$name$gtag: last lines of $log:"
 		tail -n 30 "$log" | tr -d '\r' | sed 's/^/    /' >&2
 	fi
 	echo "$line" >"$work/summary.$i"

@@ -140,8 +140,9 @@ static void show(struct top *t)
 
 /* Reads the maps and turns [prev_ns, now] into the summary on screen; now is
  * the read's cut (cur.read_ns, session/raw_cut.h): every CPU and group as
- * at that instant, however long the read took. */
-static int interval(struct top *t)
+ * at that instant, however long the read took. next: the next tick, the
+ * next read's cut. */
+static int interval(struct top *t, uint64_t next)
 {
 	struct window_capture w = { .info = t->live.info, .k_start = t->no_counters,
 				    .k_end = t->no_counters,
@@ -152,7 +153,7 @@ static int interval(struct top *t)
 	time_t wall = time(NULL);
 	int err;
 
-	if ((err = idle_session_read_cut(&t->live.sess, &cur)))
+	if ((err = idle_session_read_cut(&t->live.sess, &cur, next)))
 		return err;
 	now = cur.read_ns;
 	if ((err = idle_raw_delta(&t->prev, &cur, t->prev_ns, now, &delta))) {
@@ -294,11 +295,11 @@ static int watch(struct top *t, int sfd, uint64_t start)
 				on_key(t, k, &quit);
 		now = idle_now_ns();
 		if (!quit && now >= next) {
-			if ((err = interval(t)))
-				return err;
 			next += t->o.interval_ns;
 			if (next <= now) /* suspended or very late: skip ahead */
 				next = now + t->o.interval_ns;
+			if ((err = interval(t, next)))
+				return err;
 		}
 		if (now >= end)
 			break;
@@ -342,8 +343,7 @@ static int opened(void *ctx, uint64_t start)
 	struct top *t = ctx;
 	int e;
 
-	(void)start;
-	if ((e = idle_session_read_cut(&t->live.sess, &t->prev))) {
+	if ((e = idle_session_read_cut(&t->live.sess, &t->prev, start + t->o.interval_ns))) {
 		diag_error("cannot read the BPF maps: %s", strerror(-e));
 		return EXIT_RUNTIME;
 	}

@@ -79,6 +79,7 @@ struct idle_session {
 	bool hotplug_attached;      /* and it attached, with the reader */
 	struct ring_buffer *qos_rb;
 	unsigned int qos_pending;   /* IS_NOTIFY_* of the records consumed */
+	uint64_t next_cut_ns;       /* a cut set ahead for the next read (raw_cut.h), 0 none */
 };
 
 /* What idle_session_open loads: the parts decided for this run. */

@@ -2,9 +2,12 @@
  * one degradation on kernels without atomic fetch ops, one refresh tick. */
 #include "session/live.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
 
 #include "session/kernel_features.h"
 #include "session/parts.h"
@@ -20,6 +23,8 @@ int live_prepare(struct live *l, const struct topology *t, const struct live_opt
 	uint64_t qos;
 
 	memset(l, 0, sizeof(*l));
+	l->watch.fd = -1;
+	l->event_fd = -1;
 	l->topo = t;
 	l->o = *o;
 	l->info = calloc((size_t)n, sizeof(*l->info));
@@ -81,7 +86,9 @@ int live_load(struct live *l)
 		.state_slots = cpuidle_state_slots(l->info, l->topo->nr_possible),
 		.hist = l->o.hist,
 		.qos_events = true,
-		.hotplug_events = l->o.track_hotplug,
+		/* record follows hotplug; every command re-watches the disable
+		 * flags of a CPU whose cpuidle directory came back */
+		.hotplug_events = true,
 	};
 	char err[256] = "";
 
@@ -110,6 +117,68 @@ static void count_unknown(struct live *l, const char *when)
 			when);
 }
 
+/* PM QoS, and for record hotplug, come as events: only the state files
+ * are left to poll */
+static bool events_cover(const struct live *l)
+{
+	return idle_session_qos_fd(&l->sess) >= 0 &&
+	       (!l->o.track_hotplug || l->sess.hotplug_attached);
+}
+
+/* Every online CPU's disable flags watched (again after hotplug: a driver
+ * may register the CPU's cpuidle device anew, new files). Returns 0, or
+ * -errno when a file could not be watched (then the files are polled). */
+static int watch_disable_flags(struct live *l)
+{
+	for (int c = 0; c < l->topo->nr_possible; c++) {
+		for (int i = 0; i < l->info[c].nr_states; i++) {
+			int e = sysfs_watch_add(&l->watch, "devices/system/cpu/cpu%d/cpuidle/state%d/disable",
+						c, i);
+
+			if (e && e != -ENOENT) /* ENOENT: offline now */
+				return e;
+		}
+	}
+	return 0;
+}
+
+static int epoll_add(int ep, int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+
+	return epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
+}
+
+/* Nothing left to poll when PM QoS, hotplug (every command: the watches
+ * follow it) and the disable flags' writes come as events: then one
+ * descriptor wakes the session for all three, and no timer does. */
+static void start_watching(struct live *l)
+{
+	int e;
+
+	if (idle_session_qos_fd(&l->sess) < 0 || !l->sess.hotplug_attached ||
+	    getenv("IDLESCOPE_POLL_STATE_FILES"))
+		return;
+	if ((e = sysfs_watch_open(&l->watch)) || (e = watch_disable_flags(l)))
+		goto poll;
+	l->event_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (l->event_fd < 0 || epoll_add(l->event_fd, idle_session_qos_fd(&l->sess)) ||
+	    epoll_add(l->event_fd, l->watch.fd)) {
+		e = -errno;
+		goto poll;
+	}
+	l->watching = true;
+	return;
+poll:
+	if (l->o.verbose)
+		fprintf(stderr, "idlescope: the state files are polled: cannot watch them: %s\n",
+			strerror(-e));
+	if (l->event_fd >= 0)
+		close(l->event_fd);
+	l->event_fd = -1;
+	sysfs_watch_close(&l->watch);
+}
+
 int live_attach(struct live *l)
 {
 	char err[256] = "";
@@ -133,6 +202,7 @@ int live_attach(struct live *l)
 	l->attached = true;
 	if (l->started)
 		count_unknown(l, "after the poke");
+	start_watching(l); /* before the window asks how often to refresh */
 	return EXIT_OK;
 }
 
@@ -157,39 +227,40 @@ int live_start(struct live *l, uint64_t now)
 	return EXIT_OK;
 }
 
-/* PM QoS, and for record hotplug, come as events: only the state files
- * are left to poll */
-static bool events_cover(const struct live *l)
-{
-	return idle_session_qos_fd(&l->sess) >= 0 &&
-	       (!l->o.track_hotplug || l->sess.hotplug_attached);
-}
-
 uint64_t live_refresh_ns(const struct live *l)
 {
+	if (l->watching)
+		return 0;
 	return events_cover(l) ? LIVE_EVENT_REFRESH_NS : LIVE_REFRESH_NS;
 }
 
 uint64_t live_refresh_slack_ns(const struct live *l)
 {
-	return events_cover(l) ? LIVE_REFRESH_SLACK_NS : 0;
+	return !l->watching && events_cover(l) ? LIVE_REFRESH_SLACK_NS : 0;
 }
 
 int live_qos_fd(const struct live *l)
 {
-	return idle_session_qos_fd(&l->sess);
+	return l->watching ? l->event_fd : idle_session_qos_fd(&l->sess);
 }
 
 void live_qos_event(struct live *l, uint64_t now)
 {
+	bool written = l->watching && sysfs_watch_drain(&l->watch);
 	unsigned int what = idle_session_qos_changed(&l->sess);
 
 	if ((what & IS_NOTIFY_HOTPLUG) && l->o.track_hotplug && l->started)
 		hotplug_poll(&l->hotplug, now);
-	if (!(what & IS_NOTIFY_QOS))
-		return;
-	push_params(l, false);
-	if (l->o.verbose) {
+	if ((what & IS_NOTIFY_HOTPLUG) && l->watching)
+		watch_disable_flags(l); /* a file that cannot be watched: as before the hotplug */
+	if (l->watching && (written || what)) {
+		/* nothing is polled: every file read again (the device
+		 * QoS files with the global limit, the disable flags) */
+		push_params(l, true);
+	} else if (what & IS_NOTIFY_QOS) {
+		push_params(l, false);
+	}
+	if (l->o.verbose && (what & IS_NOTIFY_QOS)) {
 		uint64_t g = cpuidle_global_qos_ns();
 		char v[32] = "none";
 
@@ -198,6 +269,8 @@ void live_qos_event(struct live *l, uint64_t now)
 		fprintf(stderr, "idlescope: PM QoS changed (%llu changes seen): cpu_dma_latency %s\n",
 			(unsigned long long)idle_session_qos_changes(&l->sess), v);
 	}
+	if (l->o.verbose && written)
+		fprintf(stderr, "idlescope: a cpuidle state's disable flag was written\n");
 }
 
 void live_refresh(struct live *l, uint64_t now)
@@ -214,6 +287,10 @@ void live_refresh(struct live *l, uint64_t now)
 
 void live_close(struct live *l)
 {
+	if (l->watching) {
+		close(l->event_fd);
+		sysfs_watch_close(&l->watch);
+	}
 	sysfs_keep_open(false);
 	idle_session_close(&l->sess);
 	free(l->info);

@@ -12,6 +12,7 @@
 #include "sys/cpuidle_sysfs.h"
 #include "sys/group_tree.h"
 #include "sys/hotplug.h"
+#include "sys/sysfs_watch.h"
 #include "sys/topology.h"
 
 /* What a live command asks of its session (live_prepare); live_load turns
@@ -42,6 +43,11 @@ struct live {
 	struct cpulist online;         /* at attach: the CPUs poked */
 	bool attached, started;
 	uint64_t next_state_refresh;
+	/* the disable flags as events (live_start): with PM QoS and hotplug
+	 * events too, nothing is polled and the session sets no timer */
+	struct sysfs_watch watch;
+	bool watching;
+	int event_fd; /* epoll over the QoS ring's and the watch's, -1 none */
 };
 
 /* Everything before BPF: the cpuidle tables and the groups, with the checks
@@ -65,16 +71,17 @@ int live_start(struct live *l, uint64_t now);
  * disable flags and poll limits every LIVE_STATE_REFRESH_NS (every call
  * when PM QoS changes come as events), hotplug polled. */
 void live_refresh(struct live *l, uint64_t now);
-/* How often live_refresh is due, and how late it may come (timer slack):
- * with PM QoS events (live_qos_fd >= 0) only the state files and hotplug
- * are polled, every LIVE_EVENT_REFRESH_NS and up to LIVE_REFRESH_SLACK_NS
- * later, so a refresh rides on a wakeup the CPU has anyway and the files
- * are never older than LIVE_STATE_REFRESH_NS; without them PM QoS is polled
- * every LIVE_REFRESH_NS, exactly, as before. */
+/* How often live_refresh is due (0: never, everything comes as events),
+ * and how late it may come (timer slack). With PM QoS, hotplug and the
+ * disable flags' writes all seen as events nothing is polled; with PM QoS
+ * and hotplug only, the state files are polled every LIVE_EVENT_REFRESH_NS
+ * and up to LIVE_REFRESH_SLACK_NS later, so a refresh rides on a wakeup the
+ * CPU has anyway; without them PM QoS is polled every LIVE_REFRESH_NS. */
 uint64_t live_refresh_ns(const struct live *l);
 uint64_t live_refresh_slack_ns(const struct live *l);
-/* Readable when the kernel changed a PM QoS constraint (after live_attach;
- * -1 without the events); live_qos_event then pushes the new limits. */
+/* Readable when the kernel changed a PM QoS constraint, a CPU went on or
+ * offline, or a disable flag was written (after live_start; -1 without the
+ * events); live_qos_event then pushes the new limits. */
 int live_qos_fd(const struct live *l);
 void live_qos_event(struct live *l, uint64_t now);
 void live_close(struct live *l);

@@ -45,11 +45,19 @@ static void run_qos(void *ctx, uint64_t now)
 		r->ops->lock(r->cmd, false);
 }
 
+/* The next refresh after now: UINT64_MAX when nothing is polled. */
+static uint64_t next_refresh_after(const struct live_run *r, uint64_t now)
+{
+	uint64_t ns = live_refresh_ns(r->live);
+
+	return ns ? now + ns : UINT64_MAX;
+}
+
 uint64_t live_run_tick(struct live_run *r, uint64_t now)
 {
 	if (now >= r->next_refresh) {
 		run_refresh(r, now);
-		r->next_refresh = now + live_refresh_ns(r->live);
+		r->next_refresh = next_refresh_after(r, now);
 	}
 	return r->next_refresh;
 }
@@ -114,7 +122,7 @@ static int run(struct live_run *r, const struct live_plan *p)
 	if (ops->opened && (ret = ops->opened(r->cmd, t)))
 		return ret;
 	if (ops->loop) {
-		r->next_refresh = t + live_refresh_ns(r->live);
+		r->next_refresh = next_refresh_after(r, t);
 		return ops->loop(r->cmd, r, t);
 	}
 	if ((ret = window_release(&r->win, p->command)))

@@ -107,11 +107,11 @@ void idle_raw_at_cut(struct idle_raw *r, uint64_t cut_ns)
 /* How far ahead the cut is set: the store must land before it. */
 #define CUT_LEAD_NS 2000000ULL
 
-int idle_session_read_cut(struct idle_session *s, struct idle_raw *out)
+/* A cut set now, a little ahead, and waited for. */
+static uint64_t cut_now(struct idle_session *s)
 {
 	uint64_t cut = 0, lead = CUT_LEAD_NS, now;
 	struct timespec ts;
-	int err;
 
 	/* a reader descheduled between its clock read and the store (under
 	 * TCG for 100 ms) tries again further ahead; in the end the cut is
@@ -127,8 +127,26 @@ int idle_session_read_cut(struct idle_session *s, struct idle_raw *out)
 		ts.tv_nsec = (long)(cut - now + 1);
 		nanosleep(&ts, NULL);
 	}
-	if ((err = idle_session_read(s, out)))
-		return err;
-	idle_raw_at_cut(out, cut);
-	return 0;
+	return cut;
+}
+
+int idle_session_read_cut(struct idle_session *s, struct idle_raw *out, uint64_t next_cut)
+{
+	uint64_t cut = s->next_cut_ns;
+	int err;
+
+	/* the cut set at the last read, passed: the handlers have kept every
+	 * CPU as at it since (one passed long ago, a late tick, still gives
+	 * every CPU at one instant: the interval ends there) */
+	if (!cut || idle_now_ns() <= cut)
+		cut = cut_now(s);
+	s->next_cut_ns = 0;
+	err = idle_session_read(s, out);
+	if (!err)
+		idle_raw_at_cut(out, cut);
+	if (next_cut > idle_now_ns()) {
+		idle_session_cut(s, next_cut);
+		s->next_cut_ns = next_cut;
+	}
+	return err;
 }

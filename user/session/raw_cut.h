@@ -18,7 +18,10 @@ void idle_raw_at_cut(struct idle_raw *r, uint64_t cut_ns);
 
 /* idle_session_read as at one instant: a cut set just ahead, passed, then
  * the read turned to it. The CPUs' and groups' idle times and periods in
- * flight agree however long the read takes; read_ns is the cut. For top. */
-int idle_session_read_cut(struct idle_session *s, struct idle_raw *out);
+ * flight agree however long the read takes; read_ns is the cut. For top.
+ * next_cut (0: none), a time after the read, is set as the next read's cut
+ * at once: a reader on a fixed tick that passes its next tick here reads
+ * then without the lead's wait, and so wakes once per tick. */
+int idle_session_read_cut(struct idle_session *s, struct idle_raw *out, uint64_t next_cut);
 
 #endif
