@@ -95,7 +95,7 @@ programs_of() {
 	[[ "$output" == *"unknown part ''"* ]]
 }
 
-@test "info --costs: every part of this machine measured over the ping-pong load" {
+@test "info --costs: every part measured over the ping-pong load, each command's wakeups" {
 	[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
 	run "$IDLESCOPE" info --costs --format json -o "$OUT"
 	[ "$status" -eq 0 ]
@@ -112,7 +112,16 @@ programs_of() {
 	# the wakeup programs (several per round trip) cost more than nothing
 	[ "$(jq '.costs.parts[] | select(.part == "wakeups") | .bpf_ns_per_round_trip > 0' "$OUT")" = true ]
 	[ "$(jq '[.costs.parts[].part] | index("groups") != null' "$OUT")" = true ]
-	run "$IDLESCOPE" info --costs
-	[ "$status" -eq 0 ]
-	[[ "$output" == *"what each part adds"* ]]
+	# the wakeups each live command adds: counted by the kernel's own
+	# counters (cpuidle usage, or /proc/interrupts without a driver); its own
+	# wakeups exact: none for record, hist and serve (nothing polled,
+	# record_wakeups.bats), top's one per -i 1 tick
+	if [ "$(cpuidle_driver)" = none ]; then o=/proc/interrupts; else o="cpuidle usage"; fi
+	[ "$(jq -r '.wakeups.oracle' "$OUT")" = "$o" ]
+	[ "$(jq -r '[.wakeups.commands[].command] | join(",")' "$OUT")" = \
+		"record -d N,hist residency -d N,serve (no scrape),top -i 1" ]
+	jq '.wakeups' "$OUT"
+	jq -e '.wakeups.unobserved_per_s_per_cpu > 0' "$OUT"
+	jq -e '[.wakeups.commands[0:3][].own_wakeups_per_s | select(. > 0.4)] | length == 0' "$OUT"
+	jq -e '.wakeups.commands[3].own_wakeups_per_s | . >= 0.6 and . <= 1.7' "$OUT"
 }

@@ -1,5 +1,5 @@
 /* Unit tests for user/sys/interrupts.c: IRQ names from /proc/interrupts lines
- * as x86 and arm64 kernels print them. */
+ * as x86 and arm64 kernels print them, and each CPU's count summed by hand. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -30,7 +30,8 @@ static int setup(void **state)
 	      " 13:          5          0     GICv3  33 Level     uart-pl011\n"
 	      " 52:          7          0  ITS-MSI 16384 Edge      virtio0-config\n"
 	      " 99:          1          2     weird\n"
-	      "NMI:          0          0   Non-maskable interrupts\n",
+	      "NMI:          0          0   Non-maskable interrupts\n"
+	      "ERR:          3\n",
 	      f);
 	fclose(f);
 	return 0;
@@ -51,6 +52,22 @@ static void check(unsigned int irq, const char *want)
 	assert_string_equal(buf, want);
 }
 
+/* By hand: CPU0 0+0+120+81234+5+7+1+0 = 81367, CPU1 9+0+4+80001+0+0+2+0
+ * = 80016; ERR (one total) left out. */
+static void test_per_cpu_counts(void **state)
+{
+	uint64_t c[4] = { 7, 7, 7, 7 };
+
+	(void)state;
+	assert_int_equal(interrupts_per_cpu_in(path, c, 4), 2);
+	assert_int_equal(c[0], 81367);
+	assert_int_equal(c[1], 80016);
+	assert_int_equal(c[2], 0); /* zeroed: no such column */
+	assert_int_equal(interrupts_per_cpu_in("/nonexistent/interrupts", c, 4), -1);
+	/* more CPU columns than asked for: unreadable, not truncated */
+	assert_int_equal(interrupts_per_cpu_in(path, c, 1), -1);
+}
+
 static void test_irq_names(void **state)
 {
 	(void)state;
@@ -68,6 +85,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_irq_names),
+		cmocka_unit_test(test_per_cpu_counts),
 	};
 
 	return cmocka_run_group_tests_name("interrupts", tests, setup, teardown);

@@ -254,8 +254,9 @@ static void test_ab_json(void **state)
 }
 
 /* info: a static build lacking HTTPS, one feature present and one missing,
- * fexit on the idle path, no governor, no cpufreq, and two cost
- * configurations with one part. */
+ * fexit on the idle path, no governor, no cpufreq, two cost configurations
+ * with one part, and two commands' wakeups on 2 CPUs (top's 1 tick/s is
+ * 0.5/s/CPU: 0.75 - 0.5 = +0.25 beyond it). */
 static const struct info_feature info_features[] = {
 	{ "btf", "vmlinux BTF", true, "/sys/kernel/btf/vmlinux", "nothing loads" },
 	{ "fentry", "fentry/fexit", false, "EPERM on vfs_read", "no exact counts" },
@@ -269,6 +270,15 @@ static const struct info_costs info_cost = { .cpu_a = 0, .cpu_b = 1, .rounds = 5
 					     .nr_configs = 2, .nr_parts = 1,
 					     .configs = info_configs, .parts = info_parts };
 
+static const struct info_wake_cost info_wake_rows[] = {
+	{ "record -d N", 0, 0, 0.125, -0.5, 0.75 },
+	{ "top -i 1", 1, 1, 0.75, 0.5, 1 },
+};
+static const struct info_wakeups info_wake = { .oracle = "cpuidle usage", .nr_cpus = 2,
+					       .reps = 2, .window_s = 3, .settle_s = 1.5,
+					       .base_per_s_cpu = 21.5, .nr = 2,
+					       .c = info_wake_rows };
+
 static struct info_report info_model(void)
 {
 	return (struct info_report){
@@ -279,7 +289,7 @@ static struct info_report info_model(void)
 		.idle_why = NULL, .driver = "intel_idle", .governor = "", .nr_states = 2,
 		.states = "POLL 0/0us, C1 2/2us", .cpufreq = "", .have_topo = true,
 		.possible_cpus = 4, .online = "0-3", .packages = 1, .dies = 2, .clusters = 0,
-		.levels = "core 4, package 1", .costs = &info_cost };
+		.levels = "core 4, package 1", .costs = &info_cost, .wakeups = &info_wake };
 }
 
 static void test_info_table(void **state)
@@ -310,7 +320,11 @@ static void test_info_table(void **state)
 		"  default                     18000    0.900 [0.85-0.95]                300                250\n"
 		"  what each part adds (record --without PART saves it; packing is opt-in); a throughput change within the spread above is noise:\n"
 		"  part                BPF ns/round trip of a round trip's time  cpu_idle ns/event\n"
-		"  wakeups                           120                  0.24%                 30\n");
+		"  wakeups                           120                  0.24%                 30\n"
+		"added wakeups on this machine: idle periods/s/CPU (cpuidle usage, 2 CPUs) with each command running for 3 s (after 1.5 s of start-up) minus an un-observed window beside it, 2 times (medians); un-observed 21.50/s/CPU; own: its threads' voluntary context switches/s\n"
+		"  command                   own/s   added /s/CPU [min-max]   ticks /s/CPU   beyond ticks\n"
+		"  record -d N                 0.0     +0.12 [-0.50, +0.75]           0.00          +0.12\n"
+		"  top -i 1                    1.0     +0.75 [+0.50, +1.00]           0.50          +0.25\n");
 	free(out);
 }
 
@@ -354,6 +368,14 @@ static void test_info_json(void **state)
 	c = json_array_get(json_object_get(o, "parts"), 0);
 	assert_string_equal(json_string_value(json_object_get(c, "part")), "wakeups");
 	assert_true(num_at(c, "share_of_round_trip") == 0.0024);
+	o = json_object_get(doc, "wakeups");
+	assert_string_equal(json_string_value(json_object_get(o, "oracle")), "cpuidle usage");
+	assert_true(num_at(o, "unobserved_per_s_per_cpu") == 21.5);
+	c = json_array_get(json_object_get(o, "commands"), 1);
+	assert_string_equal(json_string_value(json_object_get(c, "command")), "top -i 1");
+	assert_true(num_at(c, "own_wakeups_per_s") == 1);
+	assert_true(num_at(c, "added_beyond_ticks_per_s_per_cpu") == 0.25);
+	assert_true(json_number_value(json_array_get(json_object_get(c, "added_min_max"), 0)) == 0.5);
 	json_decref(doc);
 	free(out);
 }

@@ -11,6 +11,7 @@
 #include "cmd/commands.h"
 #include "sys/cpuidle_sysfs.h"
 #include "cmd/info_costs.h"
+#include "cmd/info_wakeups.h"
 #include "render/render_info.h"
 #include "session/kernel_features.h"
 #include "sys/sysfs.h"
@@ -43,8 +44,9 @@ static const struct argp_option options[] = {
 	{ "format", OPT_FORMAT, "FMT", 0, "table (default) or json", 0 },
 	{ "output", 'o', "FILE", 0, "Write to FILE instead of stdout", 0 },
 	{ "costs", OPT_COSTS, NULL, 0,
-	  "Also measure what each optional part (record --without) costs on this kernel: "
-	  "about 20 s of a ping-pong load between two CPUs, as root", 0 },
+	  "Also measure what each optional part (record --without) costs on this kernel "
+	  "(about 20 s of a ping-pong load between two CPUs) and the wakeups each live "
+	  "command adds to this machine (about 70 s), as root", 0 },
 	{ 0 }
 };
 
@@ -219,6 +221,24 @@ static void costs_model(const struct cost_report *rep, struct info_cost_config *
 	}
 }
 
+/* The measured wakeups as info's model. */
+static void wakeups_model(const struct wake_cost_report *rep, struct info_wake_cost *rows,
+			  struct info_wakeups *out)
+{
+	*out = (struct info_wakeups){ .oracle = rep->oracle, .nr_cpus = rep->nr_cpus,
+				      .reps = rep->reps, .window_s = rep->window_s,
+				      .settle_s = rep->settle_s,
+				      .base_per_s_cpu = rep->base_per_s_cpu, .nr = rep->nr,
+				      .c = rows };
+	for (int i = 0; i < rep->nr; i++)
+		rows[i] = (struct info_wake_cost){ .command = rep->c[i].command,
+						   .ticks_per_s = rep->c[i].ticks_per_s,
+						   .own_per_s = rep->c[i].own_per_s,
+						   .added = rep->c[i].added,
+						   .added_min = rep->c[i].added_min,
+						   .added_max = rep->c[i].added_max };
+}
+
 int cmd_info(int argc, char **argv)
 {
 	struct info_cmd c = { .format = FMT_TABLE };
@@ -231,6 +251,9 @@ int cmd_info(int argc, char **argv)
 	struct topology topo = { 0 };
 	struct groups tree = { 0 };
 	static struct cost_report costs;
+	static struct wake_cost_report wake_costs;
+	struct info_wake_cost wake_rows[WAKE_COST_CMDS];
+	struct info_wakeups wake_view;
 	struct info_cost_config cost_configs[COST_MAX_CONFIGS];
 	struct info_cost_part cost_parts[COST_MAX_CONFIGS];
 	struct info_costs cost_view;
@@ -252,7 +275,8 @@ int cmd_info(int argc, char **argv)
 			diag_error("--costs: cannot read the CPU topology");
 			return EXIT_RUNTIME;
 		}
-		if (costs_measure(&topo, &costs, cerr, sizeof(cerr))) {
+		if (costs_measure(&topo, &costs, cerr, sizeof(cerr)) ||
+		    wake_costs_measure(&topo, &wake_costs, cerr, sizeof(cerr))) {
 			diag_error("--costs: %s", cerr);
 			topology_free(&topo);
 			return EXIT_RUNTIME;
@@ -290,8 +314,10 @@ int cmd_info(int argc, char **argv)
 	    sysfs_read_str(cpufreq, sizeof(cpufreq), "devices/system/cpu/cpu0/cpufreq/scaling_driver"))
 		cpufreq[0] = 0;
 
-	if (c.costs)
+	if (c.costs) {
 		costs_model(&costs, cost_configs, cost_parts, &cost_view);
+		wakeups_model(&wake_costs, wake_rows, &wake_view);
+	}
 	r = (struct info_report){
 		.release = u.release, .version = u.version, .machine = u.machine,
 		.build_version = IDLESCOPE_VERSION, .linkage = IDLESCOPE_LINKAGE,
@@ -302,7 +328,7 @@ int cmd_info(int argc, char **argv)
 		.states = states, .cpufreq = cpufreq, .have_topo = have_topo,
 		.possible_cpus = have_topo ? topo.nr_possible : 0, .online = online,
 		.packages = packages, .dies = dies, .clusters = clusters, .levels = levels,
-		.costs = c.costs ? &cost_view : NULL };
+		.costs = c.costs ? &cost_view : NULL, .wakeups = c.costs ? &wake_view : NULL };
 	if (render_info(out, c.format, &r))
 		ret = EXIT_RUNTIME;
 	if (out != stdout && fclose(out))

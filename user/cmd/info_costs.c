@@ -9,6 +9,7 @@
 
 #include <bpf/bpf.h>
 
+#include "model/stats.h"
 #include "session/kernel_features.h"
 #include "session/live.h"
 #include "session/parts.h"
@@ -80,19 +81,6 @@ static int run_one(const struct topology *t, const struct cost_report *rep,
 				 (double)(b.idle_ns - a.idle_ns) / (double)(b.idle_cnt - a.idle_cnt) : 0;
 	out->idle_events_per_round = (double)(b.idle_cnt - a.idle_cnt) / (double)rep->rounds;
 	return ret;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 static void add_config(struct cost_report *rep, const char *name, const char *part,
@@ -179,16 +167,18 @@ int costs_measure(const struct topology *t, struct cost_report *rep, char *err, 
 		return -1;
 	for (int c = 0; c < rep->nr; c++) {
 		double v[COST_RUNS];
+		struct sample_stats st;
 
 #define MEDIAN_OF(field)                                   \
 		do {                                       \
 			for (int r = 0; r < rep->runs; r++) \
 				v[r] = s[c][r].field;      \
-			rep->c[c].field = median(v, rep->runs); \
+			sample_stats(v, rep->runs, &st);   \
+			rep->c[c].field = st.median;       \
 		} while (0)
 		MEDIAN_OF(rounds_per_s);
-		rep->c[c].rounds_min = v[0]; /* sorted by median() */
-		rep->c[c].rounds_max = v[rep->runs - 1];
+		rep->c[c].rounds_min = st.min;
+		rep->c[c].rounds_max = st.max;
 		MEDIAN_OF(bpf_ns_per_round);
 		MEDIAN_OF(idle_ns_per_event);
 		MEDIAN_OF(idle_events_per_round);

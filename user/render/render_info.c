@@ -68,6 +68,46 @@ static void costs_table(FILE *out, const struct info_costs *rep)
 	}
 }
 
+static json_t *wakeups_json(const struct info_wakeups *w)
+{
+	json_t *cmds = json_array();
+
+	for (int i = 0; i < w->nr; i++) {
+		const struct info_wake_cost *c = &w->c[i];
+
+		json_array_append_new(cmds, json_pack("{s:s,s:f,s:f,s:f,s:[f,f],s:f}", "command",
+						      c->command, "own_wakeups_per_s", c->own_per_s,
+						      "added_per_s_per_cpu", c->added,
+						      "added_beyond_ticks_per_s_per_cpu",
+						      c->added - c->ticks_per_s / w->nr_cpus,
+						      "added_min_max", c->added_min, c->added_max,
+						      "ticks_per_s", c->ticks_per_s));
+	}
+	return json_pack("{s:s,s:i,s:i,s:f,s:f,s:f,s:o}", "oracle", w->oracle, "cpus", w->nr_cpus,
+			 "repetitions", w->reps, "window_s", w->window_s, "settle_s", w->settle_s,
+			 "unobserved_per_s_per_cpu", w->base_per_s_cpu, "commands", cmds);
+}
+
+static void wakeups_table(FILE *out, const struct info_wakeups *w)
+{
+	fprintf(out, "added wakeups on this machine: idle periods/s/CPU (%s, %d CPUs) with each "
+		     "command running for %.0f s (after %.1f s of start-up) minus an un-observed "
+		     "window beside it, %d times (medians); un-observed %.2f/s/CPU; own: its "
+		     "threads' voluntary context switches/s\n",
+		w->oracle, w->nr_cpus, w->window_s, w->settle_s, w->reps, w->base_per_s_cpu);
+	fprintf(out, "  %-22s %8s %24s %14s %14s\n", "command", "own/s", "added /s/CPU [min-max]",
+		"ticks /s/CPU", "beyond ticks");
+	for (int i = 0; i < w->nr; i++) {
+		const struct info_wake_cost *c = &w->c[i];
+		char added[48];
+
+		snprintf(added, sizeof(added), "%+.2f [%+.2f, %+.2f]", c->added, c->added_min,
+			 c->added_max);
+		fprintf(out, "  %-22s %8.1f %24s %14.2f %+14.2f\n", c->command, c->own_per_s, added,
+			c->ticks_per_s / w->nr_cpus, c->added - c->ticks_per_s / w->nr_cpus);
+	}
+}
+
 static int json(FILE *out, const struct info_report *r)
 {
 	json_t *root = json_object(), *feats = json_object();
@@ -106,6 +146,8 @@ static int json(FILE *out, const struct info_report *r)
 				      r->clusters, "levels", r->levels));
 	if (r->costs)
 		json_object_set_new(root, "costs", costs_json(r->costs));
+	if (r->wakeups)
+		json_object_set_new(root, "wakeups", wakeups_json(r->wakeups));
 	if (json_dumpf(root, out, JSON_INDENT(2)) || fputc('\n', out) == EOF)
 		ret = -1;
 	json_decref(root);
@@ -144,6 +186,8 @@ static void table(FILE *out, const struct info_report *r)
 	}
 	if (r->costs)
 		costs_table(out, r->costs);
+	if (r->wakeups)
+		wakeups_table(out, r->wakeups);
 }
 
 int render_info(FILE *f, enum out_format fmt, const struct info_report *r)

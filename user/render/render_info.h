@@ -45,6 +45,22 @@ struct info_costs {
 	const struct info_cost_part *parts;
 };
 
+/* What one live command adds to an idle machine's wakeups (info --costs). */
+struct info_wake_cost {
+	const char *command;
+	double ticks_per_s; /* its own ticks, allowed */
+	double own_per_s;   /* its threads' voluntary switches per second */
+	double added, added_min, added_max; /* idle periods /s/CPU beyond the un-observed */
+};
+
+struct info_wakeups {
+	const char *oracle; /* what counted the idle periods */
+	int nr_cpus, reps;
+	double window_s, settle_s, base_per_s_cpu;
+	int nr;
+	const struct info_wake_cost *c;
+};
+
 struct info_report {
 	const char *release, *version, *machine; /* uname */
 	/* the build */
@@ -65,6 +81,7 @@ struct info_report {
 	const char *online;            /* a CPU list */
 	const char *levels;            /* record's default groups: "core 16, package 2" */
 	const struct info_costs *costs; /* NULL without --costs */
+	const struct info_wakeups *wakeups; /* NULL without --costs */
 };
 
 /* FMT_JSON, else the table. Returns 0, or -1 when the output failed. */

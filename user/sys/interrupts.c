@@ -1,9 +1,11 @@
 /* IRQ action names from /proc/interrupts, for the wakeup report's IRQ rows
- * (the caller hands irq_name to summary_build). */
+ * (the caller hands irq_name to summary_build), and each CPU's interrupt
+ * count (info --costs, where no cpuidle driver counts idle periods). */
 #include "sys/interrupts.h"
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* A trigger-type column: x86 "IO-APIC 1-edge", "PCI-MSI 49152-edge",
@@ -64,4 +66,62 @@ void irq_name_in(const char *path, unsigned int irq, char *buf, size_t len)
 		break;
 	}
 	fclose(f);
+}
+
+/* The header's CPU numbers ("CPU0 CPU1 ... CPU7"): count, or -1. */
+static int header_cpus(char *line, int *col, int max_cols)
+{
+	int n = 0;
+
+	for (char *tok = strtok(line, " \t\n"); tok; tok = strtok(NULL, " \t\n")) {
+		if (strncmp(tok, "CPU", 3) || n >= max_cols)
+			return -1;
+		col[n++] = atoi(tok + 3);
+	}
+	return n;
+}
+
+int interrupts_per_cpu_in(const char *path, uint64_t *out, int max_cpus)
+{
+	FILE *f = fopen(path, "re");
+	char *line = NULL;
+	size_t cap = 0;
+	int ncol = -1, *col = calloc((size_t)max_cpus, sizeof(*col));
+	uint64_t *row = calloc((size_t)max_cpus, sizeof(*row));
+
+	if (!f || !col || !row)
+		goto out;
+	memset(out, 0, (size_t)max_cpus * sizeof(*out));
+	if (getline(&line, &cap, f) < 0 || (ncol = header_cpus(line, col, max_cpus)) <= 0) {
+		ncol = -1;
+		goto out;
+	}
+	while (getline(&line, &cap, f) >= 0) {
+		char *p = strchr(line, ':'), *end;
+		int i;
+
+		if (!p)
+			continue;
+		p++;
+		/* a row counts only with a number in every CPU column (ERR and
+		 * MIS have one total) */
+		for (i = 0; i < ncol; i++) {
+			row[i] = strtoull(p, &end, 10);
+			if (end == p || (*end != ' ' && *end != '\n' && *end != '\0'))
+				break;
+			p = end;
+		}
+		if (i < ncol)
+			continue;
+		for (i = 0; i < ncol; i++)
+			if (col[i] >= 0 && col[i] < max_cpus)
+				out[col[i]] += row[i];
+	}
+out:
+	free(line);
+	free(col);
+	free(row);
+	if (f)
+		fclose(f);
+	return ncol;
 }
