@@ -174,10 +174,14 @@ static __always_inline void handle_wake_event(__u32 cpu, __u64 now_ns, __u32 kin
 {
 	struct idle_cpu_slot *slot;
 
-	/* the slot first: most events find no wake in progress, and need not
-	 * read the window's line too */
+	/* The slot only: most events find no wake in progress. Inside a
+	 * period (an interrupt inside HLT) only the slot is written, which a
+	 * stopped window's reader does not take from it (the period in
+	 * flight at the stop is never counted): the window's line, `stopped`,
+	 * is read only where statistics change, so the first program after a
+	 * halt touches one line that the floor does not. */
 	slot = bpf_map_lookup_elem(&idle_slots, &cpu);
-	if (!slot || !wake_in_progress(slot) || stopped)
+	if (!slot || !wake_in_progress(slot))
 		return;
 	if (kind == WAKE_SOFTIRQ)
 		slot->wake_softirq_seen = 1;
@@ -189,7 +193,7 @@ static __always_inline void handle_wake_event(__u32 cpu, __u64 now_ns, __u32 kin
 		}
 		return;
 	}
-	if (slot->wake_pending) {
+	if (slot->wake_pending && !stopped) {
 		if (!now_ns)
 			now_ns = bpf_ktime_get_ns();
 		if (now_ns - slot->exit_ns <= wake_window_ns) {
@@ -214,7 +218,7 @@ static __always_inline struct idle_cpu_slot *hrtimer_wanted(__u32 cpu)
 	kind = slot->wake_kind;
 	if (kind != WAKE_TIMER && (kind != WAKE_IRQ || slot->wake_softirq_seen))
 		return NULL;
-	return stopped ? NULL : slot;
+	return slot;
 }
 
 /* The wanted timer: its function and lateness now - expires. */
@@ -224,8 +228,9 @@ static __always_inline void hrtimer_record(__u32 cpu, struct idle_cpu_slot *slot
 	slot->timer_fn = fn;
 	slot->timer_lat_ns = hnow > expires ? (__u64)(hnow - expires) : 0;
 	slot->wake_lat_done = 1;
-	if (slot->wake_open)
-		wake_account_timer(cpu, slot); /* the period was already counted */
+	/* the period was already counted: its statistics, not after a stop */
+	if (slot->wake_open && !stopped)
+		wake_account_timer(cpu, slot);
 }
 
 static __always_inline void handle_hrtimer(__u32 cpu, __u64 fn, __s64 expires, __s64 hnow)
@@ -242,8 +247,9 @@ static __always_inline struct idle_cpu_slot *wakee_wanted(__u32 target)
 {
 	struct idle_cpu_slot *slot = bpf_map_lookup_elem(&idle_slots, &target);
 
-	if (!slot || !wake_in_progress(slot) || slot->wakee_tag == WAKEE_TAG(slot->wake_gen) ||
-	    stopped)
+	/* no `stopped` here: the wakee reaches the statistics at the CPU's
+	 * next idle entry, which the window's stop already guards */
+	if (!slot || !wake_in_progress(slot) || slot->wakee_tag == WAKEE_TAG(slot->wake_gen))
 		return NULL;
 	return slot;
 }

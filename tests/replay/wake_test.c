@@ -263,6 +263,60 @@ static void test_detail_last_slot(void **state)
 	replay_fixture_teardown(&(void *){ &f });
 }
 
+/* After the stop no wakeup statistic moves, though the interrupt-path
+ * programs read the window's `stopped` only where statistics change:
+ *   CPU 0: HLT-style, in its period at the stop (2 ms); a timer interrupt
+ *          and its hrtimer at 3 ms: no cause, no lateness counted.
+ *   CPU 1: exited at 1.99 ms (cause pending), stopped at 2 ms, an IRQ at
+ *          2.01 ms (inside the 50 us window): not counted, still pending
+ *          (the model counts it as unknown).
+ *   CPU 2: in its period at the stop, pid 99 woken onto it at 2.5 ms, exit
+ *          at 3 ms, enter at 4 ms: no wakee row.
+ * Before the stop, CPU 0's first period (0.5-1 ms, a timer) is the one
+ * counted cause: the check is not vacuous. */
+static void test_nothing_counted_after_stop(void **state)
+{
+	struct replay_fixture f;
+	char err[256];
+
+	(void)state;
+	memset(&f, 0, sizeof(f));
+	assert_int_equal(idle_session_open(&f.s, 3, &(struct session_opts){ .replay = true }, err,
+					   sizeof(err)), 0);
+	for (int c = 0; c < 3; c++)
+		idle_session_set_params(&f.s, c, &(struct idle_params){ .nr_states = 0 });
+	idle(&f.s, 0, 500 * US, 1);
+	wake(&f.s, 0, 1 * MS, RE_LOCAL_TIMER, 0);
+	idle(&f.s, 0, 1 * MS + 5 * US, EXIT);
+	idle(&f.s, 0, 1500 * US, 1);
+	idle(&f.s, 1, 1 * MS, 1);
+	idle(&f.s, 1, 1990 * US, EXIT);
+	idle(&f.s, 2, 1 * MS, 1);
+	idle_session_stop(&f.s, 2 * MS);
+	wake(&f.s, 0, 3 * MS, RE_LOCAL_TIMER, 0);
+	hrtimer(&f.s, 0, 3 * MS + 1 * US, FN_TICK, 3 * MS - 20 * US);
+	wake(&f.s, 1, 2010 * US, RE_IRQ, 24);
+	wakeup(&f.s, 0, 2, 99, "late");
+	idle(&f.s, 2, 3 * MS, EXIT);
+	idle(&f.s, 2, 4 * MS, 1);
+	assert_int_equal(idle_session_read(&f.s, &f.raw), 0);
+	assert_int_equal(f.raw.wake[0].count[WAKE_TIMER], 1);
+	for (int c = 0; c < 3; c++) {
+		uint64_t n = 0, lat = 0;
+
+		for (int k = 0; k < WAKE_NR_KINDS; k++)
+			n += f.raw.wake[c].count[k];
+		for (int st = 0; st < IS_MAX_STATES; st++)
+			lat += f.raw.lat[c * IS_MAX_STATES + st].count;
+		assert_int_equal(n, c == 0 ? 1 : 0);
+		assert_int_equal(lat, 0);
+	}
+	assert_int_equal(f.raw.slots[1].wake_pending, 1);
+	assert_null(detail(&f, 2, WDETAIL_WAKEE, 0, 99));
+	assert_null(detail(&f, 1, WDETAIL_IRQ, 0, 24));
+	replay_fixture_teardown(&(void *){ &f });
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -274,6 +328,7 @@ int main(void)
 	};
 	const struct CMUnitTest detail_tests[] = {
 		cmocka_unit_test(test_detail_last_slot),
+		cmocka_unit_test(test_nothing_counted_after_stop),
 	};
 
 	return cmocka_run_group_tests_name("replay-wake", tests, setup, replay_fixture_teardown) ||
