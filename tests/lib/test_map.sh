@@ -58,6 +58,7 @@ cmd/cli                  the shared options: tests/bats/cli_errors.bats, help_ho
 cmd/cmd_info             tests/bats/portability.bats ("info:" tests), parts.bats (info --costs)
 cmd/info_costs           info --costs: tests/bats/parts.bats
 cmd/info_wakeups         info --costs (its wakeups): tests/bats/parts.bats
+cmd/info_qos             the PM QoS lines of info: tests/bats/qos.bats
 cmd/pingpong_load        the load of info --costs: tests/bats/parts.bats
 cmd/live_prom            a live Prometheus snapshot: tests/bats/serve.bats, textfile.bats
 report/summary_file         a summary read from its file: tests/bats/compare.bats, report.bats, advise.bats

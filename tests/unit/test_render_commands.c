@@ -279,6 +279,16 @@ static const struct info_wakeups info_wake = { .oracle = "cpuidle usage", .nr_cp
 					       .base_per_s_cpu = 21.5, .nr = 2,
 					       .c = info_wake_rows };
 
+/* PM QoS: 17 us held by two processes (one with two requests), CPU 0 at
+ * "n/a" and CPU 2 at 50 us, the haltpoll governor present but not in use. */
+static const struct info_qos_holder info_holders[] = { { 50, "tuned", 1 }, { 4242, "cyclictest", 2 } };
+static const struct info_qos_cpu info_qos_cpus[] = { { 0, 0 }, { 2, 50000 } };
+static const struct info_qos info_qos = { .limit_ns = 17000, .deepest = "C1", .nr_holders = 2,
+					  .holders = info_holders, .unlisted = 3, .nr_cpus = 2,
+					  .cpus = info_qos_cpus, .haltpoll = true, .poll_ns = 200000,
+					  .grow = 2, .grow_start = 50000, .shrink = 2,
+					  .allow_shrink = false };
+
 static struct info_report info_model(void)
 {
 	return (struct info_report){
@@ -289,7 +299,8 @@ static struct info_report info_model(void)
 		.idle_why = NULL, .driver = "intel_idle", .governor = "", .nr_states = 2,
 		.states = "POLL 0/0us, C1 2/2us", .cpufreq = "", .have_topo = true,
 		.possible_cpus = 4, .online = "0-3", .packages = 1, .dies = 2, .clusters = 0,
-		.levels = "core 4, package 1", .costs = &info_cost, .wakeups = &info_wake };
+		.levels = "core 4, package 1", .qos = &info_qos, .costs = &info_cost,
+		.wakeups = &info_wake };
 }
 
 static void test_info_table(void **state)
@@ -311,6 +322,9 @@ static void test_info_table(void **state)
 		"  fentry/fexit                     no   EPERM on vfs_read                  no exact counts\n"
 		"record idle path: fexit on cpuidle_enter_state\n"
 		"cpuidle: driver intel_idle, governor unknown, 2 states: POLL 0/0us, C1 2/2us\n"
+		"PM QoS CPU latency: limit 17 us, deepest state left: C1; /dev/cpu_dma_latency held by tuned[50], cyclictest[4242] (several requests) (3 processes not listed: no access)\n"
+		"resume latency limits: cpu0 n/a (no latency allowed), cpu2 50 us\n"
+		"haltpoll governor (not in use): guest_halt_poll_ns 200000, grow 2 from 50000 ns, shrink 2 (not allowed)\n"
 		"cpufreq: absent\n"
 		"topology: 4 possible CPUs (online 0-3), 1 package, 2 dies, 0 clusters of several CPUs\n"
 		"topology groups (record's default): core 4, package 1\n"
@@ -368,6 +382,17 @@ static void test_info_json(void **state)
 	c = json_array_get(json_object_get(o, "parts"), 0);
 	assert_string_equal(json_string_value(json_object_get(c, "part")), "wakeups");
 	assert_true(num_at(c, "share_of_round_trip") == 0.0024);
+	o = json_object_get(doc, "pm_qos");
+	assert_true(num_at(o, "cpu_dma_latency_us") == 17);
+	assert_string_equal(json_string_value(json_object_get(o, "deepest_reachable_state")), "C1");
+	c = json_array_get(json_object_get(o, "holders"), 1);
+	assert_int_equal(json_integer_value(json_object_get(c, "pid")), 4242);
+	assert_int_equal(json_integer_value(json_object_get(c, "requests")), 2);
+	assert_true(num_at(json_object_get(o, "resume_latency_us"), "2") == 50);
+	assert_true(num_at(json_object_get(o, "resume_latency_us"), "0") == 0);
+	assert_true(json_is_false(json_object_get(o, "haltpoll_in_use")));
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(o, "haltpoll"),
+							    "guest_halt_poll_grow_start")), 50000);
 	o = json_object_get(doc, "wakeups");
 	assert_string_equal(json_string_value(json_object_get(o, "oracle")), "cpuidle usage");
 	assert_true(num_at(o, "unobserved_per_s_per_cpu") == 21.5);

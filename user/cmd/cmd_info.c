@@ -11,6 +11,7 @@
 #include "cmd/commands.h"
 #include "sys/cpuidle_sysfs.h"
 #include "cmd/info_costs.h"
+#include "cmd/info_qos.h"
 #include "cmd/info_wakeups.h"
 #include "render/render_info.h"
 #include "session/kernel_features.h"
@@ -258,6 +259,7 @@ int cmd_info(int argc, char **argv)
 	struct info_cost_part cost_parts[COST_MAX_CONFIGS];
 	struct info_costs cost_view;
 	struct info_report r;
+	struct info_qos_data qos;
 	char levels[160] = "", terr[256];
 	const struct kernel_features *f;
 	struct utsname u;
@@ -292,6 +294,10 @@ int cmd_info(int argc, char **argv)
 	cpuidle_read_system(&sys);
 	cpuidle_read_cpu(&sys, 0, &ci, cpuidle_global_qos_ns());
 	states_text(&ci, states, sizeof(states));
+	if (info_qos_gather(&qos, have_topo ? topo.nr_possible : 1, &ci, sys.governor)) {
+		diag_error("out of memory");
+		return EXIT_RUNTIME;
+	}
 	if (have_topo) {
 		cpulist_format(&topo.online, online, sizeof(online));
 		count_topology(&topo, &packages, &dies);
@@ -328,11 +334,12 @@ int cmd_info(int argc, char **argv)
 		.states = states, .cpufreq = cpufreq, .have_topo = have_topo,
 		.possible_cpus = have_topo ? topo.nr_possible : 0, .online = online,
 		.packages = packages, .dies = dies, .clusters = clusters, .levels = levels,
-		.costs = c.costs ? &cost_view : NULL, .wakeups = c.costs ? &wake_view : NULL };
+		.qos = &qos.view, .costs = c.costs ? &cost_view : NULL, .wakeups = c.costs ? &wake_view : NULL };
 	if (render_info(out, c.format, &r))
 		ret = EXIT_RUNTIME;
 	if (out != stdout && fclose(out))
 		ret = EXIT_RUNTIME;
+	info_qos_free(&qos);
 	topology_free(&topo);
 	features_free();
 	return ret;

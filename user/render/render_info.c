@@ -1,5 +1,6 @@
 /* info's table and JSON (render_info.h), from the facts the command
  * gathered and, with --costs, the costs it measured. */
+#include <stdint.h>
 #include <stdio.h>
 
 #include <jansson.h>
@@ -108,6 +109,76 @@ static void wakeups_table(FILE *out, const struct info_wakeups *w)
 	}
 }
 
+static json_t *qos_json(const struct info_qos *q)
+{
+	json_t *holders = json_array(), *cpus = json_object();
+	char key[16];
+
+	for (int i = 0; i < q->nr_holders; i++)
+		json_array_append_new(holders, json_pack("{s:i,s:s,s:i}", "pid", q->holders[i].pid,
+							 "comm", q->holders[i].comm, "requests",
+							 q->holders[i].requests));
+	for (int i = 0; i < q->nr_cpus; i++) {
+		snprintf(key, sizeof(key), "%d", q->cpus[i].cpu);
+		json_object_set_new(cpus, key, json_real((double)q->cpus[i].limit_ns / 1000));
+	}
+	return json_pack("{s:o,s:s?,s:o,s:i,s:o,s:o,s:b}", "cpu_dma_latency_us",
+			 q->limit_ns == UINT64_MAX ? json_null() :
+						     json_real((double)q->limit_ns / 1000),
+			 "deepest_reachable_state", q->deepest[0] ? q->deepest : NULL, "holders",
+			 holders, "unlisted_processes", q->unlisted, "resume_latency_us", cpus,
+			 "haltpoll",
+			 q->haltpoll ? json_pack("{s:I,s:I,s:I,s:I,s:b}", "guest_halt_poll_ns",
+						 (json_int_t)q->poll_ns, "guest_halt_poll_grow",
+						 (json_int_t)q->grow, "guest_halt_poll_grow_start",
+						 (json_int_t)q->grow_start, "guest_halt_poll_shrink",
+						 (json_int_t)q->shrink, "guest_halt_poll_allow_shrink",
+						 q->allow_shrink) :
+				       json_null(),
+			 "haltpoll_in_use", q->haltpoll_in_use);
+}
+
+/* Microseconds as the QoS interfaces take them. */
+static void us_text(uint64_t ns, char *buf, size_t len)
+{
+	snprintf(buf, len, "%g us", (double)ns / 1000);
+}
+
+static void qos_table(FILE *out, const struct info_qos *q)
+{
+	char v[32];
+
+	if (q->limit_ns == UINT64_MAX) {
+		fprintf(out, "PM QoS CPU latency: no limit");
+	} else {
+		us_text(q->limit_ns, v, sizeof(v));
+		fprintf(out, "PM QoS CPU latency: limit %s", v);
+		if (q->deepest[0])
+			fprintf(out, ", deepest state left: %s", q->deepest);
+	}
+	fprintf(out, "; /dev/cpu_dma_latency held by %s", q->nr_holders ? "" : "no process");
+	for (int i = 0; i < q->nr_holders; i++)
+		fprintf(out, "%s%s[%d]%s", i ? ", " : "", q->holders[i].comm, q->holders[i].pid,
+			q->holders[i].requests > 1 ? " (several requests)" : "");
+	if (q->unlisted)
+		fprintf(out, " (%d processes not listed: no access)", q->unlisted);
+	fprintf(out, "\nresume latency limits: %s", q->nr_cpus ? "" : "none");
+	for (int i = 0; i < q->nr_cpus; i++) {
+		if (q->cpus[i].limit_ns)
+			us_text(q->cpus[i].limit_ns, v, sizeof(v));
+		else
+			snprintf(v, sizeof(v), "n/a (no latency allowed)");
+		fprintf(out, "%scpu%d %s", i ? ", " : "", q->cpus[i].cpu, v);
+	}
+	fputc('\n', out);
+	if (q->haltpoll)
+		fprintf(out, "haltpoll governor (%s): guest_halt_poll_ns %llu, grow %llu from %llu ns, "
+			     "shrink %llu%s\n", q->haltpoll_in_use ? "in use" : "not in use",
+			(unsigned long long)q->poll_ns, (unsigned long long)q->grow,
+			(unsigned long long)q->grow_start, (unsigned long long)q->shrink,
+			q->allow_shrink ? "" : " (not allowed)");
+}
+
 static int json(FILE *out, const struct info_report *r)
 {
 	json_t *root = json_object(), *feats = json_object();
@@ -144,6 +215,8 @@ static int json(FILE *out, const struct info_report *r)
 				      r->have_topo ? r->possible_cpus : 0, "online", r->online,
 				      "packages", r->packages, "dies", r->dies, "clusters",
 				      r->clusters, "levels", r->levels));
+	if (r->qos)
+		json_object_set_new(root, "pm_qos", qos_json(r->qos));
 	if (r->costs)
 		json_object_set_new(root, "costs", costs_json(r->costs));
 	if (r->wakeups)
@@ -175,6 +248,8 @@ static void table(FILE *out, const struct info_report *r)
 	fprintf(out, "cpuidle: driver %s, governor %s, %d states%s%s\n", r->driver,
 		r->governor[0] ? r->governor : "unknown", r->nr_states, r->nr_states ? ": " : "",
 		r->states);
+	if (r->qos)
+		qos_table(out, r->qos);
 	fprintf(out, "cpufreq: %s\n", r->cpufreq[0] ? r->cpufreq : "absent");
 	if (r->have_topo) {
 		fprintf(out, "topology: %d possible CPUs (online %s), %d package%s, %d die%s, "

@@ -61,6 +61,32 @@ struct info_wakeups {
 	const struct info_wake_cost *c;
 };
 
+/* Who keeps the CPUs out of deep idle now (sys/qos_holders.h). */
+struct info_qos_holder {
+	int pid;
+	const char *comm;
+	int requests; /* its descriptors open on /dev/cpu_dma_latency */
+};
+
+struct info_qos_cpu {
+	int cpu;
+	uint64_t limit_ns; /* its resume-latency limit; 0: "n/a", no latency allowed */
+};
+
+struct info_qos {
+	uint64_t limit_ns;   /* /dev/cpu_dma_latency's aggregate, UINT64_MAX = none */
+	const char *deepest; /* the deepest state that limit leaves reachable on CPU 0, "" none known */
+	int nr_holders;
+	const struct info_qos_holder *holders;
+	int unlisted;        /* processes whose descriptors could not be read */
+	int nr_cpus;         /* CPUs with a resume-latency limit */
+	const struct info_qos_cpu *cpus;
+	bool haltpoll;       /* the haltpoll governor's parameters, where it exists */
+	bool haltpoll_in_use; /* and it is the current governor */
+	uint64_t poll_ns, grow, grow_start, shrink;
+	bool allow_shrink;
+};
+
 struct info_report {
 	const char *release, *version, *machine; /* uname */
 	/* the build */
@@ -80,6 +106,7 @@ struct info_report {
 	int possible_cpus, packages, dies, clusters;
 	const char *online;            /* a CPU list */
 	const char *levels;            /* record's default groups: "core 16, package 2" */
+	const struct info_qos *qos;
 	const struct info_costs *costs; /* NULL without --costs */
 	const struct info_wakeups *wakeups; /* NULL without --costs */
 };

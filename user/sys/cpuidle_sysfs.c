@@ -83,7 +83,7 @@ uint64_t cpuidle_global_qos_ns(void)
 }
 
 /* The CPU device's resume-latency request in ns, UINT64_MAX for none. */
-static uint64_t cpu_dev_qos_ns(int cpu)
+uint64_t cpuidle_dev_qos_ns(int cpu)
 {
 	uint64_t dev;
 	char buf[32];
@@ -133,7 +133,7 @@ void cpuidle_refresh_cpu(const struct cpuidle_system *sys, int cpu, struct cpuid
 		sysfs_read_u64(&v, CPU_DIR "/cpu%d/cpuidle/state%d/disable", cpu, i);
 		info->states[i].disabled = v != 0;
 	}
-	info->dev_qos_ns = cpu_dev_qos_ns(cpu);
+	info->dev_qos_ns = cpuidle_dev_qos_ns(cpu);
 	cpuidle_apply_qos(info, global_qos_ns);
 	info->poll_limit_ns = info->nr_states ? poll_limit_ns(sys, info) : 0;
 }

@@ -103,6 +103,9 @@ uint64_t cpuidle_device_id(int cpu);
 void cpuidle_apply_qos(struct cpuidle_cpu_info *info, uint64_t global_qos_ns);
 /* The BPF classification table for info. */
 void cpuidle_to_params(const struct cpuidle_cpu_info *info, struct idle_params *p);
+/* cpu's resume-latency limit (power/pm_qos_resume_latency_us) in ns:
+ * UINT64_MAX = none ("0" or no file), 0 = "n/a" (no latency allowed). */
+uint64_t cpuidle_dev_qos_ns(int cpu);
 /* Global PM QoS CPU latency limit in ns (UINT64_MAX = none). */
 uint64_t cpuidle_global_qos_ns(void);
 
