@@ -114,7 +114,9 @@ static __always_inline void wake_count(__u32 cpu, struct idle_cpu_slot *slot)
 	if (!ws)
 		return;
 	ws->count[kind]++;
-	ws->early[kind] += slot->wake_early;
+	/* early[] is another cache line than count[]: touched only when early */
+	if (slot->wake_early)
+		ws->early[kind]++;
 	if (kind == WAKE_IRQ)
 		wake_detail_add(cpu, WDETAIL_IRQ, 0, slot->wake_detail, slot->wake_early, NULL);
 	else if (kind == WAKE_SOFTIRQ)
