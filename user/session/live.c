@@ -1,5 +1,6 @@
 /* The live session of record, top, serve and hist (live.h): one start-up,
- * one degradation on kernels without atomic fetch ops, one refresh tick. */
+ * one degradation on kernels without atomic fetch ops, one way to follow
+ * what the kernel changes during the window (events, else a refresh tick). */
 #include "session/live.h"
 
 #include <errno.h>
