@@ -46,7 +46,6 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, IS_WAKE_DETAILS);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct wake_detail_key);
 	__type(value, struct wake_detail_val);
 } wake_details SEC(".maps");
