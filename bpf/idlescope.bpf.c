@@ -55,7 +55,7 @@ TP_PAIR(cpu_idle_miss, handle_idle_miss((__u32)cpu_id, (__u32)state, (__u32)(bel
 /* PM QoS: any constraint's aggregate changed (qos.bpf.h) */
 TP_PAIR(pm_qos_update_target, handle_qos_change((__s32)prev_value, (__s32)curr_value),
 	__u64 action, __u64 prev_value, __u64 curr_value)
-/* CPU hotplug: record's online mask read when it changes */
+/* CPU hotplug: record's online mask read, the disable flags watched again */
 TP_PAIR(cpuhp_exit, handle_hotplug_step(), __u64 cpu, __u64 state, __u64 idx, __u64 ret)
 
 /* x86 interrupt vectors: the cause of a wakeup, on the woken CPU */

@@ -21,6 +21,7 @@
 
 #include "sys/cpuidle_sysfs.h"
 #include "util/clock.h"
+#include "util/env_flag.h"
 #include "util/fdlimit.h"
 #include "session/kernel_features.h"
 #include "session/parts.h"
@@ -42,13 +43,6 @@ void idle_set_verbose(bool v)
 	libbpf_set_print(libbpf_print);
 }
 
-static bool env_set(const char *name)
-{
-	const char *v = getenv(name);
-
-	return v && *v && strcmp(v, "0");
-}
-
 /* What a session may need events for; an event attaches when one of the
  * features it serves is on (session_features). */
 enum feature {
@@ -63,7 +57,7 @@ enum feature {
 	F_TIMERS = 1 << 8,       /* timer lateness of the wakeups */
 	F_DETAILS = 1 << 9,      /* the wakees (and who sent their IPI) */
 	F_QOS = 1 << 10,         /* PM QoS changes wake the live session */
-	F_HOTPLUG = 1 << 11,     /* so do CPU hotplug steps (record) */
+	F_HOTPLUG = 1 << 11,     /* so do CPU hotplug steps (live) */
 };
 
 /* The one list of events: in the order they attach, which features need
@@ -106,7 +100,7 @@ static unsigned int session_features(const struct idle_session *s)
 	unsigned int f = F_IDLE;
 	uint32_t m = s->hist.metric;
 
-	if (m == HM_NONE && !env_set("IDLESCOPE_NO_IDLE_MISS") && !(s->without & PART_MISS))
+	if (m == HM_NONE && !env_flag("IDLESCOPE_NO_IDLE_MISS") && !(s->without & PART_MISS))
 		f |= F_MISS;
 	if (s->wake)
 		f |= F_WAKE;
@@ -124,7 +118,7 @@ static unsigned int session_features(const struct idle_session *s)
 		f |= F_WAKEUP_LAT;
 	if (m == HM_IDLE_ENTRY || m == HM_IDLE_EXIT)
 		f |= F_IDLE_SWITCH;
-	if (s->qos_events && !env_set("IDLESCOPE_NO_QOS_EVENTS"))
+	if (s->qos_events && !env_flag("IDLESCOPE_NO_QOS_EVENTS"))
 		f |= F_QOS;
 	if (s->hotplug_events && (f & F_QOS))
 		f |= F_HOTPLUG;
@@ -733,14 +727,14 @@ void idle_session_poke(struct idle_session *s, const struct cpulist *online)
 {
 	int fd = bpf_program__fd(s->skel->progs.poke), idle_poked = 0;
 	uint64_t t0 = idle_now_ns(), deadline;
-	bool all = env_set("IDLESCOPE_POKE_ALL");
+	bool all = env_flag("IDLESCOPE_POKE_ALL");
 	uint16_t *seq = calloc((size_t)s->nr_cpus, sizeof(*seq));
 	bool *idle = calloc((size_t)s->nr_cpus, 2 * sizeof(*idle)), *done = idle + s->nr_cpus;
 
 	s->poke.why[0] = '\0';
 	s->poke.cpus = s->poke.busy = s->poke.woken = 0;
 	s->unknown_at_start = -1;
-	if (env_set("IDLESCOPE_NO_POKE"))
+	if (env_flag("IDLESCOPE_NO_POKE"))
 		snprintf(s->poke.why, sizeof(s->poke.why), "IDLESCOPE_NO_POKE set");
 	else if (!seq || !idle)
 		snprintf(s->poke.why, sizeof(s->poke.why), "out of memory");

@@ -75,7 +75,7 @@ struct idle_session {
 	/* PM QoS changes (bpf/qos.bpf.h): the reader of qos_ring, NULL when
 	 * pm_qos_update_target did not attach (the limits are then polled) */
 	bool qos_events;            /* asked for (live sessions) */
-	bool hotplug_events;        /* cpuhp_exit too (record) */
+	bool hotplug_events;        /* cpuhp_exit too (live sessions) */
 	bool hotplug_attached;      /* and it attached, with the reader */
 	struct ring_buffer *qos_rb;
 	unsigned int qos_pending;   /* IS_NOTIFY_* of the records consumed */
@@ -97,7 +97,7 @@ struct session_opts {
 	bool freq;                      /* frequency residency */
 	unsigned int without;           /* enum session_part bits left out (live) */
 	bool qos_events;                /* PM QoS changes through qos_ring (live) */
-	bool hotplug_events;            /* and CPU hotplug steps (record) */
+	bool hotplug_events;            /* and CPU hotplug steps (live) */
 };
 
 /* Opens and loads. Returns 0, or -1 with a one-line reason in err (exit

@@ -14,6 +14,8 @@
 #include <bpf/libbpf.h>
 #include <linux/bpf.h>
 
+#include "util/env_flag.h"
+
 static struct kernel_features feat;
 static bool probed;
 static struct btf *vmlinux;
@@ -32,13 +34,6 @@ static struct btf *vmlinux_btf(void)
 		}
 	}
 	return vmlinux;
-}
-
-static bool env_set(const char *name)
-{
-	const char *v = getenv(name);
-
-	return v && *v && strcmp(v, "0");
 }
 
 const struct btf *features_btf(void)
@@ -188,7 +183,7 @@ static void probe_idle_fexit(void)
 	int e = -ENOENT;
 
 	feat.idle_fexit = -ENOENT;
-	if (env_set("IDLESCOPE_NO_FEXIT")) {
+	if (env_flag("IDLESCOPE_NO_FEXIT")) {
 		feat.idle_fexit = -EPERM;
 		snprintf(w, n, "IDLESCOPE_NO_FEXIT set");
 		return;
@@ -217,14 +212,14 @@ const struct kernel_features *features_get(void)
 		return &feat;
 	probed = true;
 	feat.btf = vmlinux_btf() != NULL;
-	feat.tp_btf = feat.btf && !env_set("IDLESCOPE_NO_TP_BTF");
+	feat.tp_btf = feat.btf && !env_flag("IDLESCOPE_NO_TP_BTF");
 	feat.cpu_idle_miss = features_has_event("cpu_idle_miss");
 	feat.ipi_send_cpu = features_has_event("ipi_send_cpu");
 	feat.overutilized = features_has_event("sched_overutilized_tp");
 	feat.pelt_cfs = features_has_event("pelt_cfs_tp");
 	feat.sched_switch_prev_state = sched_switch_has_prev_state();
 	feat.tp_btf_scalar_ptr = feat.tp_btf && probe_tp_btf_scalar_ptr();
-	feat.atomic_fetch = env_set("IDLESCOPE_NO_ATOMIC_FETCH") ? -EINVAL : probe_atomic_fetch();
+	feat.atomic_fetch = env_flag("IDLESCOPE_NO_ATOMIC_FETCH") ? -EINVAL : probe_atomic_fetch();
 	feat.fentry_probe_func = "vfs_read";
 	feat.fentry = features_probe_trace(feat.fentry_probe_func, false);
 	probe_idle_fexit();

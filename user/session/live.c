@@ -16,6 +16,7 @@
 #include "sys/group_levels.h"
 #include "sys/sysfs.h"
 #include "util/diag.h"
+#include "util/env_flag.h"
 
 int live_prepare(struct live *l, const struct topology *t, const struct live_opts *o)
 {
@@ -158,7 +159,7 @@ static void start_watching(struct live *l)
 	int e;
 
 	if (idle_session_qos_fd(&l->sess) < 0 || !l->sess.hotplug_attached ||
-	    getenv("IDLESCOPE_POLL_STATE_FILES"))
+	    env_flag("IDLESCOPE_POLL_STATE_FILES"))
 		return;
 	if ((e = sysfs_watch_open(&l->watch)) || (e = watch_disable_flags(l)))
 		goto poll;

@@ -43,7 +43,7 @@ struct live {
 	struct cpulist online;         /* at attach: the CPUs poked */
 	bool attached, started;
 	uint64_t next_state_refresh;
-	/* the disable flags as events (live_start): with PM QoS and hotplug
+	/* the disable flags as events (live_attach): with PM QoS and hotplug
 	 * events too, nothing is polled and the session sets no timer */
 	struct sysfs_watch watch;
 	bool watching;
@@ -80,8 +80,8 @@ void live_refresh(struct live *l, uint64_t now);
 uint64_t live_refresh_ns(const struct live *l);
 uint64_t live_refresh_slack_ns(const struct live *l);
 /* Readable when the kernel changed a PM QoS constraint, a CPU went on or
- * offline, or a disable flag was written (after live_start; -1 without the
- * events); live_qos_event then pushes the new limits. */
+ * offline, or a disable flag was written (after live_attach; -1 without
+ * the events); live_qos_event then pushes the new limits. */
 int live_qos_fd(const struct live *l);
 void live_qos_event(struct live *l, uint64_t now);
 void live_close(struct live *l);
