@@ -95,6 +95,9 @@ programs_of() {
 	[[ "$output" == *"unknown part ''"* ]]
 }
 
+# Tagged oracle: with a driver its wakeup counter is cpuidle usage (the
+# guests: POLL, 'haltpoll idle', acpi_idle's C-states).
+# bats test_tags=oracle
 @test "info --costs: every part measured over the ping-pong load, each command's wakeups" {
 	[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
 	run "$IDLESCOPE" info --costs --format json -o "$OUT"
