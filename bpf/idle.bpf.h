@@ -6,6 +6,7 @@
 #include "maps.bpf.h"
 #include "stat.bpf.h"
 #include "wake.bpf.h"
+#include "qos.bpf.h"
 
 static __always_inline __u32 lowest_bit_index(__u32 mask)
 {
@@ -41,8 +42,10 @@ static __always_inline bool classify(struct idle_state_stats *st,
 		if (d < IS_MAX_STATES &&
 		    r - p->exit_latency_ns[s] >= p->target_residency_ns[d]) {
 			st->below++;
-			if (p->exit_latency_ns[d] > p->qos_limit_ns)
+			if (p->exit_latency_ns[d] > p->qos_limit_ns) {
 				st->below_qos++;
+				qos_charge(p->qos_slot, r);
+			}
 			if ((p->poll_mask >> s) & 1 && p->poll_limit_ns &&
 			    r >= p->poll_limit_ns)
 				st->poll_limit++;

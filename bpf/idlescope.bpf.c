@@ -13,6 +13,7 @@
 #include "pack_stats.h"
 #include "freq_stats.h"
 #include "replay_event.h"
+#include "qos_stats.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -55,6 +56,22 @@ TP_PAIR(cpu_idle_miss, handle_idle_miss((__u32)cpu_id, (__u32)state, (__u32)(bel
 /* PM QoS: any constraint's aggregate changed (qos.bpf.h) */
 TP_PAIR(pm_qos_update_target, handle_qos_change((__s32)prev_value, (__s32)curr_value),
 	__u64 action, __u64 prev_value, __u64 curr_value)
+/* PM QoS requests: who asked, for what (the ledger, qos.bpf.h) */
+TP_PAIR(pm_qos_add_request, handle_qos_request(QOS_ADD, QOS_SCOPE_CPU_LATENCY, (__s32)value, 0),
+	__u64 value)
+TP_PAIR(pm_qos_update_request,
+	handle_qos_request(QOS_UPDATE, QOS_SCOPE_CPU_LATENCY, (__s32)value, 0), __u64 value)
+TP_PAIR(pm_qos_remove_request,
+	handle_qos_request(QOS_REMOVE, QOS_SCOPE_CPU_LATENCY, (__s32)value, 0), __u64 value)
+TP_PAIR(dev_pm_qos_add_request,
+	handle_dev_qos_request(QOS_ADD, name, (__u32)type, (__s32)value),
+	const char *name, __u64 type, __u64 value)
+TP_PAIR(dev_pm_qos_update_request,
+	handle_dev_qos_request(QOS_UPDATE, name, (__u32)type, (__s32)value),
+	const char *name, __u64 type, __u64 value)
+TP_PAIR(dev_pm_qos_remove_request,
+	handle_dev_qos_request(QOS_REMOVE, name, (__u32)type, (__s32)value),
+	const char *name, __u64 type, __u64 value)
 /* CPU hotplug: record's online mask read, the disable flags watched again */
 TP_PAIR(cpuhp_exit, handle_hotplug_step(), __u64 cpu, __u64 state, __u64 idx, __u64 ret)
 

@@ -27,6 +27,8 @@ struct idle_params {
 	__u32 disabled_mask; /* bit i: state i disabled (sysfs disable) */
 	__u32 poll_mask;     /* bit i: state i is a polling state (POLL) */
 	__u64 qos_limit_ns;  /* PM QoS resume-latency limit, ~0 = none */
+	__u32 qos_slot;      /* the ledger slot that limit is charged to (qos_stats.h) */
+	__u32 pad_qos;
 	__u64 poll_limit_ns; /* cpuidle_poll_time() estimate, 0 = unknown */
 	__u64 exit_latency_ns[IS_MAX_STATES];
 	__u64 target_residency_ns[IS_MAX_STATES];

@@ -38,6 +38,8 @@ else
 	pkgs+=(libyaml-dev libcrypt-dev libgnutls28-dev file openssl apache2-utils)
 	# make deb / deb-test: debhelper, lintian, man -w, systemd in a container
 	pkgs+=(debhelper lintian man-db systemd-container)
+	# the PM QoS ledger's tests: tuned's latency-performance force_latency
+	pkgs+=(tuned)
 	# make vmtest / make test: x86_64 and arm64 guests (tests/vm/run.sh)
 	[ "${IDLESCOPE_VMTEST:-1}" = 0 ] ||
 		pkgs+=(qemu-system-x86 qemu-system-arm busybox-static acpica-tools cpio device-tree-compiler)

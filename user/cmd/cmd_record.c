@@ -271,6 +271,11 @@ static int emit_summary(struct record *r, uint64_t start, uint64_t stop)
 		return -1;
 	}
 	w.raw = &raw;
+	if (r->live.sess.ledger) {
+		idle_session_qos_changed(&r->live.sess); /* the last request records in */
+		w.ledger = r->live.sess.ledger;
+		w.qos_lost = idle_session_qos_lost(&r->live.sess);
+	}
 	eas_context(r, &s);
 	if (r->live.freq) {
 		struct groups fd;

@@ -173,6 +173,8 @@ static int interval(struct top *t, uint64_t next)
 	w.start_ns = t->prev_ns;
 	w.stop_ns = now;
 	w.raw = &delta;
+	w.ledger = t->live.sess.ledger;
+	w.qos_lost = idle_session_qos_lost(&t->live.sess);
 	err = summary_build(&t->last, &w, &t->sel);
 	t->have_last = true;
 	idle_raw_free(&delta);

@@ -96,6 +96,8 @@ int live_prom_snapshot(struct live_prom *p, FILE *f)
 		return err;
 	w.stop_ns = raw.read_ns;
 	w.raw = &raw;
+	w.ledger = l->sess.ledger;
+	w.qos_lost = idle_session_qos_lost(&l->sess);
 	err = summary_build(&s, &w, p->sel) ? -ENOMEM : live_prom_write(p, &s, &raw, t0, f);
 	summary_free(&s);
 	idle_raw_free(&raw);

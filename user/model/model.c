@@ -736,6 +736,9 @@ int summary_build(struct summary *s, const struct window_capture *w, const struc
 	if (build_groups(s, w, sel))
 		return -ENOMEM;
 	build_pack(s, w);
+	if (qos_summary_build(&s->qos, w->ledger, w->raw, w->info, sel, w->start_ns, w->stop_ns,
+			      w->qos_lost))
+		return -ENOMEM;
 	if (w->raw->have_pack && w->raw->pack.ou_seen) {
 		const struct pack_global *pg = &w->raw->pack;
 
@@ -817,6 +820,7 @@ void summary_free(struct summary *s)
 	for (int i = 0; i < s->nr_groups; i++)
 		free(s->groups[i].cpus);
 	free(s->groups);
+	qos_summary_free(&s->qos);
 	for (int i = 0; i < s->nr_freq_domains; i++)
 		free(s->freq_domains[i].cpus);
 	s->nr_freq_domains = 0;

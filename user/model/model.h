@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "model/exit_cost.h"
+#include "model/qos_summary.h"
 #include "sys/cpuidle_sysfs.h"
 #include "session/snapshot.h"
 #include "sys/group_tree.h"
@@ -215,6 +216,7 @@ struct summary {
 	/* cpus: a CPU list of any length, freed by summary_free */
 	struct { char name[16]; char *cpus; int cpu; } freq_domains[64];
 	bool hotplug_seen; /* any CPU went offline or online in the window */
+	struct summary_qos qos; /* the PM QoS ledger (model/qos_summary.h) */
 	/* live record: how every CPU's state was known when the window opened
 	 * (the poke after attaching, session/idle_loader.h); not for replay */
 	struct {
@@ -241,6 +243,8 @@ struct window_capture {
 	const struct cpuidle_counters *k_end;
 	const struct groups *groups;             /* NULL: no group rows */
 	const struct hotplug *hotplug;           /* NULL: not tracked */
+	const struct qos_ledger *ledger;         /* NULL: no PM QoS ledger kept */
+	uint64_t qos_lost;                       /* its records lost (ring full) */
 	/* a replayed trace: [nr_possible] the time the idle task ran (from
 	 * sched_switch, -1 unknown), NULL none; idle_unrecorded: no cpu_idle
 	 * events at all, so idle and busy are unknown */

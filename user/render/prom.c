@@ -311,6 +311,43 @@ static void group_families(FILE *f, const struct summary *s, bool hist)
 }
 
 /* What observing costs, for an alert on the observer itself. */
+/* The PM QoS ledger in three series per family: the periods the limits
+ * forced shallower by the kind of request behind them, "unknown" for those
+ * not told apart. Who holds them (a pid, a comm) is the JSON's: labels of
+ * processes would make the series count follow the machine's processes. */
+static void qos_families(FILE *f, const struct summary *s)
+{
+	static const char *const source[3] = { "cpu_latency", "resume_latency", "unknown" };
+	const struct summary_qos *q = &s->qos;
+	uint64_t periods[3] = { 0, 0, q->other_periods }, ns[3] = { 0, 0, q->other_idle_ns };
+	char sec[32];
+	int open = 0;
+
+	for (int i = 0; i < q->nr; i++) {
+		const struct qos_row *r = &q->rows[i];
+		int k = r->scope == QOS_SCOPE_RESUME;
+
+		open += r->open;
+		periods[k] += r->forced_periods;
+		ns[k] += r->forced_idle_ns;
+	}
+	family(f, "idlescope_pm_qos_requests", "gauge",
+	       "PM QoS requests limiting idle now: CPU latency requests and CPU resume-latency "
+	       "limits (who: the JSON's pm_qos).");
+	fprintf(f, "idlescope_pm_qos_requests %d\n", open);
+	family(f, "idlescope_pm_qos_forced_periods_total", "counter",
+	       "Idle periods too shallow because a PM QoS limit barred the deeper state, by the kind "
+	       "of request behind the limit.");
+	for (int k = 0; k < 3; k++)
+		fprintf(f, "idlescope_pm_qos_forced_periods_total{source=\"%s\"} %" PRIu64 "\n",
+			source[k], periods[k]);
+	family(f, "idlescope_pm_qos_forced_seconds_total", "counter",
+	       "Idle time of those periods, by the kind of request behind the limit.");
+	for (int k = 0; k < 3; k++)
+		fprintf(f, "idlescope_pm_qos_forced_seconds_total{source=\"%s\"} %s\n", source[k],
+			prom_seconds(sec, sizeof(sec), ns[k]));
+}
+
 static void self_families(FILE *f, const struct summary *s, const struct self_cost *c,
 			  bool textfile)
 {
@@ -435,6 +472,8 @@ int prom_write(FILE *f, const struct prom_scrape *p)
 		wake_families(f, s, p);
 	if (s->nr_groups)
 		group_families(f, s, p->group_hist);
+	if (s->qos.kept)
+		qos_families(f, s);
 	if (p->self)
 		self_families(f, s, p->self, p->textfile);
 	return ferror(f) ? -1 : 0;

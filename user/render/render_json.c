@@ -8,6 +8,7 @@
 #include "render/render.h"
 #include "render/render_freq.h"
 #include "render/render_pack.h"
+#include "render/render_qos.h"
 #include "render/render_wake.h"
 #include "util/json_num.h"
 
@@ -299,6 +300,7 @@ json_t *summary_json(const struct summary *s)
 	json_object_set_new(root, "packing", pack_json(s));
 	json_object_set_new(root, "frequency", freq_json(s));
 	json_object_set_new(root, "eas", eas_json(s));
+	json_object_set_new(root, "pm_qos", qos_json(s));
 	json_object_set_new(root, "dropped_events",
 			    json_pack("{s:o,s:o}", "cpu_out_of_range", json_u64(s->cpu_out_of_range),
 				      "bad_state", json_u64(s->totals.bad_state)));

@@ -385,6 +385,54 @@ static int exit_line(struct top_text *t, const struct summary *s, int width)
 	return add_line(t, TOP_PLAIN, width, "%s", buf);
 }
 
+/* "PM QoS: cyclictest[812] 0us (deepest POLL), forced 120/s; 1 more": the
+ * request behind the lowest limit held now, and what the limits forced
+ * shallower in the interval; no line when nothing limits idle. */
+static int qos_line(struct top_text *t, const struct summary *s, double secs, int width)
+{
+	const struct summary_qos *q = &s->qos;
+	const struct qos_row *low = NULL;
+	uint64_t forced = q->other_periods;
+	char buf[MAX_WIDTH + 1], r[16];
+	int n, open = 0;
+
+	for (int i = 0; i < q->nr; i++) {
+		const struct qos_row *w = &q->rows[i];
+
+		forced += w->forced_periods;
+		if (!w->open)
+			continue;
+		open++;
+		if (!low || (w->value_us >= 0 && (low->value_us < 0 || w->value_us < low->value_us)))
+			low = w;
+	}
+	if (!low && !forced)
+		return 0;
+	n = snprintf(buf, sizeof(buf), "PM QoS:");
+	if (low) {
+		if (low->pid)
+			n += snprintf(buf + n, sizeof(buf) - (size_t)n, " %s[%d]", low->comm, low->pid);
+		else
+			n += snprintf(buf + n, sizeof(buf) - (size_t)n, " (set before)");
+		if (low->scope == QOS_SCOPE_RESUME && n < MAX_WIDTH)
+			n += snprintf(buf + n, sizeof(buf) - (size_t)n, " cpu%d", low->cpu);
+		if (n < MAX_WIDTH)
+			n += low->value_us >= 0
+				     ? snprintf(buf + n, sizeof(buf) - (size_t)n, " %lldus",
+						(long long)low->value_us)
+				     : snprintf(buf + n, sizeof(buf) - (size_t)n, " ?us");
+		if (low->deepest >= 0 && n < MAX_WIDTH)
+			n += snprintf(buf + n, sizeof(buf) - (size_t)n, " (deepest %s)",
+				      low->deepest_name);
+	}
+	if (n < MAX_WIDTH)
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, "%s forced %s/s", low ? "," : "",
+			      rate(r, sizeof(r), (double)forced / secs));
+	if (open > 1 && n < MAX_WIDTH)
+		snprintf(buf + n, sizeof(buf) - (size_t)n, "; %d more", open - 1);
+	return add_line(t, TOP_PLAIN, width, "%s", buf);
+}
+
 static int legend_line(struct top_text *t, const struct summary *s, const struct columns *c,
 		       int width)
 {
@@ -499,7 +547,8 @@ int render_top(const struct summary *s, const struct top_layout *l, struct top_t
 	else if (l->clock)
 		snprintf(title + n, sizeof(title) - (size_t)n, "  %s", l->clock);
 	if ((err = add_line(t, TOP_TITLE, width, "%s", title)) ||
-	    (err = causes_line(t, s, secs, width)) || (err = exit_line(t, s, width)))
+	    (err = causes_line(t, s, secs, width)) || (err = exit_line(t, s, width)) ||
+	    (err = qos_line(t, s, secs, width)))
 		return err;
 	if ((c.truncated || c.nr_states < s->totals.nr_states) &&
 	    (err = legend_line(t, s, &c, width)))

@@ -91,6 +91,12 @@ static const struct event {
 	{ "sched_wake_idle_without_ipi", F_WAKE, false, false },
 	{ "ipi_send_cpu", F_DETAILS, false, false },
 	{ "pm_qos_update_target", F_QOS, false, false },
+	{ "pm_qos_add_request", F_QOS, false, false },
+	{ "pm_qos_update_request", F_QOS, false, false },
+	{ "pm_qos_remove_request", F_QOS, false, false },
+	{ "dev_pm_qos_add_request", F_QOS, false, false },
+	{ "dev_pm_qos_update_request", F_QOS, false, false },
+	{ "dev_pm_qos_remove_request", F_QOS, false, false },
 	{ "cpuhp_exit", F_HOTPLUG, false, false },
 };
 #define NR_EVENTS (sizeof(events) / sizeof(events[0]))
@@ -570,6 +576,8 @@ void idle_session_push_cpuidle(struct idle_session *s, const struct cpuidle_syst
 		else if (info[c].nr_states)
 			cpuidle_apply_qos(&info[c], qos); /* device files: next full pass */
 		cpuidle_to_params(&info[c], &p);
+		if (s->ledger && info[c].nr_states)
+			p.qos_slot = qos_ledger_slot(s->ledger, c, qos, info[c].dev_qos_ns);
 		if (memcmp(&p, &prev[c], sizeof(p))) {
 			idle_session_set_params(s, c, &p);
 			prev[c] = p;
@@ -579,10 +587,13 @@ void idle_session_push_cpuidle(struct idle_session *s, const struct cpuidle_syst
 
 static int on_qos_record(void *ctx, void *data, size_t size)
 {
-	uint64_t what = 0;
+	struct idle_session *s = ctx;
+	struct qos_event ev = { 0 };
 
-	memcpy(&what, data, size < sizeof(what) ? size : sizeof(what));
-	((struct idle_session *)ctx)->qos_pending |= (unsigned int)what;
+	memcpy(&ev, data, size < sizeof(ev) ? size : sizeof(ev));
+	s->qos_pending |= ev.what;
+	if (s->ledger)
+		qos_ledger_apply(s->ledger, &ev);
 	return 0;
 }
 
@@ -616,6 +627,11 @@ unsigned int idle_session_qos_changed(struct idle_session *s)
 uint64_t idle_session_qos_changes(const struct idle_session *s)
 {
 	return s->skel && s->skel->bss ? s->skel->bss->qos_changes : 0;
+}
+
+uint64_t idle_session_qos_lost(const struct idle_session *s)
+{
+	return s->skel && s->skel->bss ? s->skel->bss->qos_lost : 0;
 }
 
 int idle_session_attach(struct idle_session *s, char *err, size_t errlen)

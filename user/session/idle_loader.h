@@ -16,10 +16,12 @@
 #include "pack_stats.h"
 #include "freq_stats.h"
 #include "replay_event.h"
+#include "qos_stats.h"
 
 struct ring_buffer; /* libbpf's */
 #include "util/cpulist.h"
 #include "sys/group_tree.h"
+#include "session/qos_ledger.h"
 
 struct idlescope_bpf;
 struct bpf_link;
@@ -79,6 +81,7 @@ struct idle_session {
 	bool hotplug_attached;      /* and it attached, with the reader */
 	struct ring_buffer *qos_rb;
 	unsigned int qos_pending;   /* IS_NOTIFY_* of the records consumed */
+	struct qos_ledger *ledger;  /* fed the request records, NULL: none kept */
 	uint64_t next_cut_ns;       /* a cut set ahead for the next read (raw_cut.h), 0 none */
 };
 
@@ -111,10 +114,13 @@ int idle_session_attach(struct idle_session *s, char *err, size_t errlen);
  * changed since the last call (IS_NOTIFY_* bits; consumes them). */
 #define IS_NOTIFY_QOS 1u     /* bpf/qos.bpf.h's QOS_NOTIFY_QOS */
 #define IS_NOTIFY_HOTPLUG 2u /* QOS_NOTIFY_HOTPLUG */
+#define IS_NOTIFY_REQUEST 4u /* QOS_NOTIFY_REQUEST: a request record, into s->ledger */
 int idle_session_qos_fd(const struct idle_session *s);
 unsigned int idle_session_qos_changed(struct idle_session *s);
 /* PM QoS changes the handler saw since the load (-v). */
 uint64_t idle_session_qos_changes(const struct idle_session *s);
+/* Request records the ring had no room for (the ledger may be stale). */
+uint64_t idle_session_qos_lost(const struct idle_session *s);
 /* After attaching, makes the state of every online CPU known: each CPU that
  * has had no idle event since the attach gets the poke program run on it
  * (BPF_PROG_TEST_RUN on that CPU): an idle CPU leaves idle and enters it

@@ -14,6 +14,7 @@
 #include "session/parts.h"
 #include "session/window.h"
 #include "sys/group_levels.h"
+#include "sys/qos_holders.h"
 #include "sys/sysfs.h"
 #include "util/diag.h"
 #include "util/env_flag.h"
@@ -77,6 +78,25 @@ static void push_params(struct live *l, bool all_files)
 				  all_files);
 }
 
+/* The ledger's first rows: the holders of /dev/cpu_dma_latency now (this
+ * process's own descriptor, which reads the limit, left out) and every
+ * CPU's resume-latency limit; the request records follow from the attach. */
+static void seed_ledger(struct live *l)
+{
+	struct qos_holders h;
+
+	qos_ledger_init(&l->ledger);
+	if (!qos_holders_scan("/proc", &h)) {
+		for (int i = 0; i < h.nr; i++)
+			if (h.h[i].pid != getpid())
+				qos_ledger_seed_holder(&l->ledger, h.h[i].pid, h.h[i].comm, h.h[i].fds);
+		qos_holders_free(&h);
+	}
+	for (int c = 0; c < l->topo->nr_possible; c++)
+		qos_ledger_seed_resume(&l->ledger, c, cpuidle_dev_qos_ns(c));
+	qos_ledger_seeded(&l->ledger, cpuidle_global_qos_ns());
+}
+
 int live_load(struct live *l)
 {
 	struct session_opts session_opts = {
@@ -100,6 +120,10 @@ int live_load(struct live *l)
 	}
 	if (window_check_interrupted()) /* loading took a while */
 		return EXIT_RUNTIME;
+	if (session_opts.qos_events) {
+		seed_ledger(l);
+		l->sess.ledger = &l->ledger;
+	}
 	push_params(l, false);
 	for (int c = 0; l->freq && c < l->topo->nr_possible; c++) {
 		uint64_t khz;
@@ -259,6 +283,8 @@ void live_qos_event(struct live *l, uint64_t now)
 		/* nothing is polled: every file read again (the device
 		 * QoS files with the global limit, the disable flags) */
 		push_params(l, true);
+	} else if (what & IS_NOTIFY_REQUEST) {
+		push_params(l, true); /* a device's limit may be new: its file too */
 	} else if (what & IS_NOTIFY_QOS) {
 		push_params(l, false);
 	}

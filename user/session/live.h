@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "session/idle_loader.h"
+#include "session/qos_ledger.h"
 #include "sys/cpuidle_sysfs.h"
 #include "sys/group_tree.h"
 #include "sys/hotplug.h"
@@ -48,6 +49,7 @@ struct live {
 	struct sysfs_watch watch;
 	bool watching;
 	int event_fd; /* epoll over the QoS ring's and the watch's, -1 none */
+	struct qos_ledger ledger;     /* with the PM QoS events: who limits idle */
 };
 
 /* Everything before BPF: the cpuidle tables and the groups, with the checks

@@ -239,6 +239,15 @@ int idle_raw_delta(const struct idle_raw *prev, const struct idle_raw *cur, uint
 	}
 	if (sub_details(out, prev, cur))
 		goto nomem;
+	/* the periods PM QoS forced, per ledger slot: slots only ever add */
+	out->nr_qos_slots = cur->nr_qos_slots;
+	for (int k = 0; k < cur->nr_qos_slots && k < QOS_SLOTS; k++) {
+		out->qos_cost[k] = cur->qos_cost[k];
+		if (k < prev->nr_qos_slots) {
+			out->qos_cost[k].periods = sub(cur->qos_cost[k].periods, prev->qos_cost[k].periods);
+			out->qos_cost[k].idle_ns = sub(cur->qos_cost[k].idle_ns, prev->qos_cost[k].idle_ns);
+		}
+	}
 	if (ng && prev->nr_groups == cur->nr_groups) {
 		out->groups = dup_array(cur->groups, ng, sizeof(*out->groups));
 		out->group_slots = dup_array(cur->group_slots, ng, sizeof(*out->group_slots));

@@ -341,6 +341,34 @@ static int read_freq(struct idle_session *s, struct idle_raw *out)
 			  sizeof(*out->freq));
 }
 
+/* The forced periods of the ledger's slots handed out so far (slot 0
+ * alone without a ledger), summed over the CPUs. */
+static int read_qos_cost(struct idle_session *s, struct idle_raw *out)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint32_t slots = s->ledger ? s->ledger->next_slot : 1;
+	struct qos_cost *v;
+	int err = 0;
+
+	if (ncpu <= 0)
+		return ncpu ? ncpu : -EINVAL;
+	if (!(v = calloc((size_t)ncpu, sizeof(*v))))
+		return -ENOMEM;
+	for (uint32_t k = 0; k < slots && k < QOS_SLOTS && !err; k++) {
+		if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.qos_cost), &k, v)) {
+			err = -errno;
+			break;
+		}
+		for (int c = 0; c < ncpu; c++) {
+			out->qos_cost[k].periods += v[c].periods;
+			out->qos_cost[k].idle_ns += v[c].idle_ns;
+		}
+	}
+	free(v);
+	out->nr_qos_slots = err ? 0 : (int)slots;
+	return err;
+}
+
 int idle_session_read(struct idle_session *s, struct idle_raw *out)
 {
 	uint32_t n = (uint32_t)s->nr_cpus;
@@ -377,7 +405,7 @@ int idle_session_read(struct idle_session *s, struct idle_raw *out)
 	out->read_ns = idle_now_ns();
 	out->start_ns = s->skel->bss->start_ns;
 	if ((s->wake && (err = read_details(s, out))) || (err = read_groups(s, out)) ||
-	    (s->freq && (err = read_freq(s, out)))) {
+	    (s->freq && (err = read_freq(s, out))) || (err = read_qos_cost(s, out))) {
 		idle_raw_free(out);
 		return err;
 	}

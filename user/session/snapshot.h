@@ -13,6 +13,7 @@
 #include "group_stats.h"
 #include "pack_stats.h"
 #include "freq_stats.h"
+#include "qos_stats.h"
 
 struct idle_session;
 
@@ -35,6 +36,9 @@ struct idle_raw {
 	struct pack_task_key *pack_keys;
 	struct pack_task_val *pack_vals;
 	uint64_t cpu_out_of_range;
+	/* qos_cost per ledger slot, summed over the CPUs: [0, nr_qos_slots) */
+	int nr_qos_slots;
+	struct qos_cost qos_cost[QOS_SLOTS];
 	/* idle_session_read: when the slots and statistics of the CPUs and
 	 * groups had been read (before the wakeup, packing and frequency
 	 * tables), and the window's start in BPF then */
