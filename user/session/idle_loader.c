@@ -455,7 +455,10 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 	}
 	s->freq = o->freq || o->replay;
 	bpf_map__set_max_entries(s->skel->maps.freq_cpus, s->freq ? (uint32_t)nr_cpus : 1);
+	/* only the never-attached replay programs use it: a live session
+	 * does not create it (an mmapable array locks two pages however small) */
 	bpf_map__set_max_entries(s->skel->maps.replay_batch, o->replay ? IS_REPLAY_BATCH : 1);
+	bpf_map__set_autocreate(s->skel->maps.replay_batch, o->replay);
 	if (!o->packing) {
 		bpf_map__set_max_entries(s->skel->maps.pack_tasks, 1);
 		bpf_map__set_max_entries(s->skel->maps.pack_wakers, 1);
