@@ -7,6 +7,7 @@
 #include "stat.bpf.h"
 #include "wake.bpf.h"
 #include "qos.bpf.h"
+#include "gov.bpf.h"
 
 static __always_inline __u32 lowest_bit_index(__u32 mask)
 {
@@ -19,12 +20,36 @@ static __always_inline __u32 lowest_bit_index(__u32 mask)
  * only. Residency here is the BPF interval, a little longer than the
  * kernel's local_clock() diff. Returns whether the period was shorter
  * than the state's target residency (early). */
-static __always_inline bool classify(struct idle_state_stats *st,
-				     const struct idle_params *p, __u64 s, __u64 r)
+/* A miss split by what the governor was told (gov.bpf.h): next is the
+ * next timer event from the period's start (g->p_next_ns - its enter). */
+static __always_inline void gov_split(struct idle_state_stats *st, const struct idle_params *p,
+				      const struct gov_input *g, __u64 next, __u32 s, int miss,
+				      __u32 d, bool qos)
 {
-	__u32 nr = p->nr_states, enabled, shallower, deeper, d;
+	st->gov_known++;
+	if (miss > 0) {
+		if (next < p->target_residency_ns[s & (IS_MAX_STATES - 1)])
+			st->gov_above_near++;
+		else
+			st->gov_above_unannounced++;
+	} else if (miss < 0 && !qos) {
+		if (g->p_tick_kept)
+			st->gov_below_tick++;
+		else if (next >= p->target_residency_ns[d & (IS_MAX_STATES - 1)])
+			st->gov_below_history++;
+		else
+			st->gov_below_timer++;
+	}
+}
+
+static __always_inline bool classify(struct idle_state_stats *st,
+				     const struct idle_params *p, __u64 s, __u64 r,
+				     const struct gov_input *g, __u64 next)
+{
+	__u32 nr = p->nr_states, enabled, shallower, deeper, d = 0;
 	__u64 ideal = 0;
-	int i;
+	bool qos = false;
+	int i, miss = 0;
 
 	if (nr > IS_MAX_STATES)
 		nr = IS_MAX_STATES;
@@ -35,15 +60,19 @@ static __always_inline bool classify(struct idle_state_stats *st,
 	bool early = r < p->target_residency_ns[s];
 
 	if (early) {
-		if (shallower)
+		if (shallower) {
 			st->above++;
+			miss = 1;
+		}
 	} else if (r > p->exit_latency_ns[s] && deeper) {
 		d = lowest_bit_index(deeper);
 		if (d < IS_MAX_STATES &&
 		    r - p->exit_latency_ns[s] >= p->target_residency_ns[d]) {
 			st->below++;
+			miss = -1;
 			if (p->exit_latency_ns[d] > p->qos_limit_ns) {
 				st->below_qos++;
+				qos = true;
 				qos_charge(p->qos_slot, r);
 			}
 			if ((p->poll_mask >> s) & 1 && p->poll_limit_ns &&
@@ -63,15 +92,19 @@ static __always_inline bool classify(struct idle_state_stats *st,
 	}
 	if (ideal < IS_MAX_STATES)
 		st->ideal[ideal]++;
+	if (g)
+		gov_split(st, p, g, next, (__u32)s, miss, d, qos);
 	return early;
 }
 
 /* Adds one completed period. Returns whether it was shorter than the state's
  * target residency (1/0), or -1 when the CPU has no state table. */
-static __always_inline int account(__u32 cpu, __u64 s, __u64 r)
+static __always_inline int account(__u32 cpu, __u64 s, __u64 r, __u64 enter)
 {
 	struct idle_state_stats *st;
 	struct idle_params *p;
+	struct gov_input *g;
+	__u64 next = 0;
 	__u32 key;
 
 	if (s >= state_slots)
@@ -88,7 +121,10 @@ static __always_inline int account(__u32 cpu, __u64 s, __u64 r)
 	if (!p || !(p->flags & IS_PARAMS_VALID) || (p->flags & IS_PARAMS_NO_CLASSIFY) ||
 	    s >= p->nr_states)
 		return -1;
-	if (!classify(st, p, s, r))
+	g = gov_period(cpu);
+	if (g && g->p_next_ns > enter)
+		next = g->p_next_ns - enter;
+	if (!classify(st, p, s, r, g, next))
 		return 0;
 	st->early++;
 	st->early_ns += r;
@@ -186,6 +222,8 @@ static __always_inline void idle_event(__u32 cpu, struct idle_cpu_slot *slot, __
 		}
 		if (wake_enabled)
 			wake_on_enter(cpu, slot);
+		if (gov_enabled)
+			gov_on_enter(cpu);
 		if (hist_metric == HM_IDLE_ENTRY)
 			sched_on_idle(cpu, slot, now_ns, state, false);
 		enter = slot->enter_ns;
@@ -218,7 +256,7 @@ static __always_inline void idle_event(__u32 cpu, struct idle_cpu_slot *slot, __
 	}
 	/* Like the kernel's usage/time, a period counts whole at its exit. */
 	slot->last_counted = 1;
-	early = account(cpu, slot->state, now_ns - enter);
+	early = account(cpu, slot->state, now_ns - enter, enter);
 	if (slot->state < state_slots)
 		cut_count(slot, slot->state, now_ns - enter);
 	if (wake_enabled)

@@ -239,6 +239,32 @@ int BPF_PROG(fexit_cpuidle_enter, void *drv, void *dev, int index, int ret)
 }
 
 /* path-latency: the targets are set by the loader (--from, --to). */
+/* What the governor was told (gov.bpf.h): the sleep length it asked for,
+ * then whether the idle loop stopped the tick or kept it. */
+SEC("fexit/tick_nohz_get_sleep_length")
+int BPF_PROG(gov_sleep_length_fexit, ktime_t *delta_next, ktime_t ret)
+{
+	__s64 tick = 0;
+
+	bpf_probe_read_kernel(&tick, sizeof(tick), delta_next);
+	gov_sleep_length(this_cpu(), bpf_ktime_get_ns(), ret, tick);
+	return 0;
+}
+
+SEC("fentry/tick_nohz_idle_stop_tick")
+int BPF_PROG(gov_stop_tick_fentry)
+{
+	gov_tick(this_cpu(), false);
+	return 0;
+}
+
+SEC("fentry/tick_nohz_idle_retain_tick")
+int BPF_PROG(gov_retain_tick_fentry)
+{
+	gov_tick(this_cpu(), true);
+	return 0;
+}
+
 SEC("fentry/cpuidle_select")
 int BPF_PROG(path_from_fentry)
 {

@@ -81,6 +81,11 @@ static __always_inline int replay_one(const struct replay_event *e)
 	case RE_TASK_WAKEUP:
 		handle_task_wakeup(now, e->task.pid);
 		return 0;
+	case RE_GOV:
+		gov_sleep_length(cpu, now, (__s64)e->gov.sleep_ns, (__s64)e->gov.tick_ns);
+		if (e->gov.tick_kept < 2)
+			gov_tick(cpu, e->gov.tick_kept & 1);
+		return 0;
 	case RE_SWITCH:
 		/* replayed tasks lead their own thread group */
 		__builtin_memset(comm, 0, sizeof(comm));

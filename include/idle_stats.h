@@ -117,6 +117,23 @@ struct idle_cpu_slot {
 	__u64 cut_time_ns[IS_MAX_STATES];
 } __attribute__((aligned(64)));
 
+/* Per CPU (array gov_inputs): what the governor was told before the
+ * period about to begin, written by this CPU's fentry/fexit programs on the
+ * idle path (bpf/gov.bpf.h) and taken by its next idle entry. */
+struct gov_input {
+	__u64 next_ns;    /* the next timer event: the fexit's time + the sleep length */
+	__u64 sleep_ns;   /* tick_nohz_get_sleep_length()'s return */
+	__u64 tick_ns;    /* its *delta_next: time to the next tick */
+	__u8 fresh;       /* a sleep length since the last entry */
+	__u8 tick_known;  /* stop_tick or retain_tick since the last entry */
+	__u8 tick_kept;   /* retain_tick: the tick stays on */
+	/* the period in flight, from the above at its entry */
+	__u8 p_valid;
+	__u8 p_tick_kept;
+	__u8 pad[3];
+	__u64 p_next_ns;
+} __attribute__((aligned(64)));
+
 /* Per CPU and state: everything summed over completed idle periods. */
 struct idle_state_stats {
 	__u64 entries;
@@ -143,6 +160,20 @@ struct idle_state_stats {
 	 * read (from edge_from_ns to start, after stop): the kernel's counters
 	 * may hold them (model/kernel_check.c) */
 	__u64 edge_exits;
+	/* why the governor missed (docs/metrics.md#why-the-governor-missed):
+	 * periods whose governor inputs were seen (fexit on
+	 * tick_nohz_get_sleep_length, where the kernel allows it), and of those
+	 * too deep with the next timer known to come before this state's target
+	 * residency (near) or not (woken before it, unannounced); too shallow
+	 * but not for PM QoS, with the tick kept on (tick), the next timer far
+	 * enough for the deeper state (history), or nearer than that yet slept
+	 * past (timer: cancelled or moved) */
+	__u64 gov_known;
+	__u64 gov_above_near;
+	__u64 gov_above_unannounced;
+	__u64 gov_below_tick;
+	__u64 gov_below_history;
+	__u64 gov_below_timer;
 	__u64 ideal[IS_MAX_STATES]; /* periods whose ideal state was i */
 	__u64 hist[IS_HIST_BUCKETS];
 } __attribute__((aligned(64)));

@@ -251,6 +251,8 @@ static int emit_summary(struct record *r, uint64_t start, uint64_t stop)
 			     .wake_enabled = r->live.sess.wake, .missing_events = r->live.sess.missing,
 			     .idle_fexit_func = r->live.sess.idle_fexit_func,
 			     .idle_fexit_why = r->live.sess.idle_fexit_why,
+			     .gov_inputs = r->live.sess.gov,
+			     .gov_why = r->live.sess.gov_why,
 			     .start_state = { .live = true,
 					      .unknown_cpus = r->live.sess.unknown_at_start,
 					      .poked = r->live.sess.poke.cpus,

@@ -293,7 +293,9 @@ static int emit(struct replay *r)
 			     .miss_attach = r->fed.have_miss ? "trace" : NULL,
 			     .wake_enabled = r->wake, .missing_events = "",
 			     .freq_status = r->fed.have_freq ? "ok" : "no cpu_frequency events in the trace",
-			     .sched_energy_aware = -1, .energy_model = "unknown (replayed trace)" };
+			     .sched_energy_aware = -1, .energy_model = "unknown (replayed trace)",
+			     /* no tracepoint carries them */
+			     .gov_why = "not in a trace" };
 	struct replay_report rep = report_of(r);
 	struct idle_raw raw;
 	json_t *doc = NULL;

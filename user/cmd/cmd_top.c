@@ -168,6 +168,8 @@ static int interval(struct top *t, uint64_t next)
 	t->last.idle_attach = t->live.sess.idle_attach;
 	t->last.miss_attach = t->live.sess.have_idle_miss ? t->live.sess.miss_attach : NULL;
 	t->last.wake_enabled = t->live.sess.wake;
+	t->last.gov_inputs = t->live.sess.gov;
+	t->last.gov_why = t->live.sess.gov_why;
 	t->last.missing_events = t->live.sess.missing;
 	t->last.freq_status = "off";
 	w.start_ns = t->prev_ns;

@@ -82,7 +82,8 @@ int live_prom_snapshot(struct live_prom *p, FILE *f)
 	struct summary s = { .topo = l->topo, .idle_attach = l->sess.idle_attach,
 			     .miss_attach = l->sess.have_idle_miss ? l->sess.miss_attach : NULL,
 			     /* no detail rows: they need /proc/kallsyms on every snapshot */
-			     .wake_enabled = false, .missing_events = l->sess.missing };
+			     .wake_enabled = false, .missing_events = l->sess.missing,
+			     .gov_inputs = l->sess.gov, .gov_why = l->sess.gov_why };
 	struct window_capture w = { .start_ns = p->start, .info = l->info,
 				    .groups = l->groups.nr_groups ? &l->groups : NULL,
 				    /* record follows hotplug: offline time is not busy */

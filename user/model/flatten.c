@@ -80,6 +80,14 @@ static int add_cpu_like(struct metric_set *m, const char *prefix, const json_t *
 			 name_of(st));
 		if (add_numbers(m, p, st, state_skip))
 			return -1;
+		/* why its misses missed: state[NAME].governor.above_timer_near, ... */
+		if (json_is_object(json_object_get(st, "governor"))) {
+			char g[112];
+
+			snprintf(g, sizeof(g), "%s.governor", p);
+			if (add_numbers(m, g, json_object_get(st, "governor"), NULL))
+				return -1;
+		}
 		entries += json_number_value(json_object_get(st, "entries"));
 		above += json_number_value(json_object_get(st, "above"));
 		below += json_number_value(json_object_get(st, "below"));

@@ -88,6 +88,9 @@ static void fill_state(struct state_summary *st, int index, const struct idle_st
 	st->fx_rejected = raw->fx_rejected;
 	st->fx_demoted = raw->fx_demoted;
 	st->edge_exits = raw->edge_exits;
+	st->gov = (struct gov_split){ raw->gov_known,	       raw->gov_above_near,
+				      raw->gov_above_unannounced, raw->gov_below_tick,
+				      raw->gov_below_history,     raw->gov_below_timer };
 	memcpy(st->ideal, raw->ideal, sizeof(st->ideal));
 	memcpy(st->hist, raw->hist, sizeof(st->hist));
 	finish_state(st);
@@ -279,7 +282,7 @@ static void build_freq(struct cpu_summary *cs, int cpu, const struct window_capt
 }
 
 static void build_cpu(struct cpu_summary *cs, int cpu, const struct window_capture *w,
-		      const struct topology *topo, bool have_miss, bool have_fexit)
+		      const struct topology *topo, bool have_miss, bool have_fexit, bool have_gov)
 {
 	const struct cpuidle_cpu_info *info = &w->info[cpu];
 	const struct idle_cpu_slot *slot = &w->raw->slots[cpu];
@@ -296,6 +299,7 @@ static void build_cpu(struct cpu_summary *cs, int cpu, const struct window_captu
 
 			fill_state(st, i, &raw[i], have_miss);
 			st->have_fexit = have_fexit;
+			st->have_gov = have_gov;
 			snprintf(st->name, sizeof(st->name), "%s", info->states[i].name);
 			snprintf(st->desc, sizeof(st->desc), "%s", info->states[i].desc);
 			st->exit_latency_ns = info->states[i].exit_latency_ns;
@@ -599,6 +603,12 @@ static void add_state(struct state_summary *t, const struct state_summary *s)
 	t->above += s->above;
 	t->below += s->below;
 	t->below_qos += s->below_qos;
+	t->gov.known += s->gov.known;
+	t->gov.above_near += s->gov.above_near;
+	t->gov.above_unannounced += s->gov.above_unannounced;
+	t->gov.below_tick += s->gov.below_tick;
+	t->gov.below_history += s->gov.below_history;
+	t->gov.below_timer += s->gov.below_timer;
 	t->poll_limit += s->poll_limit;
 	t->poll_limit_known = t->poll_limit_known && s->poll_limit_known;
 	t->miss_above += s->miss_above;
@@ -607,6 +617,7 @@ static void add_state(struct state_summary *t, const struct state_summary *s)
 	t->early_ns += s->early_ns;
 	exit_cost_add(&t->exit, &s->exit);
 	t->have_fexit = s->have_fexit;
+	t->have_gov = s->have_gov;
 	t->fx_entered += s->fx_entered;
 	t->fx_rejected += s->fx_rejected;
 	t->fx_demoted += s->fx_demoted;
@@ -724,7 +735,8 @@ int summary_build(struct summary *s, const struct window_capture *w, const struc
 	for (int c = 0; c < w->raw->nr_cpus; c++) {
 		if (!cpulist_has(sel, c))
 			continue;
-		build_cpu(&s->cpus[s->nr_cpus], c, w, s->topo, have_miss, s->idle_fexit_func != NULL);
+		build_cpu(&s->cpus[s->nr_cpus], c, w, s->topo, have_miss, s->idle_fexit_func != NULL,
+			  s->gov_inputs);
 		s->nr_cpus++;
 	}
 	s->cpu_out_of_range = w->raw->cpu_out_of_range;

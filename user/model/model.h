@@ -50,6 +50,7 @@ struct state_summary {
 	uint64_t early, early_ns; /* shorter than the target residency, and their time */
 	struct exit_cost exit;    /* exit_cost_state() */
 	bool have_fexit; /* fx_*: fexit on the cpuidle entry was attached */
+	bool have_gov;   /* gov: the governor's inputs were watched */
 	uint64_t fx_entered, fx_rejected, fx_demoted;
 	uint64_t ideal[IS_MAX_STATES];
 	uint64_t hist[IS_HIST_BUCKETS];
@@ -58,6 +59,12 @@ struct state_summary {
 	 * read (this state's, plus the CPU's of unknown state): the kernel's
 	 * deltas may hold them (kernel_check.h) */
 	uint64_t edge_exits;
+	/* why the governor missed (include/idle_stats.h, gov_*): periods
+	 * whose inputs were seen, and the split of their misses */
+	struct gov_split {
+		uint64_t known, above_near, above_unannounced;
+		uint64_t below_tick, below_history, below_timer;
+	} gov;
 };
 
 /* Timer lateness of the periods a timer ended, for one idle state. */
@@ -216,6 +223,10 @@ struct summary {
 	/* cpus: a CPU list of any length, freed by summary_free */
 	struct { char name[16]; char *cpus; int cpu; } freq_domains[64];
 	bool hotplug_seen; /* any CPU went offline or online in the window */
+	/* the governor's inputs were watched (bpf/gov.bpf.h); gov_why says why
+	 * not (NULL: not asked, as in replay without them) */
+	bool gov_inputs;
+	const char *gov_why;
 	struct summary_qos qos; /* the PM QoS ledger (model/qos_summary.h) */
 	/* live record: how every CPU's state was known when the window opened
 	 * (the poke after attaching, session/idle_loader.h); not for replay */

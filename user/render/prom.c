@@ -311,6 +311,39 @@ static void group_families(FILE *f, const struct summary *s, bool hist)
 }
 
 /* What observing costs, for an alert on the observer itself. */
+/* Why the governor missed, over the selected CPUs, per state: only where
+ * its inputs were watched (bpf/gov.bpf.h); 7 series per state. */
+static void gov_families(FILE *f, const struct summary *s)
+{
+	static const char *const why[] = { "above_timer_near", "above_woken_before_timer",
+					   "below_qos", "below_tick_kept", "below_predicted_short",
+					   "below_timer_moved" };
+	char st[96];
+
+	family(f, "idlescope_governor_known_periods_total", "counter",
+	       "Idle periods whose governor inputs (sleep length, tick decision) were seen.");
+	for (int i = 0; i < s->totals.nr_states; i++)
+		if (s->totals.states[i].classified)
+			fprintf(f, "idlescope_governor_known_periods_total{state=\"%s\"} %" PRIu64 "\n",
+				prom_label(st, sizeof(st), s->totals.states[i].name),
+				s->totals.states[i].gov.known);
+	family(f, "idlescope_governor_misses_total", "counter",
+	       "Too deep and too shallow periods of the known ones, by why (docs/metrics.md, Why "
+	       "the governor missed).");
+	for (int i = 0; i < s->totals.nr_states; i++) {
+		const struct state_summary *t = &s->totals.states[i];
+		const uint64_t v[] = { t->gov.above_near, t->gov.above_unannounced, t->below_qos,
+				       t->gov.below_tick, t->gov.below_history, t->gov.below_timer };
+
+		if (!t->classified)
+			continue;
+		prom_label(st, sizeof(st), t->name);
+		for (size_t k = 0; k < sizeof(why) / sizeof(why[0]); k++)
+			fprintf(f, "idlescope_governor_misses_total{state=\"%s\",why=\"%s\"} %" PRIu64 "\n",
+				st, why[k], v[k]);
+	}
+}
+
 /* The PM QoS ledger in three series per family: the periods the limits
  * forced shallower by the kind of request behind them, "unknown" for those
  * not told apart. Who holds them (a pid, a comm) is the JSON's: labels of
@@ -474,6 +507,8 @@ int prom_write(FILE *f, const struct prom_scrape *p)
 		group_families(f, s, p->group_hist);
 	if (s->qos.kept)
 		qos_families(f, s);
+	if (s->gov_inputs)
+		gov_families(f, s);
 	if (p->self)
 		self_families(f, s, p->self, p->textfile);
 	return ferror(f) ? -1 : 0;

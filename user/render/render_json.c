@@ -96,6 +96,17 @@ static json_t *state_json(const struct state_summary *st, int nr_states, uint64_
 	json_object_set_new(o, "fx_rejected", st->have_fexit ? json_u64(st->fx_rejected) : json_null());
 	json_object_set_new(o, "fx_demoted", st->have_fexit ? json_u64(st->fx_demoted) : json_null());
 	exit_cost_json(o, &st->exit, window, false);
+	/* why its misses missed, from what the governor was told */
+	json_object_set_new(o, "governor",
+			    st->have_gov && st->classified
+				    ? json_pack("{s:o,s:o,s:o,s:o,s:o,s:o}", "known_periods",
+						json_u64(st->gov.known), "above_timer_near",
+						json_u64(st->gov.above_near), "above_woken_before_timer",
+						json_u64(st->gov.above_unannounced), "below_tick_kept",
+						json_u64(st->gov.below_tick), "below_predicted_short",
+						json_u64(st->gov.below_history), "below_timer_moved",
+						json_u64(st->gov.below_timer))
+				    : json_null());
 	json_object_set_new(o, "hist", hist_json(st->hist));
 	return o;
 }
@@ -275,6 +286,10 @@ json_t *summary_json(const struct summary *s)
 				    ? json_pack("{s:s,s:s}", "source", "fexit", "function", s->idle_fexit_func)
 				    : json_pack("{s:s,s:s}", "source", "tracepoint", "fallback_reason",
 						s->idle_fexit_why ? s->idle_fexit_why : ""));
+	json_object_set_new(root, "governor_inputs",
+			    s->gov_inputs ? json_pack("{s:b,s:s}", "watched", 1, "reason", "")
+					  : json_pack("{s:b,s:s}", "watched", 0, "reason",
+						      s->gov_why ? s->gov_why : "not asked"));
 	json_object_set_new(root, "start_state",
 			    s->start_state.live
 				    ? json_pack("{s:i,s:i,s:i,s:i,s:o,s:s}", "unknown_cpus",

@@ -222,6 +222,42 @@ static void choose_idle_fexit(struct idle_session *s, const struct kernel_featur
 	s->idle_fexit_prog = p;
 }
 
+/* What the governor was told (bpf/gov.bpf.h): fexit on the sleep-length
+ * call and fentry on the two tick decisions, where fentry loads and the
+ * functions are in BTF; gov_why says why not. Left out with the fexit
+ * part (--without fexit): the same kind of program on the same path. */
+static void choose_gov_programs(struct idle_session *s, const struct kernel_features *f)
+{
+	static const char *const fn[] = { "tick_nohz_get_sleep_length", "tick_nohz_idle_stop_tick",
+					   "tick_nohz_idle_retain_tick" };
+
+	if (s->without & PART_FEXIT) {
+		snprintf(s->gov_why, sizeof(s->gov_why), "left out (--without fexit)");
+		return;
+	}
+	if (f->fentry) {
+		snprintf(s->gov_why, sizeof(s->gov_why), "fentry/fexit refused here (%s on %s)",
+			 features_strerror(f->fentry), f->fentry_probe_func ? f->fentry_probe_func : "?");
+		return;
+	}
+	for (size_t i = 0; i < sizeof(fn) / sizeof(fn[0]); i++)
+		if (!features_has_func(fn[i])) {
+			snprintf(s->gov_why, sizeof(s->gov_why), "no %s in this kernel's BTF", fn[i]);
+			return;
+		}
+	bpf_program__set_autoload(s->skel->progs.gov_sleep_length_fexit, true);
+	bpf_program__set_autoload(s->skel->progs.gov_stop_tick_fentry, true);
+	bpf_program__set_autoload(s->skel->progs.gov_retain_tick_fentry, true);
+	s->skel->rodata->gov_enabled = true;
+	s->gov = true;
+}
+
+static bool is_gov_program(const struct idle_session *s, const struct bpf_program *p)
+{
+	return p == s->skel->progs.gov_sleep_length_fexit ||
+	       p == s->skel->progs.gov_stop_tick_fentry || p == s->skel->progs.gov_retain_tick_fentry;
+}
+
 /* hist path-latency: fentry on --from and --to, fexit on --from. Refused
  * here, before any load, when fentry is not allowed or a function is not in
  * BTF. */
@@ -434,6 +470,7 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 	s->skel->rodata->qos_self_tgid = (uint32_t)getpid();
 	bpf_map__set_max_entries(s->skel->maps.idle_stats, (uint32_t)nr_cpus * s->state_slots);
 	bpf_map__set_max_entries(s->skel->maps.wake_stats, (uint32_t)nr_cpus);
+	bpf_map__set_max_entries(s->skel->maps.gov_inputs, (uint32_t)nr_cpus);
 	bpf_map__set_max_entries(s->skel->maps.wake_lat, (uint32_t)nr_cpus * s->state_slots);
 	/* bounded per CPU: memory linear in CPUs, not in run length */
 	bpf_map__set_max_entries(s->skel->maps.wake_details,
@@ -503,6 +540,8 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 	if (s->replay) {
 		bpf_program__set_autoload(s->skel->progs.replay_idle, true);
 		bpf_program__set_autoload(s->skel->progs.replay_idle_batch, true);
+		/* a trace's governor inputs (RE_GOV) are split like live ones */
+		s->skel->rodata->gov_enabled = true;
 	} else {
 		bpf_program__set_autoload(s->skel->progs.poke, true);
 		f = features_get();
@@ -516,8 +555,10 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 		} else {
 			choose_programs(s, f);
 		}
-		if (o->hist.metric == HM_NONE)
+		if (o->hist.metric == HM_NONE) {
 			choose_idle_fexit(s, f);
+			choose_gov_programs(s, f);
+		}
 		/* Live sessions count nothing until idle_session_start(). */
 		s->skel->bss->start_ns = UINT64_MAX;
 	}
@@ -657,6 +698,13 @@ int idle_session_attach(struct idle_session *s, char *err, size_t errlen)
 				 p == s->skel->progs.path_to_fentry ? s->hist.path_to : s->hist.path_from,
 				 strerror(errno));
 			return -1;
+		}
+		if (!l && is_gov_program(s, p)) {
+			/* the periods' inputs stay unknown: no split, said */
+			snprintf(s->gov_why, sizeof(s->gov_why), "%s: attach failed: %s", name,
+				 strerror(errno));
+			s->gov = false;
+			continue;
 		}
 		if (!l && p == s->idle_fexit_prog) {
 			/* the probe attached, this did not: fall back to tracepoints */

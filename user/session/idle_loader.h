@@ -69,6 +69,9 @@ struct idle_session {
 	const char *idle_fexit_func;
 	struct bpf_program *idle_fexit_prog;
 	char idle_fexit_why[160];
+	/* the governor's inputs (bpf/gov.bpf.h) attached, or gov_why says why not */
+	bool gov;
+	char gov_why[160];
 	struct hist_opts hist;   /* the histogram loaded (hist.metric HM_NONE: none) */
 	struct poke_result poke; /* live: the poke after attaching */
 	int unknown_at_start;    /* online CPUs of unknown state at the start, -1 unread */

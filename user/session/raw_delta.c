@@ -36,6 +36,12 @@ static void sub_state(struct idle_state_stats *d, const struct idle_state_stats 
 	d->early = sub(d->early, a->early);
 	d->early_ns = sub(d->early_ns, a->early_ns);
 	d->edge_exits = sub(d->edge_exits, a->edge_exits);
+	d->gov_known = sub(d->gov_known, a->gov_known);
+	d->gov_above_near = sub(d->gov_above_near, a->gov_above_near);
+	d->gov_above_unannounced = sub(d->gov_above_unannounced, a->gov_above_unannounced);
+	d->gov_below_tick = sub(d->gov_below_tick, a->gov_below_tick);
+	d->gov_below_history = sub(d->gov_below_history, a->gov_below_history);
+	d->gov_below_timer = sub(d->gov_below_timer, a->gov_below_timer);
 	for (int i = 0; i < IS_MAX_STATES; i++)
 		d->ideal[i] = sub(d->ideal[i], a->ideal[i]);
 	for (int b = 0; b < IS_HIST_BUCKETS; b++)

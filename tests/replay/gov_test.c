@@ -1,0 +1,139 @@
+/* Replay tests of the governor-miss split (bpf/gov.bpf.h, classify in
+ * bpf/idle.bpf.h): the governor's inputs (RE_GOV: the sleep length and the
+ * tick decision, as the fexit/fentry programs see them live) before hand-
+ * written idle periods, through the real handlers; every expected count
+ * worked out by hand next to its period. Needs root. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "replay.h"
+
+#define NR_CPUS 3
+
+static void gov(struct idle_session *s, uint64_t cpu, uint64_t now, uint64_t sleep, bool kept)
+{
+	replay_send(s, (struct replay_event){ .kind = RE_GOV, .cpu = (uint32_t)cpu, .now_ns = now,
+					      .gov = { .sleep_ns = sleep, .tick_ns = 4 * MS,
+						       .tick_kept = kept } });
+}
+
+static void period(struct idle_session *s, uint64_t cpu, uint64_t enter, uint64_t exit,
+		   uint64_t state)
+{
+	replay_idle(s, cpu, enter, state);
+	replay_idle(s, cpu, exit, EXIT);
+}
+
+static const struct idle_state_stats *st(const struct replay_fixture *f, int cpu, int state)
+{
+	return &f->raw.stats[cpu * IS_MAX_STATES + state];
+}
+
+static int setup(void **state)
+{
+	static struct replay_fixture f;
+	char err[256];
+	/* WFI 1/1 us, CPU_PD 100/1000 us, CLS_PD 1000/10000 us */
+	struct idle_params arm = replay_arm_table(0), qos = replay_arm_table(0);
+
+	qos.qos_limit_ns = 50 * US; /* CPU_PD (100 us) and CLS_PD barred */
+	memset(&f, 0, sizeof(f));
+	if (idle_session_open(&f.s, NR_CPUS, &(struct session_opts){ .replay = true, .state_slots = 3 },
+			      err, sizeof(err))) {
+		fprintf(stderr, "replay: %s\n", err);
+		return -1;
+	}
+	idle_session_set_params(&f.s, 0, &arm);
+	idle_session_set_params(&f.s, 1, &qos);
+	idle_session_set_params(&f.s, 2, &arm);
+
+	/* CPU 0 */
+	gov(&f.s, 0, 1 * MS, 500 * US, false);
+	period(&f.s, 0, 1 * MS, 1200 * US, 1);  /* CPU_PD 200 us < 1 ms: too deep; next timer
+						 * 500 us < 1 ms: near */
+	gov(&f.s, 0, 2 * MS, 5 * MS, false);
+	period(&f.s, 0, 2 * MS, 2300 * US, 1);  /* too deep; next 5 ms >= 1 ms: woken before it */
+	gov(&f.s, 0, 10 * MS, 20 * MS, true);
+	period(&f.s, 0, 10 * MS, 12 * MS, 0);   /* WFI 2 ms: 2 ms - 1 us >= 1 ms (CPU_PD): too
+						 * shallow, no QoS; tick kept */
+	gov(&f.s, 0, 20 * MS, 20 * MS, false);
+	period(&f.s, 0, 20 * MS, 22 * MS, 0);   /* too shallow, tick stopped, next 20 ms >= 1 ms:
+						 * predicted short */
+	gov(&f.s, 0, 30 * MS, 500 * US, false);
+	period(&f.s, 0, 30 * MS, 32 * MS, 0);   /* too shallow, tick stopped, next 500 us < 1 ms
+						 * yet slept 2 ms: timer moved */
+	period(&f.s, 0, 40 * MS, 40100 * US, 1); /* too deep, but no inputs: not known */
+	gov(&f.s, 0, 50 * MS, 30 * MS, false);
+	period(&f.s, 0, 50 * MS, 70 * MS, 2);   /* CLS_PD 20 ms: no miss, known */
+	/* inputs asked at 59.5 ms for an entry at 60 ms: the next timer is 1.5 ms
+	 * after the fexit, 1 ms after the entry: not near */
+	gov(&f.s, 0, 59500 * US, 1500 * US, false);
+	period(&f.s, 0, 60 * MS, 60200 * US, 1);  /* too deep; woken before the timer */
+
+	/* CPU 1: PM QoS 50 us bars CPU_PD */
+	gov(&f.s, 1, 1 * MS, 20 * MS, false);
+	period(&f.s, 1, 1 * MS, 3 * MS, 0);     /* WFI 2 ms: too shallow for QoS: known, no split */
+
+	/* CPU 2: a sleep length asked, but no tick decision (a governor path
+	 * that never reached the tick): not known */
+	replay_send(&f.s, (struct replay_event){ .kind = RE_GOV, .cpu = 2, .now_ns = 1 * MS,
+						 .gov = { .sleep_ns = 5 * MS, .tick_kept = 2 } });
+	period(&f.s, 2, 1 * MS, 1100 * US, 1);
+	*state = &f;
+	return idle_session_read(&f.s, &f.raw);
+}
+
+static void test_cpu0_split(void **state)
+{
+	const struct replay_fixture *f = *state;
+
+	assert_int_equal(st(f, 0, 1)->above, 4);
+	assert_int_equal(st(f, 0, 1)->gov_known, 3);
+	assert_int_equal(st(f, 0, 1)->gov_above_near, 1);
+	assert_int_equal(st(f, 0, 1)->gov_above_unannounced, 2);
+	assert_int_equal(st(f, 0, 0)->below, 3);
+	assert_int_equal(st(f, 0, 0)->gov_known, 3);
+	assert_int_equal(st(f, 0, 0)->gov_below_tick, 1);
+	assert_int_equal(st(f, 0, 0)->gov_below_history, 1);
+	assert_int_equal(st(f, 0, 0)->gov_below_timer, 1);
+	assert_int_equal(st(f, 0, 2)->gov_known, 1);
+	assert_int_equal(st(f, 0, 2)->gov_above_near + st(f, 0, 2)->gov_above_unannounced, 0);
+}
+
+static void test_qos_is_not_split(void **state)
+{
+	const struct replay_fixture *f = *state;
+
+	assert_int_equal(st(f, 1, 0)->below, 1);
+	assert_int_equal(st(f, 1, 0)->below_qos, 1);
+	assert_int_equal(st(f, 1, 0)->gov_known, 1);
+	assert_int_equal(st(f, 1, 0)->gov_below_tick + st(f, 1, 0)->gov_below_history +
+				 st(f, 1, 0)->gov_below_timer,
+			 0);
+}
+
+static void test_inputs_incomplete(void **state)
+{
+	const struct replay_fixture *f = *state;
+
+	assert_int_equal(st(f, 2, 1)->above, 1);
+	assert_int_equal(st(f, 2, 1)->gov_known, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cpu0_split),
+		cmocka_unit_test(test_qos_is_not_split),
+		cmocka_unit_test(test_inputs_incomplete),
+	};
+
+	return cmocka_run_group_tests_name("replay_gov", tests, setup, replay_fixture_teardown);
+}

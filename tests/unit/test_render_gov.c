@@ -1,0 +1,98 @@
+/* Unit tests for user/render/render_gov.c: a hand-made summary's governor
+ * split renders to the expected cells (counts, shares of the misses), the
+ * states with no known period are left out, and where the inputs were not
+ * watched the section says why in one line. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "render/render_gov.h"
+
+static char *render(const struct summary *s)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	render_gov_table(f, s);
+	fclose(f);
+	return text;
+}
+
+static void fill(struct summary *s, struct cpu_summary *c)
+{
+	memset(s, 0, sizeof(*s));
+	memset(c, 0, sizeof(*c));
+	c->cpu = 3;
+	c->nr_states = 3;
+	for (int i = 0; i < 3; i++) {
+		c->states[i].classified = true;
+		snprintf(c->states[i].name, sizeof(c->states[i].name), "C%d", i);
+	}
+	/* C1: 40 known; too deep 10 = 3 near + 7 woken early */
+	c->states[1].gov = (struct gov_split){ .known = 40, .above_near = 3, .above_unannounced = 7 };
+	/* C0: 20 known; too shallow 4 = 1 tick + 2 predicted short + 1 timer moved */
+	c->states[0].gov = (struct gov_split){ .known = 20, .below_tick = 1, .below_history = 2,
+					       .below_timer = 1 };
+	s->cpus = c;
+	s->nr_cpus = 1;
+	s->gov_inputs = true;
+}
+
+static void test_split_cells(void **state)
+{
+	struct summary s;
+	struct cpu_summary c;
+	char *t;
+
+	(void)state;
+	fill(&s, &c);
+	t = render(&s);
+	assert_non_null(strstr(t, "Why the governor missed"));
+	/* C1: known 40, deep 10, 3 (30%), 7 (70%), shallow 0 */
+	assert_non_null(strstr(t, "  3    C1                   40       10      3 (30%)      7 (70%)"
+				  "        0            0            0            0\n"));
+	/* C0: known 20, deep 0, shallow 4: 1 (25%), 2 (50%), 1 (25%) */
+	assert_non_null(strstr(t, "  3    C0                   20        0            0            0"
+				  "        4      1 (25%)      2 (50%)      1 (25%)\n"));
+	/* C2 had no known period */
+	assert_null(strstr(t, "C2 "));
+	free(t);
+}
+
+static void test_not_watched(void **state)
+{
+	struct summary s;
+	struct cpu_summary c;
+	char *t;
+
+	(void)state;
+	fill(&s, &c);
+	s.gov_inputs = false;
+	s.gov_why = "fentry/fexit refused here (Operation not permitted on vfs_read)";
+	t = render(&s);
+	assert_string_equal(t, "\nWhy the governor missed: not known here (fentry/fexit refused "
+			       "here (Operation not permitted on vfs_read))\n");
+	free(t);
+	/* no state table: nothing to split, nothing said */
+	c.states[0].classified = false;
+	t = render(&s);
+	assert_string_equal(t, "");
+	free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_split_cells),
+		cmocka_unit_test(test_not_watched),
+	};
+
+	return cmocka_run_group_tests_name("render_gov", tests, NULL, NULL);
+}

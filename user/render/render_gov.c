@@ -1,0 +1,65 @@
+/* The governor-miss section (render_gov.h). */
+#include "render/render_gov.h"
+
+#include <inttypes.h>
+
+/* "123 (45%)" of n, "-" when there is nothing to share */
+static const char *share(char *buf, size_t len, uint64_t v, uint64_t n)
+{
+	if (!n)
+		snprintf(buf, len, "%" PRIu64, v);
+	else
+		snprintf(buf, len, "%" PRIu64 " (%.0f%%)", v, 100.0 * (double)v / (double)n);
+	return buf;
+}
+
+static void state_row(FILE *f, const char *cpu, const struct state_summary *st)
+{
+	const struct gov_split *g = &st->gov;
+	uint64_t above = g->above_near + g->above_unannounced;
+	uint64_t below = g->below_tick + g->below_history + g->below_timer;
+	char a[32], b[32], c[32], d[32], e[32];
+
+	fprintf(f, "  %-4s %-14s %8" PRIu64 " %8" PRIu64 " %12s %12s %8" PRIu64 " %12s %12s %12s\n",
+		cpu, st->name, g->known, above, share(a, sizeof(a), g->above_near, above),
+		share(b, sizeof(b), g->above_unannounced, above), below,
+		share(c, sizeof(c), g->below_tick, below), share(d, sizeof(d), g->below_history, below),
+		share(e, sizeof(e), g->below_timer, below));
+}
+
+void render_gov_table(FILE *f, const struct summary *s)
+{
+	bool classified = false;
+
+	for (int c = 0; c < s->nr_cpus; c++)
+		classified |= s->cpus[c].nr_states > 1 && s->cpus[c].states[0].classified;
+	if (!classified)
+		return;
+	if (!s->gov_inputs) {
+		fprintf(f, "\nWhy the governor missed: not known here (%s)\n",
+			s->gov_why ? s->gov_why : "not asked");
+		return;
+	}
+	fprintf(f, "\nWhy the governor missed (periods whose inputs were seen; too shallow "
+		   "for PM QoS is qos above)\n");
+	fprintf(f, "  %-4s %-14s %8s %8s %12s %12s %8s %12s %12s %12s\n", "cpu", "state", "known",
+		"deep", "timer-near", "woken-early", "shallow", "tick-kept", "pred-short",
+		"timer-moved");
+	for (int c = 0; c < s->nr_cpus; c++) {
+		char cpu[16];
+
+		snprintf(cpu, sizeof(cpu), "%d", s->cpus[c].cpu);
+		for (int i = 0; i < s->cpus[c].nr_states; i++)
+			if (s->cpus[c].states[i].gov.known)
+				state_row(f, cpu, &s->cpus[c].states[i]);
+	}
+	if (s->nr_cpus > 1)
+		for (int i = 0; i < s->totals.nr_states; i++)
+			if (s->totals.states[i].gov.known)
+				state_row(f, "all", &s->totals.states[i]);
+	fprintf(f, "  deep = too deep: timer-near, the next timer was due before the state paid off "
+		   "(the governor knew); woken-early, a wakeup came before it.\n  shallow = too "
+		   "shallow, not for PM QoS: tick-kept, the tick stayed on; pred-short, the next timer "
+		   "was far enough, the governor predicted short; timer-moved, it was near but did not "
+		   "end the period.\n");
+}
