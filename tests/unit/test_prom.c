@@ -332,6 +332,61 @@ static void test_optional_families_absent(void **state)
 	assert_null(strstr(text, "wakeups"));
 	assert_null(strstr(text, "group"));
 	assert_null(strstr(text, "lateness"));
+	/* no ledger kept, the governor's inputs not watched */
+	assert_null(strstr(text, "pm_qos"));
+	assert_null(strstr(text, "idlescope_governor"));
+	free(text);
+}
+
+/* The PM QoS ledger by the kind of request behind the limit, and the
+ * governor split per state over the selected CPUs (the totals). */
+static void test_qos_and_governor(void **state)
+{
+	struct summary s;
+	struct cpu_summary cs;
+	struct prom_scrape p = { .s = &s, .version = "x" };
+	struct qos_row rows[3];
+	char *text;
+
+	(void)state;
+	one_cpu(&s, &cs);
+	memset(rows, 0, sizeof(rows));
+	/* two CPU latency rows (one released), one resume-latency row */
+	rows[0] = (struct qos_row){ .scope = QOS_SCOPE_CPU_LATENCY, .open = true, .charged = true,
+				    .forced_periods = 7, .forced_idle_ns = 1500000000ULL };
+	rows[1] = (struct qos_row){ .scope = QOS_SCOPE_CPU_LATENCY, .charged = true,
+				    .forced_periods = 3, .forced_idle_ns = 500000000ULL };
+	rows[2] = (struct qos_row){ .scope = QOS_SCOPE_RESUME, .cpu = 3, .open = true,
+				    .charged = true, .forced_periods = 2, .forced_idle_ns = 1000 };
+	s.qos = (struct summary_qos){ .kept = true, .nr = 3, .rows = rows, .other_periods = 1,
+				      .other_idle_ns = 20 };
+	for (int i = 0; i < 2; i++)
+		cs.states[i].classified = true;
+	cs.states[1].below_qos = 4;
+	cs.states[1].gov = (struct gov_split){ .known = 9, .above_near = 1, .above_unannounced = 2,
+					       .below_tick = 3, .below_history = 5, .below_timer = 6 };
+	one_cpu_totals(&s, &cs);
+	s.gov_inputs = true;
+	text = render(&p);
+	assert_non_null(strstr(text, "idlescope_pm_qos_requests 2\n"));
+	assert_non_null(strstr(text,
+		"idlescope_pm_qos_forced_periods_total{source=\"cpu_latency\"} 10\n"
+		"idlescope_pm_qos_forced_periods_total{source=\"resume_latency\"} 2\n"
+		"idlescope_pm_qos_forced_periods_total{source=\"unknown\"} 1\n"));
+	assert_non_null(strstr(text,
+		"idlescope_pm_qos_forced_seconds_total{source=\"cpu_latency\"} 2\n"
+		"idlescope_pm_qos_forced_seconds_total{source=\"resume_latency\"} 0.000001\n"
+		"idlescope_pm_qos_forced_seconds_total{source=\"unknown\"} 0.00000002\n"));
+	assert_non_null(strstr(text, "idlescope_governor_known_periods_total{state=\"C1\"} 9\n"));
+	assert_non_null(strstr(text,
+		"idlescope_governor_misses_total{state=\"C1\",why=\"above_timer_near\"} 1\n"
+		"idlescope_governor_misses_total{state=\"C1\",why=\"above_woken_before_timer\"} 2\n"
+		"idlescope_governor_misses_total{state=\"C1\",why=\"below_qos\"} 4\n"
+		"idlescope_governor_misses_total{state=\"C1\",why=\"below_tick_kept\"} 3\n"
+		"idlescope_governor_misses_total{state=\"C1\",why=\"below_predicted_short\"} 5\n"
+		"idlescope_governor_misses_total{state=\"C1\",why=\"below_timer_moved\"} 6\n"));
+	assert_non_null(strstr(text, "# TYPE idlescope_governor_misses_total counter\n"));
+	assert_non_null(strstr(text, "# TYPE idlescope_pm_qos_requests gauge\n"));
 	free(text);
 }
 
@@ -775,6 +830,7 @@ int main(void)
 		cmocka_unit_test(test_bucket_edges),
 		cmocka_unit_test(test_wake_and_groups),
 		cmocka_unit_test(test_optional_families_absent),
+		cmocka_unit_test(test_qos_and_governor),
 		cmocka_unit_test(test_self_cost_names),
 		cmocka_unit_test(test_default_families),
 		cmocka_unit_test(test_default_totals_two_cpus),
