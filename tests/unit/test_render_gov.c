@@ -1,7 +1,8 @@
-/* Unit tests for user/render/render_gov.c: a hand-made summary's governor
- * split renders to the expected cells (counts, shares of the misses), the
- * states with no known period are left out, and where the inputs were not
- * watched the section says why in one line. */
+/* Unit tests for user/render/render_gov.c and user/report/report_gov.c: a
+ * hand-made summary's governor split renders to the expected cells (counts,
+ * shares of the misses), the states with no known period are left out, and
+ * where the inputs were not watched the section says why in one line; the
+ * report's cells carry each number at its JSON path. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,7 +13,10 @@
 
 #include <cmocka.h>
 
+#include <jansson.h>
+
 #include "render/render_gov.h"
+#include "report/report_gov.h"
 
 static char *render(const struct summary *s)
 {
@@ -87,11 +91,51 @@ static void test_not_watched(void **state)
 	free(t);
 }
 
+static char *report(const char *json)
+{
+	json_t *doc = json_loads(json, 0, NULL);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	assert_non_null(doc);
+	report_gov_section(f, 0, doc);
+	fclose(f);
+	json_decref(doc);
+	return text;
+}
+
+static void test_report_cells(void **state)
+{
+	char *t;
+
+	(void)state;
+	t = report("{\"governor_inputs\": {\"watched\": true, \"reason\": \"\"},"
+		   " \"cpus\": [{\"cpu\": 1, \"states\": [{\"name\": \"C1\", \"above\": 10,"
+		   " \"below\": 0, \"below_qos\": 0, \"governor\": {\"known_periods\": 40,"
+		   " \"above_timer_near\": 3, \"above_woken_before_timer\": 7, \"below_tick_kept\": 0,"
+		   " \"below_predicted_short\": 0, \"below_timer_moved\": 0}},"
+		   " {\"name\": \"POLL\", \"governor\": null}]}],"
+		   " \"totals\": {\"states\": []}}");
+	assert_non_null(strstr(t, "<td>cpu 1</td><td>C1</td>"));
+	assert_non_null(strstr(t, "data-p=\"cpus.0.states.0.governor.above_woken_before_timer\" data-v=\"7\""));
+	assert_non_null(strstr(t, "data-p=\"cpus.0.states.0.above\" data-v=\"10\""));
+	assert_null(strstr(t, "POLL"));
+	free(t);
+	t = report("{\"governor_inputs\": {\"watched\": false, \"reason\": \"left out (--without fexit)\"}}");
+	assert_non_null(strstr(t, "Not known here: left out (--without fexit).</p>"));
+	free(t);
+	t = report("{}");
+	assert_string_equal(t, "");
+	free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_split_cells),
 		cmocka_unit_test(test_not_watched),
+		cmocka_unit_test(test_report_cells),
 	};
 
 	return cmocka_run_group_tests_name("render_gov", tests, NULL, NULL);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "report/html.h"
+#include "report/report_gov.h"
 #include "report/report_qos.h"
 #include "report/report_summary.h"
 #include "report/svg_chart.h"
@@ -885,6 +886,7 @@ void report_summary_section(FILE *f, int fi, const struct report_input *in)
 	details(f, fi, d);
 	packing(f, fi, d);
 	frequency(f, fi, d);
+	report_gov_section(f, fi, d);
 	report_qos_section(f, fi, d);
 	fputs("</section>\n", f);
 	free(r);
