@@ -70,3 +70,55 @@ governor_now() {
 	# covers those); the split adds up inside them
 	assert_within_snapshots "$OUT" "$p"
 }
+
+# What woke a too-deep period. CPU 1 sleeps on a pipe with cyclictest's
+# 3 ms timer beside it; in the first run nothing else wakes it, so few of
+# its too-deep periods are woken before the timer the governor was told
+# of. In the second a writer on CPU 0 wakes it after random gaps of 0.1 to
+# 0.9 ms (bash's read -t: no fork per gap), wakeups the governor is not
+# told of: that share grows, and such periods are those ended by something
+# other than a timer (the wakeup causes: the early periods of the non-timer
+# causes, within 5%).
+# bats test_tags=oracle
+@test "governor inputs: a timer alone is announced, wakeups from another CPU are not" {
+	require_cpuidle_driver
+	case $(governor_now) in menu | teo) ;; *) skip "governor $(governor_now) asks nothing" ;; esac
+	[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
+	fifo=$BATS_TEST_TMPDIR/fifo
+	mkfifo "$fifo" "$fifo.t"
+	cat >"$BATS_TEST_TMPDIR/wl.sh" <<SH
+taskset -c 1 sh -c 'while read -r x; do :; done' <"$fifo" &
+cyclictest -q -t 1 -a 1 -i 3000 -D 4 >/dev/null 2>&1 &
+if [ "\$1" = ipi ]; then
+	taskset -c 0 bash -c 'exec 4<>"$fifo.t"; for i in \$(seq 4000); do
+		read -r -t 0.000\$((RANDOM % 9 + 1)) -u 4; echo; done' >"$fifo"
+else
+	exec 5>"$fifo"; sleep 4; exec 5>&-
+fi
+wait
+SH
+	run "$IDLESCOPE" record -C 1 --format json -o "$OUT.timer" -- bash "$BATS_TEST_TMPDIR/wl.sh" timer
+	[ "$status" -eq 0 ]
+	run "$IDLESCOPE" record -C 1 --format json -o "$OUT.ipi" -- bash "$BATS_TEST_TMPDIR/wl.sh" ipi
+	[ "$status" -eq 0 ]
+	split='[.cpus[0].states[].governor | select(. != null)] |
+		{near: (map(.above_timer_near) | add), woken: (map(.above_woken_before_timer) | add)}'
+	early_other='[.cpus[0].wakeups.causes | to_entries[] | select(.key != "timer") | .value.early] | add'
+	for f in timer ipi; do
+		echo "# $f: $(jq -c "$split" "$OUT.$f"), non-timer early $(jq "$early_other" "$OUT.$f"), entries $(jq .cpus[0].entries "$OUT.$f")" >&3
+	done
+	share() { jq "$split | if .near + .woken == 0 then 0 else .woken / (.near + .woken) end" "$1"; }
+	a=$(share "$OUT.timer")
+	b=$(share "$OUT.ipi")
+	# the writer's wakeups are the unannounced ones
+	jq -n --argjson a "$a" --argjson b "$b" '$b > $a' | grep -q true
+	# 5% + 2 over: the next timer is placed a little late (from the fexit,
+	# not the idle loop's entry time), so a timer-ended period near a
+	# state's target residency can count as woken before it (seen in the
+	# acpi_idle guest: 329 woken before the timer, 321 non-timer early)
+	for f in timer ipi; do
+		w=$(jq "$split | .woken" "$OUT.$f")
+		o=$(jq "$early_other" "$OUT.$f")
+		[ "$w" -le $((o + o / 20 + 2)) ]
+	done
+}
