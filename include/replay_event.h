@@ -36,6 +36,9 @@ enum replay_kind {
 	RE_TASK_READY,    /* hist: a task became runnable: task.pid, task.tgid, task.comm */
 	RE_TASK_WAKEUP,   /* hist wakeup-latency: sched_wakeup of task.pid */
 	RE_SWITCH,        /* hist: sw.prev_pid (also its tgid), sw.next_pid, sw.prev_runnable */
+	/* guest halt-polling */
+	RE_HALT_POLL,     /* power:guest_halt_poll_ns: halt.grow (1 grow, 0 shrink),
+			   * halt.new_ns, halt.old_ns: the poll limit of cpu */
 	RE_NR_KINDS
 };
 
@@ -73,6 +76,11 @@ struct replay_event {
 			__u32 pad;
 			char comm[16];
 		} task;
+		struct {
+			__u64 grow;
+			__u64 new_ns;
+			__u64 old_ns;
+		} halt;
 		struct {
 			__u32 prev_pid;
 			__u32 next_pid;
