@@ -3,6 +3,10 @@
 #ifndef IDLESCOPE_HALTPOLL_STATS_H
 #define IDLESCOPE_HALTPOLL_STATS_H
 
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
 /* The haltpoll driver's polling state: cpuidle_poll_state_init() puts POLL
  * at index 0 (drivers/cpuidle/cpuidle-haltpoll.c) */
 #define IS_HALTPOLL_POLL_STATE 0

@@ -8,6 +8,7 @@
 #include "render/render.h"
 #include "render/render_exit.h"
 #include "render/render_freq.h"
+#include "render/render_haltpoll.h"
 #include "render/render_pack.h"
 #include "render/render_wake.h"
 #include "util/units.h"
@@ -298,6 +299,7 @@ void render_table(FILE *f, const struct summary *s)
 	render_pack_table(f, s);
 	render_eas_pack(f, s);
 	render_freq_table(f, s);
+	render_haltpoll_table(f, s);
 	render_wake_table(f, s);
 	render_exit_table(f, s);
 	kernel_check(f, s);
