@@ -125,7 +125,7 @@ tc_moves() { # report
 		poll_ns=$(jq --argjson c "$c" '.haltpoll.cpus[] | select(.cpu == $c) | .poll_ns' "$d/r.json")
 		t_in=$(( ($(awk -v c="$c" '$1 == c && $2 == 0 { print $4 }' "$d/s.i1") - $(awk -v c="$c" '$1 == c && $2 == 0 { print $4 }' "$d/s.i0")) * 1000 ))
 		t_out=$(( ($(awk -v c="$c" '$1 == c && $2 == 0 { print $4 }' "$d/s.o1") - $(awk -v c="$c" '$1 == c && $2 == 0 { print $4 }' "$d/s.o0")) * 1000 ))
-		echo "cpu $c: polls $polls, sysfs POLL usage inner $((i1 - i0)) outer $((o1 - o0)); poll_ns $poll_ns, sysfs time inner $t_in outer $t_out"
+		echo "# cpu $c: polls $polls, sysfs POLL usage inner $((i1 - i0)) outer $((o1 - o0)); poll_ns $poll_ns, sysfs time inner $t_in outer $t_out" >&3
 		[ "$polls" -ge $((i1 - i0 - 1)) ]
 		[ "$polls" -le $((o1 - o0 + 1)) ]
 		[ "$polls" -gt 0 ]
@@ -145,7 +145,7 @@ tc_moves() { # report
 		grow=$(jq --argjson c "$c" '.haltpoll.cpus[] | select(.cpu == $c) | .grow' "$d/r.json")
 		shrink=$(jq --argjson c "$c" '.haltpoll.cpus[] | select(.cpu == $c) | .shrink' "$d/r.json")
 		limit=$(jq --argjson c "$c" '.haltpoll.cpus[] | select(.cpu == $c) | .limit_ns' "$d/r.json")
-		echo "cpu $c: grow $grow (trace ${ig:-0}..${og:-0}), shrink $shrink (trace ${is:-0}..${os:-0}), limit $limit"
+		echo "# cpu $c: grow $grow (trace ${ig:-0}..${og:-0}), shrink $shrink (trace ${is:-0}..${os:-0}), limit $limit" >&3
 		[ "$grow" -ge "${ig:-0}" ] && [ "$grow" -le "${og:-0}" ]
 		[ "$shrink" -ge "${is:-0}" ] && [ "$shrink" -le "${os:-0}" ]
 		# the limit after record's last move is one the trace shows on that CPU
@@ -155,6 +155,7 @@ tc_moves() { # report
 			[ "$limit" = null ]
 		fi
 	done
+	jq -r '.haltpoll.cpus[] | "# cpu \(.cpu): woken \(.woken) timed out \(.timed_out) unresolved \(.unresolved), limit \(.limit_first_ns) -> \(.limit_ns) (\(.limit_min_ns)..\(.limit_max_ns)), saved \(.saved_ns) ns \(.saved_basis)"' "$d/r.json" >&3
 	[ "$(cat "$HP/guest_halt_poll_ns")" = 2000000 ]
 }
 
@@ -173,7 +174,48 @@ EOS
 	[ "$status" -eq 0 ]
 	# the workload saw each value in turn; the original is back
 	diff "$log" <(printf '%s\n' 0 2000000 0 2000000)
+	jq -r '.metrics[] | select(.metric | startswith("total.haltpoll")) | "# ab \(.metric): \([.variants[].median])"' "$d/ab.json" >&3
 	[ "$(cat "$HP/guest_halt_poll_ns")" = "$SAVED_POLL_NS" ]
 	# the halt-polling figures were compared without --metric
 	jq -e '[.metrics[].metric] | index("total.haltpoll.poll_ns") != null and index("total.haltpoll.woken") != null' "$d/ab.json"
+}
+
+# haltpoll.ftrace (its header): waits = the 4 POLL periods not timed out
+# (10, 30, 20, 10 us) + the 5 halts (100, 300, 1000, 50, 69 us) = 9, 1589 us
+# in all; a halt's wake cost as record took it: 22 us saved / 3 woken.
+@test "haltpoll advise: --poll-budget and --poll-latency on the hand-worked trace; refused without halt-polling" {
+	local TR="$BATS_TEST_DIRNAME/../fixtures/traces" d="$BATS_TEST_TMPDIR"
+	run "$IDLESCOPE" replay --profile "$TR/haltpoll.json" "$TR/haltpoll.ftrace" --format json -o "$d/h.json"
+	[ "$status" -eq 0 ]
+	# everything fits a 100% budget: every wait caught, the poll time their sum
+	# (to the histogram's buckets, each at most 25% wide)
+	run "$IDLESCOPE" advise "$d/h.json" --poll-budget 100% --format json
+	[ "$status" -eq 0 ]
+	echo "$output" | jq -e '.tables[0].halt_polling | .waits == 9 and .halt_exit_ns == 7333 and
+		.measured.timed_out == 3 and .current == null and
+		(.proposed.caught - 9 | fabs) < 1e-6 and
+		.proposed.poll_ns > 0.75 * 1589000 and .proposed.poll_ns < 1.25 * 1589000'
+	# a target a halt meets (7.3 us <= 40 us): no polling
+	run "$IDLESCOPE" advise "$d/h.json" --poll-latency 40us --format json
+	echo "$output" | jq -e '.tables[0].halt_polling | .halt_meets_target and .proposed_guest_halt_poll_ns == 0 and .proposed.poll_ns == 0'
+	# a tighter one: 4 of the 9 waits are under 31 us, so p40 needs a ceiling of at most ~31 us
+	run "$IDLESCOPE" advise "$d/h.json" --poll-latency 5us --latency-percentile 40 --format json
+	echo "$output" | jq -e '.tables[0].halt_polling | .proposed_guest_halt_poll_ns > 0 and
+		.proposed_guest_halt_poll_ns <= 31250 and .proposed.caught >= 3.6 - 1e-6'
+	run "$IDLESCOPE" advise "$d/h.json" --poll-budget 5%
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"halt-polling, for a poll-time budget of 140us over the window and 2 CPUs"* ]]
+	# usage errors
+	run "$IDLESCOPE" advise "$d/h.json" --poll-budget 0
+	[ "$status" -eq 2 ]
+	[[ "${lines[0]}" == *"--poll-budget: '0' is not a share in (0, 1]"* ]]
+	run "$IDLESCOPE" advise "$d/h.json" --poll-budget 5% --poll-latency 10us
+	[ "$status" -eq 2 ]
+	[[ "${lines[0]}" == *"one of --poll-budget and --poll-latency"* ]]
+	# a recording of another driver: one line, exit 1
+	run "$IDLESCOPE" replay --profile "$TR/arm-2x2.json" "$TR/two-cluster.ftrace" --format json -o "$d/t.json"
+	run "$IDLESCOPE" advise "$d/t.json" --poll-budget 5%
+	[ "$status" -eq 1 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "${lines[0]}" == "idlescope: $d/t.json: no halt-polling to advise on (--poll-*): the cpuidle driver and governor were not haltpoll"* ]]
 }
