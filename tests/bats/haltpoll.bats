@@ -157,6 +157,19 @@ tc_moves() { # report
 	done
 	jq -r '.haltpoll.cpus[] | "# cpu \(.cpu): woken \(.woken) timed out \(.timed_out) unresolved \(.unresolved), limit \(.limit_first_ns) -> \(.limit_ns) (\(.limit_min_ns)..\(.limit_max_ns)), saved \(.saved_ns) ns \(.saved_basis)"' "$d/r.json" >&3
 	[ "$(cat "$HP/guest_halt_poll_ns")" = 2000000 ]
+	# the exposition's families (serve's text), one record window: every
+	# woken or timed-out poll is one of the POLL state's periods, all but
+	# at most one per CPU told
+	run "$IDLESCOPE" record -d 1 --format prom -- cyclictest --laptop -q -t 2 -a -i 1000 -D 1
+	[ "$status" -eq 0 ]
+	local ends polls ncpu
+	ends=$(awk '/^idlescope_haltpoll_polls_total\{outcome=/ { n += $2 } END { print n + 0 }' <<<"$output")
+	polls=$(awk '/^idlescope_idle_state_entries_total\{.*state="POLL"\}/ { n += $2 } END { print n + 0 }' <<<"$output")
+	ncpu=$(grep -c '^idlescope_cpu_busy_seconds_total{' <<<"$output")
+	echo "# prom: polls $polls, told $ends, CPUs $ncpu" >&3
+	[[ "$output" == *'idlescope_haltpoll_ceiling_seconds 0.002'* ]]
+	grep -q '^idlescope_haltpoll_limit_moves_total{direction="grow"} [0-9]' <<<"$output"
+	[ "$polls" -gt 0 ] && [ "$ends" -le "$polls" ] && [ "$ends" -ge $((polls - ncpu)) ]
 }
 
 # bats test_tags=oracle
