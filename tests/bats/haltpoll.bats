@@ -102,7 +102,26 @@ tc_moves() { # report
 	echo 2000000 >"$HP/guest_halt_poll_ns"
 	local m="$TC_INST/trace_marker"
 	snapped_cmd "$d/s" "echo idlescope-hp-start >$m; cyclictest --laptop -q -t 2 -a -i 1000 -D 3 >/dev/null; echo idlescope-hp-end >$m"
-	printf '#!/bin/sh\nunset LD_PRELOAD\nexec "$@"\n' >"$d/run.sh"
+	# trace-cmd copies /proc/kallsyms into its file when the command ends;
+	# the symbols of record's programs and fexit trampoline leave it as they
+	# are freed, after grace periods that take seconds under TCG: a copy
+	# made meanwhile fails ("error in size of file '/proc/kallsyms'", twice
+	# in a row in the haltpoll guest's full run), so the command ends once
+	# kallsyms has stayed the same for a second (30 s at most)
+	cat >"$d/run.sh" <<'EOS'
+#!/bin/sh
+unset LD_PRELOAD
+"$@"
+rc=$?
+a=$(cksum </proc/kallsyms) n=0
+while [ "$n" -lt 30 ]; do
+	sleep 1
+	b=$(cksum </proc/kallsyms)
+	[ "$a" = "$b" ] && break
+	a=$b n=$((n + 1))
+done
+exit $rc
+EOS
 	chmod +x "$d/run.sh"
 	"$CPUIDLE_SNAP" >"$d/s.o0"
 	LD_PRELOAD="$d/shim.so" trace-cmd record -q -B "$name" -e power:guest_halt_poll_ns -o "$d/tc.dat" \
