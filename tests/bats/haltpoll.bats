@@ -233,7 +233,8 @@ EOS
 	# a tighter one: 4 of the 9 waits are under 31 us, so p40 needs a ceiling of at most ~31 us
 	run "$IDLESCOPE" advise "$d/h.json" --poll-latency 5us --latency-percentile 40 --format json
 	echo "$output" | jq -e '.tables[0].halt_polling | .proposed_guest_halt_poll_ns > 0 and
-		.proposed_guest_halt_poll_ns <= 31250 and .proposed.caught >= 3.6 - 1e-6'
+		.proposed_guest_halt_poll_ns <= 31250 and .proposed.caught >= 3.6 - 1e-6 and
+		.limit_moves == {"grow": 3, "shrink": 2} and .hold_limit == false'
 	run "$IDLESCOPE" advise "$d/h.json" --poll-budget 5%
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"halt-polling, for a poll-time budget of 140us over the window and 2 CPUs"* ]]

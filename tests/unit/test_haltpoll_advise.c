@@ -110,12 +110,25 @@ static void test_advise(void **state)
 	/* at 200 us: 30 + 25 + 4 x 150 = 655 us, all 12 caught */
 	assert_true(a.cur_poll_ns == 655 * US);
 	assert_true(a.cur_caught == 12);
+	assert_false(a.hold_limit); /* no shrink in the recording */
+	/* a recording whose limit shrank as often as it grew: hold it */
+	in.grow = 3;
+	in.shrink = 3;
+	hp_advise(&w, 30 * US, HP_GOAL_LATENCY, 10 * US, 8.0 / 12, &in, &a);
+	assert_true(a.hold_limit);
+	in.shrink = 2;
+	hp_advise(&w, 30 * US, HP_GOAL_LATENCY, 10 * US, 8.0 / 12, &in, &a);
+	assert_false(a.hold_limit);
+	in.shrink = 3;
 	/* a target the halt meets: no polling */
 	hp_advise(&w, 30 * US, HP_GOAL_LATENCY, 40 * US, 0.99, &in, &a);
 	assert_true(a.halt_fits);
 	assert_int_equal(a.proposed_ns, 0);
 	assert_true(a.poll_ns == 0);
-	/* a budget of 255 us */
+	assert_false(a.hold_limit); /* nothing to hold */
+	/* a budget of 255 us: shrinks help it, nothing to hold */
+	hp_advise(&w, 30 * US, HP_GOAL_BUDGET, 255 * US, 0, &in, &a);
+	assert_false(a.hold_limit);
 	hp_advise(&w, 30 * US, HP_GOAL_BUDGET, 255 * US, 0, NULL, &a);
 	assert_int_equal(a.proposed_ns, 50 * US);
 	assert_true(a.saved_ns == 8 * 30 * US);
@@ -127,7 +140,7 @@ static void test_load(void **state)
 	json_t *doc = json_loads(
 		"{\"haltpoll\": {\"guest_halt_poll_ns\": 200000, \"cpus\": ["
 		"{\"cpu\": 0, \"polls\": 10, \"poll_ns\": 500, \"woken\": 4, \"timed_out\": 5,"
-		" \"saved_ns\": 40},"
+		" \"saved_ns\": 40, \"grow\": 2, \"shrink\": 1},"
 		"{\"cpu\": 1, \"polls\": 3, \"poll_ns\": 30, \"woken\": 3, \"timed_out\": 0,"
 		" \"saved_ns\": null}]}}", 0, NULL);
 	struct hp_advice_in in;
@@ -142,6 +155,8 @@ static void test_load(void **state)
 	assert_int_equal(in.polls, 13);
 	assert_int_equal(in.timed_out, 5);
 	assert_int_equal(in.saved_ns, 40);
+	assert_int_equal(in.grow, 2);
+	assert_int_equal(in.shrink, 1);
 	assert_int_equal(cpulist_parse("1", &one, err, sizeof(err)), 0);
 	assert_int_equal(hp_advice_load(doc, &one, &in, err, sizeof(err)), 0);
 	assert_int_equal(in.nr_cpus, 1);

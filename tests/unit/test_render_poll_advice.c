@@ -15,11 +15,12 @@
 
 static const struct hp_advice_in in = { .known = true, .have_param = true,
 					.guest_halt_poll_ns = 200000, .nr_cpus = 2, .polls = 13,
-					.poll_ns = 530000, .woken = 7, .timed_out = 5 };
+					.poll_ns = 530000, .woken = 7, .timed_out = 5, .grow = 2,
+					.shrink = 4 };
 static const struct hp_advice adv = { .goal = HP_GOAL_LATENCY, .waits = 12, .halt_exit_ns = 30000,
 				      .proposed_ns = 15000, .poll_ns = 115000, .caught = 8,
 				      .saved_ns = 240000, .have_current = true,
-				      .cur_poll_ns = 655000, .cur_caught = 12 };
+				      .cur_poll_ns = 655000, .cur_caught = 12, .hold_limit = true };
 
 static char *text(const json_t *p)
 {
@@ -54,6 +55,8 @@ static void test_latency(void **state)
 	assert_non_null(strstr(t, "proposed guest_halt_poll_ns 15000 (15.0us): 115us polling, 8 waits "
 				  "caught (66.7%), 240us of wake latency saved"));
 	assert_non_null(strstr(t, "verify: idlescope ab --set guest_halt_poll_ns=200000,15000"));
+	assert_non_null(strstr(t, "the limit shrank 4 times against 2 grows"));
+	assert_true(json_is_true(json_object_get(p, "hold_limit")));
 	free(t);
 	/* the ab line from the tables */
 	tables = json_pack("[{s:o}]", "halt_polling", p);
@@ -78,6 +81,7 @@ static void test_budget_no_current(void **state)
 	r.have_param = false; /* a replayed trace */
 	b.goal = HP_GOAL_BUDGET;
 	b.have_current = false;
+	b.hold_limit = false;
 	p = poll_advice_json(&b, &r, 140000, 0);
 	assert_true(json_real_value(json_object_get(p, "budget_ns")) == 140000);
 	assert_true(json_is_null(json_object_get(p, "current")));
@@ -86,6 +90,7 @@ static void test_budget_no_current(void **state)
 	assert_non_null(strstr(t, "for a poll-time budget of 140us over the window and 2 CPUs"));
 	assert_null(strstr(t, "now guest_halt_poll_ns"));
 	assert_null(strstr(t, "verify:"));
+	assert_null(strstr(t, "shrank"));
 	free(t);
 	/* nothing to compare against: no ab line */
 	tables = json_pack("[{s:o}]", "halt_polling", p);

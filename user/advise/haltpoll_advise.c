@@ -44,6 +44,8 @@ int hp_advice_load(const json_t *doc, const struct cpulist *cpus, struct hp_advi
 		in->woken += u64_of(c, "woken");
 		in->timed_out += u64_of(c, "timed_out");
 		in->saved_ns += u64_of(c, "saved_ns");
+		in->grow += u64_of(c, "grow");
+		in->shrink += u64_of(c, "shrink");
 	}
 	return 0;
 }
@@ -172,6 +174,9 @@ void hp_advise(const struct adv_dist *w, uint64_t halt_exit_ns, enum hp_goal goa
 	out->poll_ns = hp_poll_time(w, out->proposed_ns);
 	out->caught = hp_caught(w, out->proposed_ns);
 	out->saved_ns = out->caught * (double)halt_exit_ns;
+	/* a latency goal wants the limit kept up; a budget is helped by shrinks */
+	out->hold_limit = goal == HP_GOAL_LATENCY && out->proposed_ns && in && in->shrink &&
+			  in->shrink >= in->grow;
 	if (in && in->have_param) {
 		out->have_current = true;
 		out->cur_poll_ns = hp_poll_time(w, in->guest_halt_poll_ns);

@@ -20,6 +20,7 @@ struct hp_advice_in {
 	uint64_t guest_halt_poll_ns;
 	int nr_cpus;                 /* of the set, with halt-polling figures */
 	uint64_t polls, poll_ns, woken, timed_out, saved_ns;
+	uint64_t grow, shrink;       /* the limit's moves */
 };
 
 /* Sums the "haltpoll" object's CPUs that are in cpus. Returns 0 (known
@@ -57,6 +58,10 @@ struct hp_advice {
 	double poll_ns, caught, saved_ns; /* predicted at the proposal */
 	bool have_current;           /* and at the current guest_halt_poll_ns */
 	double cur_poll_ns, cur_caught;
+	/* latency: the recording's limit shrank at least as often as it grew,
+	 * so it did not stay at its ceiling as the model takes it; with
+	 * guest_halt_poll_allow_shrink=N it would */
+	bool hold_limit;
 };
 
 /* goal BUDGET: target is the poll time allowed (ns, over the window and the

@@ -160,8 +160,10 @@ static json_t *assumptions(const struct advise_report *a)
 		    "than L is caught after polling it, a longer one polls L and halts; buckets are "
 		    "spread uniformly. A caught wait saves a halt's wake: the mean the recording "
 		    "measured per woken poll, else the halt state's timer lateness or declared exit "
-		    "latency. The grow/shrink parameters are left as they are: the model takes the "
-		    "limit at its ceiling, where growth takes it while waits fit under it.");
+		    "latency. The grow/shrink factors are left as they are: the model takes the "
+		    "limit at its ceiling, where growth takes it while waits fit under it; for a "
+		    "latency target, a recording whose limit shrank as often as it grew is told that "
+		    "guest_halt_poll_allow_shrink=N would keep it there.");
 	if (a->have_em) {
 		SAY("Energy: a period of r in state k costs tr(k) + P(k) r, with P(k) the model's "
 		    "core power plus cluster power of the C-state named like k (as if the CPU were "

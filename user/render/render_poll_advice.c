@@ -31,6 +31,9 @@ json_t *poll_advice_json(const struct hp_advice *hp, const struct hp_advice_in *
 			    ? json_pack("{s:o,s:o}", "poll_ns", json_real(hp->cur_poll_ns), "caught",
 					json_real(hp->cur_caught))
 			    : json_null());
+	json_object_set_new(o, "limit_moves", json_pack("{s:o,s:o}", "grow", json_u64(in->grow),
+							 "shrink", json_u64(in->shrink)));
+	json_object_set_new(o, "hold_limit", json_boolean(hp->hold_limit));
 	json_object_set_new(o, "proposed_guest_halt_poll_ns", json_u64(hp->proposed_ns));
 	json_object_set_new(o, "proposed", json_pack("{s:o,s:o,s:o}", "poll_ns", json_real(hp->poll_ns),
 						      "caught", json_real(hp->caught), "saved_ns",
@@ -75,6 +78,15 @@ void poll_advice_print(FILE *f, const json_t *p)
 		ns_text((uint64_t)json_integer_value(json_object_get(p, "proposed_guest_halt_poll_ns"))),
 		ns_text((uint64_t)num(pr, "poll_ns")), num(pr, "caught"),
 		waits > 0 ? 100 * num(pr, "caught") / waits : 0, ns_text((uint64_t)num(pr, "saved_ns")));
+	if (json_is_true(json_object_get(p, "hold_limit"))) {
+		const json_t *mv = json_object_get(p, "limit_moves");
+
+		fprintf(f, "    the limit shrank %lld times against %lld grows: it did not stay at its "
+			   "ceiling, as the model takes it; guest_halt_poll_allow_shrink=N keeps it there "
+			   "(ab --set guest_halt_poll_allow_shrink=Y,N)\n",
+			(long long)json_integer_value(json_object_get(mv, "shrink")),
+			(long long)json_integer_value(json_object_get(mv, "grow")));
+	}
 	if (json_is_integer(c))
 		fprintf(f, "    verify: idlescope ab --set guest_halt_poll_ns=%lld,%lld -- WORKLOAD\n",
 			(long long)json_integer_value(c),
