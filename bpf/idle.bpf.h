@@ -8,6 +8,7 @@
 #include "wake.bpf.h"
 #include "qos.bpf.h"
 #include "gov.bpf.h"
+#include "haltpoll.bpf.h"
 
 static __always_inline __u32 lowest_bit_index(__u32 mask)
 {
@@ -215,6 +216,11 @@ static __always_inline void idle_event(__u32 cpu, struct idle_cpu_slot *slot, __
 		 * garbled or lost line); it is not counted, and that is said */
 		if (slot->enter_ns && now_ns >= start_ns)
 			slot->lost_exits++;
+		/* the entry after a counted POLL period tells how it ended */
+		if (haltpoll_enabled && slot->last_counted == HP_POLL_PENDING) {
+			slot->last_counted = 1;
+			haltpoll_on_enter(cpu, state);
+		}
 		if (state >= state_slots) {
 			slot->bad_state++;
 			slot->enter_ns = 0;
@@ -255,7 +261,8 @@ static __always_inline void idle_event(__u32 cpu, struct idle_cpu_slot *slot, __
 		return;
 	}
 	/* Like the kernel's usage/time, a period counts whole at its exit. */
-	slot->last_counted = 1;
+	slot->last_counted = haltpoll_enabled && slot->state == IS_HALTPOLL_POLL_STATE ?
+			     HP_POLL_PENDING : 1;
 	early = account(cpu, slot->state, now_ns - enter, enter);
 	if (slot->state < state_slots)
 		cut_count(slot, slot->state, now_ns - enter);

@@ -12,6 +12,7 @@
 #include "group_stats.h"
 #include "pack_stats.h"
 #include "freq_stats.h"
+#include "haltpoll_stats.h"
 #include "replay_event.h"
 #include "qos_stats.h"
 
@@ -24,6 +25,7 @@ char LICENSE[] SEC("license") = "GPL";
 #include "pack.bpf.h"
 #include "freq.bpf.h"
 #include "group.bpf.h"
+#include "haltpoll.bpf.h"
 #include "idle.bpf.h"
 #include "idlepath.bpf.h"
 #include "replay.bpf.h"
@@ -52,6 +54,11 @@ TP_PAIR(cpu_frequency, handle_cpu_frequency((__u32)cpu_id, bpf_ktime_get_ns(), (
 	__u64 state, __u64 cpu_id)
 TP_PAIR(cpu_idle_miss, handle_idle_miss((__u32)cpu_id, (__u32)state, (__u32)(below & 1)),
 	__u64 cpu_id, __u64 state, __u64 below)
+/* guest halt-polling: the poll limit moved (haltpoll.bpf.h) */
+TP_PAIR(guest_halt_poll_ns,
+	handle_halt_poll(this_cpu(), bpf_ktime_get_ns(), (bool)(grow & 1), (__u32)new_ns,
+			 (__u32)old_ns),
+	__u64 grow, __u64 new_ns, __u64 old_ns)
 
 /* PM QoS: any constraint's aggregate changed (qos.bpf.h) */
 TP_PAIR(pm_qos_update_target, handle_qos_change((__s32)prev_value, (__s32)curr_value),

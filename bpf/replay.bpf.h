@@ -8,6 +8,7 @@
 #include "wake.bpf.h"
 #include "freq.bpf.h"
 #include "sched.bpf.h"
+#include "haltpoll.bpf.h"
 
 /* The idle handler as a global function: the verifier checks it once, on
  * its own, instead of once per path through replay_one's switch (inlined
@@ -91,6 +92,10 @@ static __always_inline int replay_one(const struct replay_event *e)
 		__builtin_memset(comm, 0, sizeof(comm));
 		handle_switch(cpu, now, e->sw.prev_pid, e->sw.prev_pid, comm, e->sw.prev_runnable & 1,
 			      e->sw.next_pid);
+		return 0;
+	case RE_HALT_POLL:
+		handle_halt_poll(cpu, now, e->halt.grow & 1, (__u32)e->halt.new_ns,
+				 (__u32)e->halt.old_ns);
 		return 0;
 	}
 	return 1;

@@ -40,6 +40,9 @@ enum replay_kind {
 	 * tick_nohz_get_sleep_length() returned them, gov.tick_kept the tick
 	 * decision that followed (1 retained, 0 stopped, 2 none seen) */
 	RE_GOV,
+	/* guest halt-polling */
+	RE_HALT_POLL,     /* power:guest_halt_poll_ns: halt.grow (1 grow, 0 shrink),
+			   * halt.new_ns, halt.old_ns: the poll limit of cpu */
 	RE_NR_KINDS
 };
 
@@ -77,6 +80,11 @@ struct replay_event {
 			__u32 pad;
 			char comm[16];
 		} task;
+		struct {
+			__u64 grow;
+			__u64 new_ns;
+			__u64 old_ns;
+		} halt;
 		struct {
 			__u32 prev_pid;
 			__u32 next_pid;

@@ -506,6 +506,38 @@ usage_snapshot() { # out
 	echo "$output" | jq -e '.totals | .exit_cost_ns == null and .early == null and .exit_cost_measured_ns == 1590000'
 }
 
+# haltpoll.ftrace (haltpoll.json): the figures worked out in its header.
+@test "replay: halt-polling, polls woken and timed out, the limit's moves, as worked out by hand" {
+	run "$IDLESCOPE" replay --profile "$TR/haltpoll.json" "$TR/haltpoll.ftrace" --format json -o "$BATS_TEST_TMPDIR/h.json"
+	[ "$status" -eq 0 ]
+	local f="$BATS_TEST_TMPDIR/h.json"
+	diff <(jq -c '.haltpoll.cpus[] | [.cpu, .polls, .poll_ns, .woken, .timed_out, .unresolved, .grow,
+		.shrink, .limit_ns, .limit_first_ns, .limit_min_ns, .limit_max_ns, .saved_ns, .saved_basis]' "$f") \
+	     <(echo '[0,5,210000,2,2,1,1,1,50000,50000,50000,100000,2000,"declared"]
+[1,2,60000,1,1,0,2,1,100000,50000,0,100000,20000,"measured"]')
+	jq -e '.haltpoll.total | .polls == 7 and .poll_ns == 270000 and .woken == 3 and
+		.timed_out == 3 and .unresolved == 1 and .grow == 3 and .shrink == 2 and
+		.limit_min_ns == 0 and .limit_max_ns == 100000 and .limit_ns == null and
+		.saved_ns == 22000 and .saved_basis == "mixed"' "$f"
+	jq -e '.haltpoll.guest_halt_poll_ns == null' "$f"
+	# the poll time is the POLL state's
+	jq -e '[.cpus[].states[] | select(.name == "POLL") | .time_ns] == [210000, 60000]' "$f"
+	# --fail-if names, and the table's section
+	run "$IDLESCOPE" replay --profile "$TR/haltpoll.json" "$TR/haltpoll.ftrace" --fail-if 'total.haltpoll.timed_out >= 3'
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"Halt-polling (driver haltpoll, governor haltpoll"* ]]
+	run "$IDLESCOPE" replay --profile "$TR/haltpoll.json" "$TR/haltpoll.ftrace" --fail-if 'cpu[1].haltpoll.limit_ns != 100000'
+	[ "$status" -eq 0 ]
+	# without the profile the trace's own guest_halt_poll_ns events turn it on
+	run "$IDLESCOPE" replay "$TR/haltpoll.ftrace" --format json
+	[ "$status" -eq 0 ]
+	echo "$output" | jq -e '.haltpoll.total | .woken == 3 and .timed_out == 3 and .grow == 3'
+	# a trace of another driver has none
+	run "$IDLESCOPE" replay --profile "$TR/arm-2x2.json" "$TR/two-cluster.ftrace" --format json
+	echo "$output" | jq -e '.haltpoll == null'
+	[[ "$(jq -r .haltpoll <<<"$output")" == null ]]
+}
+
 # Without a table (ftrace, no --profile): two-cluster.ftrace's periods by
 # state index, as worked out at the top, with no targets and no above/below.
 @test "replay without a state table: entries and time per state index, one warning" {

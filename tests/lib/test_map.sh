@@ -49,8 +49,6 @@ report/report_compare    the comparison section: tests/bats/report.bats
 report/report_hist       the hist sections: tests/bats/report.bats (tests/fixtures/report/hist-*.json)
 report/report_html       the page: tests/bats/report.bats (headless Chromium)
 report/report_summary    the summary sections: tests/bats/report.bats
-replay/replay_feed       the events to the handlers: tests/bats/replay.bats
-replay/timer_match       hrtimer expiries to starts: tests/bats/replay.bats (timers.ftrace)
 replay/trace_gaps        lost-events gaps: tests/bats/replay_damage.bats
 replay/trace_idle_task   the idle task time: tests/bats/replay_damage.bats (no-cpuidle.ftrace)
 replay/trace_machine     the traced machine: tests/bats/replay.bats (profiles, idlestat headers)

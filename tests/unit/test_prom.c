@@ -335,6 +335,7 @@ static void test_optional_families_absent(void **state)
 	/* no ledger kept, the governor's inputs not watched */
 	assert_null(strstr(text, "pm_qos"));
 	assert_null(strstr(text, "idlescope_governor"));
+	assert_null(strstr(text, "haltpoll"));
 	free(text);
 }
 
@@ -387,6 +388,45 @@ static void test_qos_and_governor(void **state)
 		"idlescope_governor_misses_total{state=\"C1\",why=\"below_timer_moved\"} 6\n"));
 	assert_non_null(strstr(text, "# TYPE idlescope_governor_misses_total counter\n"));
 	assert_non_null(strstr(text, "# TYPE idlescope_pm_qos_requests gauge\n"));
+	free(text);
+}
+
+/* Halt-polling on CPU 3: 5 woken, 2 timed out, 3 grows and 1 shrink, its
+ * limit 40 us after the last; guest_halt_poll_ns 200 us. By default the 4
+ * series over the CPUs and the ceiling; with --per-cpu-detail per CPU and
+ * the limit. */
+static void test_haltpoll_families(void **state)
+{
+	struct summary s;
+	struct cpu_summary cs;
+	struct prom_scrape p = { .s = &s, .version = "x" };
+	char *text;
+
+	(void)state;
+	one_cpu(&s, &cs);
+	s.sys.guest_halt_poll_ns = 200000;
+	cs.haltpoll = (struct haltpoll_summary){ .known = true, .woken = 5, .timed_out = 2,
+						 .grow = 3, .shrink = 1, .limit_known = true,
+						 .limit_ns = 40000 };
+	s.totals.haltpoll = (struct haltpoll_summary){ .known = true };
+	haltpoll_add(&s.totals.haltpoll, &cs.haltpoll);
+	text = render(&p);
+	assert_non_null(strstr(text,
+		"# TYPE idlescope_haltpoll_polls_total counter\n"
+		"idlescope_haltpoll_polls_total{outcome=\"woken\"} 5\n"
+		"idlescope_haltpoll_polls_total{outcome=\"timed_out\"} 2\n"));
+	assert_non_null(strstr(text,
+		"# TYPE idlescope_haltpoll_limit_moves_total counter\n"
+		"idlescope_haltpoll_limit_moves_total{direction=\"grow\"} 3\n"
+		"idlescope_haltpoll_limit_moves_total{direction=\"shrink\"} 1\n"));
+	assert_non_null(strstr(text, "idlescope_haltpoll_ceiling_seconds 0.0002\n"));
+	assert_null(strstr(text, "idlescope_haltpoll_limit_seconds"));
+	free(text);
+	p.cpu_detail = true;
+	text = render(&p);
+	assert_non_null(strstr(text, "idlescope_haltpoll_polls_total{cpu=\"3\",outcome=\"timed_out\"} 2\n"));
+	assert_non_null(strstr(text, "idlescope_haltpoll_limit_moves_total{cpu=\"3\",direction=\"shrink\"} 1\n"));
+	assert_non_null(strstr(text, "idlescope_haltpoll_limit_seconds{cpu=\"3\"} 0.00004\n"));
 	free(text);
 }
 
@@ -831,6 +871,7 @@ int main(void)
 		cmocka_unit_test(test_wake_and_groups),
 		cmocka_unit_test(test_optional_families_absent),
 		cmocka_unit_test(test_qos_and_governor),
+		cmocka_unit_test(test_haltpoll_families),
 		cmocka_unit_test(test_self_cost_names),
 		cmocka_unit_test(test_default_families),
 		cmocka_unit_test(test_default_totals_two_cpus),

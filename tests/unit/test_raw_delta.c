@@ -190,6 +190,38 @@ static void test_delta_trim(void **state)
 	idle_raw_free(&cur);
 }
 
+/* Halt-polling over an interval: prev had 3 woken, 1 timed out, 1 grow
+ * with the limit at 20 us; cur 7, 2, 2 grows and 1 shrink, limit 10 us.
+ * Interval: 4 woken, 1 timed out, 1 grow, 1 shrink; the limit 20 us at
+ * its start and 10 us at its end. Without the table, none. */
+static void test_delta_haltpoll(void **state)
+{
+	struct idle_raw prev, cur, d;
+
+	(void)state;
+	raw_alloc(&prev, 1, 0);
+	raw_alloc(&cur, 1, 0);
+	assert_int_equal(idle_raw_delta(&prev, &cur, 1000, 2000, &d), 0);
+	assert_null(d.haltpoll);
+	idle_raw_free(&d);
+	prev.haltpoll = calloc(1, sizeof(*prev.haltpoll));
+	cur.haltpoll = calloc(1, sizeof(*cur.haltpoll));
+	*prev.haltpoll = (struct haltpoll_cpu){ .woken = 3, .timed_out = 1, .grow = 1,
+						.limit_ns = 20000, .limit_first_ns = 5000 };
+	*cur.haltpoll = (struct haltpoll_cpu){ .woken = 7, .timed_out = 2, .grow = 2, .shrink = 1,
+					       .limit_ns = 10000, .limit_first_ns = 5000 };
+	assert_int_equal(idle_raw_delta(&prev, &cur, 1000, 2000, &d), 0);
+	assert_int_equal(d.haltpoll[0].woken, 4);
+	assert_int_equal(d.haltpoll[0].timed_out, 1);
+	assert_int_equal(d.haltpoll[0].grow, 1);
+	assert_int_equal(d.haltpoll[0].shrink, 1);
+	assert_int_equal(d.haltpoll[0].limit_first_ns, 20000);
+	assert_int_equal(d.haltpoll[0].limit_ns, 10000);
+	idle_raw_free(&d);
+	idle_raw_free(&prev);
+	idle_raw_free(&cur);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -197,6 +229,7 @@ int main(void)
 		cmocka_unit_test(test_delta_long_period),
 		cmocka_unit_test(test_delta_group_before_start),
 		cmocka_unit_test(test_delta_trim),
+		cmocka_unit_test(test_delta_haltpoll),
 	};
 
 	return cmocka_run_group_tests_name("raw_delta", tests, NULL, NULL);

@@ -45,6 +45,12 @@ static const char *const default_metrics[] = {
 	"duration_ns", "total.idle_share", "total.entries", "total.above_ratio",
 	"total.below_ratio",
 };
+/* and what a haltpoll parameter changes: the polling, its outcome, the
+ * latency it saved (docs/metrics.md#halt-polling) */
+static const char *const haltpoll_metrics[] = {
+	"total.haltpoll.poll_ns", "total.haltpoll.woken", "total.haltpoll.timed_out",
+	"total.haltpoll.saved_ns",
+};
 
 static volatile sig_atomic_t interrupted;
 
@@ -57,8 +63,10 @@ enum { OPT_SET = 0x400, OPT_REPEAT, OPT_METRIC, OPT_SET_FROM };
 
 static const struct argp_option options[] = {
 	{ "set", OPT_SET, "KEY=V1,V2", 0,
-	  "A setting and its variants: a sysctl (kernel.sched_energy_aware), governor, or "
-	  "stateN.disable; repeatable (variants are all combinations)", 0 },
+	  "A setting and its variants: a sysctl (kernel.sched_energy_aware), governor, "
+	  "stateN.disable, cpu_dma_latency, or a haltpoll parameter (guest_halt_poll_ns, "
+	  "guest_halt_poll_grow, _grow_start, _shrink, _allow_shrink); repeatable (variants are "
+	  "all combinations)", 0 },
 	{ "set-from", OPT_SET_FROM, "FILE", 0,
 	  "The --set values in FILE, one per line (# comments), as advise --write-ab writes them", 0 },
 	{ "repeat", OPT_REPEAT, "N", 0, "Runs per variant (default 5)", 0 },
@@ -322,6 +330,12 @@ int cmd_ab(int argc, char **argv)
 	if (!a.nr_metrics) {
 		for (size_t i = 0; i < sizeof(default_metrics) / sizeof(default_metrics[0]); i++)
 			a.metrics[a.nr_metrics++] = default_metrics[i];
+		for (int k = 0; k < a.nr_sets; k++)
+			if (a.sets[k].kind == SET_HALTPOLL) {
+				for (size_t i = 0; i < sizeof(haltpoll_metrics) / sizeof(haltpoll_metrics[0]); i++)
+					a.metrics[a.nr_metrics++] = haltpoll_metrics[i];
+				break;
+			}
 	}
 	if (build_variants(&a)) {
 		diag_error("too many variants (at most %d combinations)", MAX_VARIANTS);

@@ -14,6 +14,7 @@
 #include "advise/advise_input.h"
 #include "advise/budget_report.h"
 #include "advise/energy_model.h"
+#include "advise/haltpoll_advise.h"
 #include "cmd/cli.h"
 #include "cmd/commands.h"
 #include "util/child_run.h"
@@ -41,6 +42,10 @@ struct advise {
 	uint64_t budget_ns;
 	double percentile;
 	const char *write_ab;
+	/* --poll-budget (a share of the CPU time) or --poll-latency (ns) */
+	bool have_poll;
+	enum hp_goal poll_goal;
+	double poll_target;
 };
 
 static const char doc[] =
@@ -51,7 +56,8 @@ static const char doc[] =
 	"first like record (-d SECONDS, -- COMMAND, or until Ctrl-C). The method and its "
 	"assumptions are in docs/advise.md and printed with every report.";
 
-enum { OPT_ENERGY_MODEL = 0x500, OPT_EXIT_LATENCY, OPT_BUDGET, OPT_PERCENTILE, OPT_WRITE_AB };
+enum { OPT_ENERGY_MODEL = 0x500, OPT_EXIT_LATENCY, OPT_BUDGET, OPT_PERCENTILE, OPT_WRITE_AB,
+       OPT_POLL_BUDGET, OPT_POLL_LATENCY };
 
 static const struct argp_option options[] = {
 	{ "energy-model", OPT_ENERGY_MODEL, "FILE", 0,
@@ -63,9 +69,17 @@ static const struct argp_option options[] = {
 	  "which states to leave out (or which /dev/cpu_dma_latency value to hold) so that the "
 	  "measured exit latency stays within DURATION (e.g. 50us), and what it costs", 0 },
 	{ "latency-percentile", OPT_PERCENTILE, "P", 0,
-	  "the percentile of the exit latency --latency-budget bounds (default 99)", 0 },
+	  "the percentile of the exit latency --latency-budget bounds, or of the waits "
+	  "--poll-latency serves (default 99)", 0 },
+	{ "poll-budget", OPT_POLL_BUDGET, "SHARE", 0,
+	  "haltpoll guests: the guest_halt_poll_ns that polls at most SHARE of the CPUs' time "
+	  "(5% or 0.05), and what it catches", 0 },
+	{ "poll-latency", OPT_POLL_LATENCY, "DURATION", 0,
+	  "haltpoll guests: the smallest guest_halt_poll_ns that wakes the percentile of the "
+	  "waits within DURATION, and what it polls", 0 },
 	{ "write-ab", OPT_WRITE_AB, "FILE", 0,
-	  "write the --latency-budget proposal as settings for `idlescope ab --set-from FILE`", 0 },
+	  "write the --latency-budget (or --poll-*) proposal as settings for `idlescope ab "
+	  "--set-from FILE`", 0 },
 	{ 0 }
 };
 
@@ -100,6 +114,34 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--latency-percentile: '%s' is not in (0, 100]", arg);
 		break;
 	}
+	case OPT_POLL_BUDGET: {
+		char *end;
+		double v = strtod(arg, &end);
+
+		if (end != arg && *end == '%' && !end[1])
+			v /= 100, end++;
+		if (end == arg || *end || !(v > 0 && v <= 1) || a->have_poll)
+			argp_error(state, a->have_poll ? "one of --poll-budget and --poll-latency"
+						       : "--poll-budget: '%s' is not a share in (0, 1] "
+							 "(5%% or 0.05)", arg);
+		a->have_poll = true;
+		a->poll_goal = HP_GOAL_BUDGET;
+		a->poll_target = v;
+		break;
+	}
+	case OPT_POLL_LATENCY: {
+		uint64_t ns;
+
+		if (a->have_poll)
+			argp_error(state, "one of --poll-budget and --poll-latency");
+		if (parse_duration(arg, 1000, &ns) || !ns)
+			argp_error(state, "--poll-latency: '%s' is not a duration above 0 (20us; a "
+					  "bare number is in us)", arg);
+		a->have_poll = true;
+		a->poll_goal = HP_GOAL_LATENCY;
+		a->poll_target = (double)ns;
+		break;
+	}
 	case OPT_WRITE_AB:
 		a->write_ab = arg;
 		break;
@@ -111,8 +153,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_END:
 		if (a->file && (a->o.duration_ns || a->o.command))
 			argp_error(state, "FILE and -d or COMMAND exclude each other");
-		if ((a->write_ab || a->percentile) && !a->have_budget)
-			argp_error(state, "--write-ab and --latency-percentile go with --latency-budget");
+		if ((a->write_ab || a->percentile) && !a->have_budget &&
+		    !(a->have_poll && (a->write_ab || a->poll_goal == HP_GOAL_LATENCY)))
+			argp_error(state, "--write-ab and --latency-percentile go with --latency-budget "
+					  "(or --poll-latency; --write-ab with --poll-budget too)");
+		if (a->have_budget && a->have_poll && a->write_ab)
+			argp_error(state, "--write-ab writes one proposal: --latency-budget or --poll-*");
 		if (!a->percentile)
 			a->percentile = 99;
 		break;
@@ -243,6 +289,42 @@ static void fill_table(const struct advise *a, const struct adv_table_in *t, uin
 		budget_advise(t, window_ns, a->budget_ns, a->percentile, &tr->budget);
 }
 
+/* --poll-*: table t's halt-polling advice, from its POLL (index 0) and halt
+ * (index 1) histograms and the summary's haltpoll figures of its CPUs.
+ * Returns 0, or -1 with why in err. */
+static int fill_poll(const struct advise *a, const json_t *doc, const struct adv_table_in *t,
+		     uint64_t window_ns, struct advise_table_report *tr, char *err, size_t errlen)
+{
+	const struct adv_state_in *poll = &t->st[0], *halt = &t->st[1];
+	struct hist_bin *w;
+	uint64_t exit_ns;
+	double target = a->poll_target;
+	int n;
+
+	if (hp_advice_load(doc, &t->cpus, &tr->hp_in, err, errlen))
+		return -1;
+	if (!tr->hp_in.known || !tr->hp_in.nr_cpus || t->nr_states < 2 || !poll->poll)
+		return 0; /* not a haltpoll table */
+	w = calloc((size_t)(poll->nr_bins + halt->nr_bins) + 1, sizeof(*w));
+	if (!w) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	n = hp_waits(poll->bins, poll->nr_bins, (double)tr->hp_in.timed_out, halt->bins,
+		     halt->nr_bins, w);
+	/* what record took per caught poll; else the halt's own lateness or table */
+	exit_ns = tr->hp_in.woken && tr->hp_in.saved_ns ? tr->hp_in.saved_ns / tr->hp_in.woken
+		  : halt->lat_count				? adv_lat_median(halt)
+								: halt->exit_ns;
+	if (a->poll_goal == HP_GOAL_BUDGET)
+		target = a->poll_target * (double)window_ns * tr->hp_in.nr_cpus;
+	hp_advise(&(struct adv_dist){ n, w }, exit_ns, a->poll_goal, target, a->percentile / 100,
+		  &tr->hp_in, &tr->hp);
+	free(w);
+	tr->have_hp = true;
+	return 0;
+}
+
 /* The proposal as ab's settings (render_advise_ab), atomically replacing FILE. */
 static int write_ab(const struct advise *a, const struct advise_report *r)
 {
@@ -292,6 +374,7 @@ int cmd_advise(int argc, char **argv)
 	struct advise_report r = { 0 };
 	json_t *docj = NULL;
 	int ret = EXIT_RUNTIME, status = 0, fd = -1;
+	bool have_hp = false;
 	char **command;
 
 	argc = split_command(argc, argv, &command);
@@ -355,13 +438,28 @@ int cmd_advise(int argc, char **argv)
 		snprintf(source, sizeof(source), "live, %s window",
 			 fmt_ns(d, sizeof(d), in.duration_ns));
 	}
-	for (int j = 0; j < in.nr_tables; j++)
+	for (int j = 0; j < in.nr_tables; j++) {
 		fill_table(&a, &in.tables[j], in.duration_ns, &tables[j]);
+		if (a.have_poll && fill_poll(&a, docj, &in.tables[j], in.duration_ns, &tables[j], err,
+					     sizeof(err))) {
+			diag_error("%s: %s", a.file ? a.file : "record's summary", err);
+			goto out;
+		}
+		have_hp |= tables[j].have_hp;
+	}
+	if (a.have_poll && !have_hp) {
+		diag_error("%s: no halt-polling to advise on (--poll-*): the cpuidle driver and "
+			   "governor were not haltpoll (%s, %s)", a.file ? a.file : "this machine",
+			   in.driver, in.governor);
+		goto out;
+	}
 	r = (struct advise_report){ .source = source, .in = &in, .measured_exit = a.measured_exit,
 				    .have_em = a.have_em, .em_path = a.em_path,
 				    .em_clusters = a.have_em ? a.em.nr_clusters : 0,
 				    .kem = a.have_kem ? &a.kem : NULL, .have_budget = a.have_budget,
 				    .budget_ns = a.budget_ns, .percentile = a.percentile,
+				    .have_poll = a.have_poll, .poll_goal = a.poll_goal,
+				    .poll_target = a.poll_target,
 				    .nr_tables = in.nr_tables, .tables = tables };
 	if (a.write_ab && write_ab(&a, &r))
 		goto out;

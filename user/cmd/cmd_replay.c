@@ -356,6 +356,20 @@ out:
 	return err;
 }
 
+/* Halt-polling is counted where the traced machine's driver and governor
+ * were haltpoll (the profile says so), or the trace has the governor's
+ * guest_halt_poll_ns events. */
+static bool traced_haltpoll(const struct replay *r)
+{
+	if (r->have_prof && !strcmp(r->prof.driver, "haltpoll") &&
+	    !strcmp(r->prof.governor, "haltpoll"))
+		return true;
+	for (size_t i = 0; i < r->td.nr_ev; i++)
+		if (r->td.ev[i].re.kind == RE_HALT_POLL)
+			return true;
+	return false;
+}
+
 int cmd_replay(int argc, char **argv)
 {
 	struct replay r = { .o = { .format = FMT_TABLE }, .out = stdout, .wake = true };
@@ -412,7 +426,8 @@ int cmd_replay(int argc, char **argv)
 	if (idle_session_open(&r.sess, r.m.nr_cpus,
 			      &(struct session_opts){ .replay = true, .wake = r.wake,
 						      .groups = r.m.groups.nr_groups ? &r.m.groups
-										     : NULL },
+										     : NULL,
+						      .haltpoll = traced_haltpoll(&r) },
 			      err, sizeof(err))) {
 		diag_error("%s", err);
 		goto cleanup;

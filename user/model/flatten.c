@@ -138,6 +138,19 @@ int flatten_summary(const json_t *doc, struct metric_set *out)
 		if (add_cpu_like(out, p, c, dur))
 			return -1;
 	}
+	/* halt-polling: cpu[N].haltpoll.woken, total.haltpoll.woken, ... */
+	g = json_object_get(doc, "haltpoll");
+	json_array_foreach(json_object_get(g, "cpus"), i, c) {
+		char p[48];
+
+		snprintf(p, sizeof(p), "cpu[%lld].haltpoll",
+			 (long long)json_integer_value(json_object_get(c, "cpu")));
+		if (add_numbers(out, p, c, (const char *const[]){ "cpu", NULL }))
+			return -1;
+	}
+	if (json_is_object(json_object_get(g, "total")) &&
+	    add_numbers(out, "total.haltpoll", json_object_get(g, "total"), NULL))
+		return -1;
 	/* totals' states are the ones users name: state[NAME] = total.state[NAME] */
 	json_array_foreach(json_object_get(json_object_get(doc, "totals"), "states"), i, c) {
 		char p[96];

@@ -281,6 +281,26 @@ static void build_freq(struct cpu_summary *cs, int cpu, const struct window_capt
 	}
 }
 
+/* Halt-polling: the POLL state's periods and the halt state's exit (its
+ * timer lateness, or its table) with the BPF table (model/haltpoll.c). */
+static void build_haltpoll(struct cpu_summary *cs, int cpu, const struct window_capture *w)
+{
+	const int p = IS_HALTPOLL_POLL_STATE, h = HALTPOLL_HALT_STATE;
+	struct haltpoll_input in = { .raw = &w->raw->haltpoll[cpu] };
+
+	if (cs->nr_states > p) {
+		in.polls = cs->states[p].entries;
+		in.poll_ns = cs->states[p].time_ns;
+	}
+	if (cs->nr_states > h) {
+		in.halt_declared = cs->states[h].classified;
+		in.halt_exit_latency_ns = cs->states[h].exit_latency_ns;
+		in.lateness_samples = cs->wake.lat[h].count;
+		in.lateness_sum_ns = cs->wake.lat[h].sum_ns;
+	}
+	cs->haltpoll = haltpoll_of(&in);
+}
+
 static void build_cpu(struct cpu_summary *cs, int cpu, const struct window_capture *w,
 		      const struct topology *topo, bool have_miss, bool have_fexit, bool have_gov)
 {
@@ -334,6 +354,8 @@ static void build_cpu(struct cpu_summary *cs, int cpu, const struct window_captu
 	cpu_exit_cost(cs);
 	if (w->raw->freq)
 		build_freq(cs, cpu, w);
+	if (w->raw->haltpoll)
+		build_haltpoll(cs, cpu, w);
 	/* read with the topology (sys/topology.c); 0 there: no cpu_capacity file */
 	cs->capacity = cpu < topo->nr_cpus && topo->cpus[cpu].capacity
 			       ? (int64_t)topo->cpus[cpu].capacity : -1;
@@ -688,6 +710,10 @@ static void build_totals(struct summary *s)
 			t->idle_task_ns = (c ? t->idle_task_ns : 0) + cs->idle_task_ns;
 		t->idle_at_end = t->idle_at_end || cs->idle_at_end;
 		t->bad_state += cs->bad_state;
+		if (cs->haltpoll.known) {
+			t->haltpoll.known = true;
+			haltpoll_add(&t->haltpoll, &cs->haltpoll);
+		}
 	}
 	for (int j = 0; j < t->nr_states; j++) {
 		t->states[j].avg_ns = 0;
@@ -772,6 +798,9 @@ int summary_build(struct summary *s, const struct window_capture *w, const struc
 	else if (!have_miss)
 		summary_warn(s, "power:cpu_idle_miss is not available: above/below are the BPF "
 				"classification only (compare with the kernel_check counters)");
+	if (!strcmp(s->sys.driver, "haltpoll") && !s->totals.haltpoll.known)
+		summary_warn(s, "halt-polling not counted: the governor is '%s', not haltpoll "
+				"(only its select tells how a poll ended)", s->sys.governor);
 	if (s->cpu_out_of_range)
 		summary_warn(s, "%llu idle events from CPUs beyond the maps were dropped",
 			     (unsigned long long)s->cpu_out_of_range);

@@ -9,6 +9,7 @@
 
 #include "model/exit_cost.h"
 #include "model/qos_summary.h"
+#include "model/haltpoll.h"
 #include "sys/cpuidle_sysfs.h"
 #include "session/snapshot.h"
 #include "sys/group_tree.h"
@@ -172,6 +173,7 @@ struct cpu_summary {
 	struct wake_summary wake;
 	struct exit_cost exit; /* over its states, exit_cost_cpu() */
 	struct freq_summary freq;
+	struct haltpoll_summary haltpoll; /* .known with halt-polling counted */
 	int64_t capacity;          /* cpu_capacity, -1 unknown */
 	uint64_t util_avg, util_max; /* time-weighted root cfs_rq util_avg */
 };

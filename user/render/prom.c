@@ -4,6 +4,7 @@
 #include "render/prom.h"
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "model/wake_names.h"
@@ -437,6 +438,63 @@ static void self_families(FILE *f, const struct summary *s, const struct self_co
 	fprintf(f, "%s %" PRIu64 "\n", a, c->rss_bytes);
 }
 
+/* A counter of struct haltpoll_summary's two fields at off[0] and off[1],
+ * the label's two values: over the CPUs, or per CPU. */
+static void haltpoll_pair(FILE *f, const struct summary *s, bool per_cpu, const char *name,
+			  const char *label, const char *const value[2], const size_t off[2])
+{
+	for (int k = 0; k < 2; k++) {
+		for (int c = per_cpu ? 0 : -1; c < (per_cpu ? s->nr_cpus : 0); c++) {
+			const struct haltpoll_summary *h = c < 0 ? &s->totals.haltpoll
+								 : &s->cpus[c].haltpoll;
+			uint64_t v = *(const uint64_t *)((const char *)h + off[k]);
+
+			if (c < 0)
+				fprintf(f, "%s{%s=\"%s\"} %" PRIu64 "\n", name, label, value[k], v);
+			else
+				fprintf(f, "%s{cpu=\"%d\",%s=\"%s\"} %" PRIu64 "\n", name,
+					s->cpus[c].cpu, label, value[k], v);
+		}
+	}
+}
+
+/* Guest halt-polling (docs/metrics.md#halt-polling), where it is counted:
+ * how the polls ended and the poll limit's moves, summed over the CPUs
+ * (4 series) or per CPU with --per-cpu-detail, plus each CPU's limit then.
+ * The poll count and time are the POLL state's entries and residency. */
+static void haltpoll_families(FILE *f, const struct summary *s, bool per_cpu)
+{
+	static const char *const outcome[2] = { "woken", "timed_out" };
+	static const char *const direction[2] = { "grow", "shrink" };
+	static const size_t ends[2] = { offsetof(struct haltpoll_summary, woken),
+					offsetof(struct haltpoll_summary, timed_out) };
+	static const size_t moves[2] = { offsetof(struct haltpoll_summary, grow),
+					 offsetof(struct haltpoll_summary, shrink) };
+	char sec[32];
+
+	family(f, "idlescope_haltpoll_polls_total", "counter",
+	       "Polls (POLL periods) by how they ended: woken by work, or timed out into a halt "
+	       "(told by the CPU's next idle entry).");
+	haltpoll_pair(f, s, per_cpu, "idlescope_haltpoll_polls_total", "outcome", outcome, ends);
+	family(f, "idlescope_haltpoll_limit_moves_total", "counter",
+	       "power:guest_halt_poll_ns events: the per-CPU poll limit grown or shrunk.");
+	haltpoll_pair(f, s, per_cpu, "idlescope_haltpoll_limit_moves_total", "direction", direction,
+		      moves);
+	family(f, "idlescope_haltpoll_ceiling_seconds", "gauge",
+	       "guest_halt_poll_ns, the haltpoll governor's ceiling of the poll limit (read at the "
+	       "start).");
+	fprintf(f, "idlescope_haltpoll_ceiling_seconds %s\n",
+		prom_seconds(sec, sizeof(sec), s->sys.guest_halt_poll_ns));
+	if (!per_cpu)
+		return;
+	family(f, "idlescope_haltpoll_limit_seconds", "gauge",
+	       "The CPU's poll limit after its last move (CPUs with a move only).");
+	for (int c = 0; c < s->nr_cpus; c++)
+		if (s->cpus[c].haltpoll.limit_known)
+			fprintf(f, "idlescope_haltpoll_limit_seconds{cpu=\"%d\"} %s\n", s->cpus[c].cpu,
+				prom_seconds(sec, sizeof(sec), s->cpus[c].haltpoll.limit_ns));
+}
+
 int prom_write(FILE *f, const struct prom_scrape *p)
 {
 	const struct summary *s = p->s;
@@ -503,6 +561,8 @@ int prom_write(FILE *f, const struct prom_scrape *p)
 			  false, p->cpu_hist);
 	if (p->wake)
 		wake_families(f, s, p);
+	if (s->totals.haltpoll.known)
+		haltpoll_families(f, s, p->cpu_detail);
 	if (s->nr_groups)
 		group_families(f, s, p->group_hist);
 	if (s->qos.kept)

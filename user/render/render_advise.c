@@ -8,6 +8,7 @@
 #include "hist.h"
 #include "render/render_advise.h"
 #include "render/render_budget.h"
+#include "render/render_poll_advice.h"
 #include "util/json_num.h"
 #include "util/units.h"
 
@@ -83,6 +84,14 @@ static json_t *table_json(const struct advise_report *a, const struct advise_tab
 	free(cpus);
 	json_object_set_new(o, "latency_budget",
 			    a->have_budget ? budget_json(t, &tr->budget) : json_null());
+	json_object_set_new(o, "halt_polling",
+			    tr->have_hp ? poll_advice_json(&tr->hp, &tr->hp_in,
+							   a->poll_goal == HP_GOAL_BUDGET
+								   ? a->poll_target * (double)a->in->duration_ns *
+									     tr->hp_in.nr_cpus
+								   : a->poll_target,
+							   a->percentile / 100)
+					: json_null());
 	json_object_set_new(o, "periods", json_real(tr->periods));
 	json_object_set_new(o, "states", states);
 	json_object_set_new(o, "misses", json_pack("{s:o,s:o}", "current",
@@ -144,6 +153,17 @@ static json_t *assumptions(const struct advise_report *a)
 		    "most the largest latency among the states that will hold periods. PM QoS "
 		    "(/dev/cpu_dma_latency) does the same where every left-out state is deeper than "
 		    "the kept ones and declares more than they do.");
+	if (a->have_poll)
+		SAY("Halt-polling: the waits are the woken polls (the POLL periods less the "
+		    "timed-out ones, the longest) and the halts (each one wait, its residency: short "
+		    "of the poll before it). Under a ceiling L held by the governor a wait shorter "
+		    "than L is caught after polling it, a longer one polls L and halts; buckets are "
+		    "spread uniformly. A caught wait saves a halt's wake: the mean the recording "
+		    "measured per woken poll, else the halt state's timer lateness or declared exit "
+		    "latency. The grow/shrink factors are left as they are: the model takes the "
+		    "limit at its ceiling, where growth takes it while waits fit under it; for a "
+		    "latency target, a recording whose limit shrank as often as it grew is told that "
+		    "guest_halt_poll_allow_shrink=N would keep it there.");
 	if (a->have_em) {
 		SAY("Energy: a period of r in state k costs tr(k) + P(k) r, with P(k) the model's "
 		    "core power plus cluster power of the C-state named like k (as if the CPU were "
@@ -335,6 +355,8 @@ static void print_table(FILE *f, const json_t *r)
 				json_string_value(json_object_get(t, "energy_note")));
 		if (json_is_object(json_object_get(t, "latency_budget")))
 			budget_print(f, json_object_get(t, "latency_budget"));
+		if (json_is_object(json_object_get(t, "halt_polling")))
+			poll_advice_print(f, json_object_get(t, "halt_polling"));
 	}
 	if (json_integer_value(json_object_get(r, "skipped_cpus_without_driver")))
 		fprintf(f, "\n%lld CPUs without a cpuidle driver skipped\n",
@@ -367,7 +389,9 @@ int render_advise_ab(FILE *f, const struct advise_report *a)
 
 	if (!r)
 		return -1;
-	lines = budget_write_ab(f, json_object_get(r, "tables"), a->budget_ns, a->percentile);
+	lines = a->have_budget ? budget_write_ab(f, json_object_get(r, "tables"), a->budget_ns,
+						 a->percentile)
+			       : poll_advice_write_ab(f, json_object_get(r, "tables"));
 	json_decref(r);
 	return lines;
 }

@@ -13,6 +13,7 @@
 #include "advise/advise_input.h"
 #include "advise/budget_report.h"
 #include "advise/energy_model.h"
+#include "advise/haltpoll_advise.h"
 #include "render/render.h"
 
 #define ADVISE_SCHEMA "idlescope-advise/1"
@@ -30,6 +31,10 @@ struct advise_table_report {
 	int cluster;                     /* the energy model's cluster, -1 none */
 	char energy_note[160];           /* why there is no energy: "" when e is shown */
 	struct budget_report budget;     /* with --latency-budget */
+	/* with --poll-budget or --poll-latency, where halt-polling was counted */
+	bool have_hp;
+	struct hp_advice hp;
+	struct hp_advice_in hp_in;
 };
 
 struct advise_report {
@@ -43,6 +48,9 @@ struct advise_report {
 	bool have_budget;                /* --latency-budget */
 	uint64_t budget_ns;
 	double percentile;
+	bool have_poll;                  /* --poll-budget or --poll-latency */
+	enum hp_goal poll_goal;
+	double poll_target;              /* budget share (0..1] or latency target ns */
 	int nr_tables;
 	const struct advise_table_report *tables;
 };
@@ -55,7 +63,8 @@ json_t *advise_report_json(const struct advise_report *r);
  * JSON could not be made. */
 int render_advise(FILE *f, enum out_format fmt, const struct advise_report *r);
 
-/* The --latency-budget proposal as `ab --set-from` lines (budget_write_ab).
+/* The --latency-budget proposal as `ab --set-from` lines (budget_write_ab),
+ * or with --poll-budget/--poll-latency the guest_halt_poll_ns line.
  * Returns the number of lines (0: nothing to change), -1 without memory. */
 int render_advise_ab(FILE *f, const struct advise_report *r);
 

@@ -7,6 +7,7 @@
 #include "model/kernel_check.h"
 #include "render/render.h"
 #include "render/render_freq.h"
+#include "render/render_haltpoll.h"
 #include "render/render_pack.h"
 #include "render/render_qos.h"
 #include "render/render_wake.h"
@@ -314,6 +315,7 @@ json_t *summary_json(const struct summary *s)
 	json_object_set_new(root, "groups", s->group_level[0] ? groups_json(s) : json_null());
 	json_object_set_new(root, "packing", pack_json(s));
 	json_object_set_new(root, "frequency", freq_json(s));
+	json_object_set_new(root, "haltpoll", haltpoll_json(s));
 	json_object_set_new(root, "eas", eas_json(s));
 	json_object_set_new(root, "pm_qos", qos_json(s));
 	json_object_set_new(root, "dropped_events",

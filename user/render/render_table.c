@@ -10,6 +10,7 @@
 #include "render/render_freq.h"
 #include "render/render_gov.h"
 #include "render/render_qos.h"
+#include "render/render_haltpoll.h"
 #include "render/render_pack.h"
 #include "render/render_wake.h"
 #include "util/units.h"
@@ -302,6 +303,7 @@ void render_table(FILE *f, const struct summary *s)
 	render_freq_table(f, s);
 	render_qos_table(f, s);
 	render_gov_table(f, s);
+	render_haltpoll_table(f, s);
 	render_wake_table(f, s);
 	render_exit_table(f, s);
 	kernel_check(f, s);

@@ -339,6 +339,19 @@ int trace_decode(const char *name, const struct trace_fields *f, uint32_t on_cpu
 		}
 		return 0;
 	}
+	if (!strcmp(name, "guest_halt_poll_ns")) {
+		/* on the CPU whose poll limit moved (the haltpoll governor's reflect) */
+		uint64_t grow, old;
+
+		re->kind = RE_HALT_POLL;
+		if (f->num(f->ctx, "grow", &grow) || f->num(f->ctx, "new", &v) ||
+		    f->num(f->ctx, "old", &old) || v > UINT32_MAX || old > UINT32_MAX)
+			return -1;
+		re->halt.grow = grow != 0;
+		re->halt.new_ns = v;
+		re->halt.old_ns = old;
+		return 1;
+	}
 	if (!strcmp(name, "sched_wakeup")) {
 		re->kind = RE_SCHED_WAKEUP;
 		re->task.waker_cpu = on_cpu;
@@ -399,6 +412,34 @@ static int text_str(const void *ctx, const char *key, char *out, size_t len)
 	return arg_find(args, key) ? 0 : -1;
 }
 
+/* power:guest_halt_poll_ns prints "halt_poll_ns NEW (grow|shrink OLD)"
+ * (include/trace/events/power.h), not key=value. Returns 1, or -1 bad. */
+static int halt_poll_text(const char *args, struct replay_event *re)
+{
+	const char *p = args;
+	uint64_t new_ns, old_ns;
+	bool grow;
+
+	if (strncmp(p, "halt_poll_ns ", 13))
+		return -1;
+	p += 13;
+	if (parse_u64(&p, &new_ns) || *p++ != ' ' || *p++ != '(')
+		return -1;
+	if (!strncmp(p, "grow ", 5))
+		grow = true, p += 5;
+	else if (!strncmp(p, "shrink ", 7))
+		grow = false, p += 7;
+	else
+		return -1;
+	if (parse_u64(&p, &old_ns) || *p != ')' || new_ns > UINT32_MAX || old_ns > UINT32_MAX)
+		return -1;
+	re->kind = RE_HALT_POLL;
+	re->halt.grow = grow;
+	re->halt.new_ns = new_ns;
+	re->halt.old_ns = old_ns;
+	return 1;
+}
+
 /* Fills re (zeroed, now_ns set) from a known event's args. Returns 1 used,
  * 0 not used, -1 bad. */
 static int decode(const char *name, const char *args, uint32_t on_cpu, struct replay_event *re)
@@ -407,6 +448,10 @@ static int decode(const char *name, const char *args, uint32_t on_cpu, struct re
 
 	if (!strcmp(name, "sched_switch") && !arg_find(args, "prev_pid"))
 		return switch_plugin_format(args, re);
+	if (!strcmp(name, "guest_halt_poll_ns")) {
+		re->cpu = on_cpu;
+		return halt_poll_text(args, re);
+	}
 	if (!strcmp(name, "sched_wakeup") && !arg_find(args, "comm")) {
 		re->kind = RE_SCHED_WAKEUP;
 		re->task.waker_cpu = on_cpu;

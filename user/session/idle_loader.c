@@ -58,6 +58,7 @@ enum feature {
 	F_DETAILS = 1 << 9,      /* the wakees (and who sent their IPI) */
 	F_QOS = 1 << 10,         /* PM QoS changes wake the live session */
 	F_HOTPLUG = 1 << 11,     /* so do CPU hotplug steps (live) */
+	F_HALTPOLL = 1 << 12,    /* guest halt-polling: the poll limit's moves */
 };
 
 /* The one list of events: in the order they attach, which features need
@@ -98,6 +99,7 @@ static const struct event {
 	{ "dev_pm_qos_update_request", F_QOS, false, false },
 	{ "dev_pm_qos_remove_request", F_QOS, false, false },
 	{ "cpuhp_exit", F_HOTPLUG, false, false },
+	{ "guest_halt_poll_ns", F_HALTPOLL, false, false },
 };
 #define NR_EVENTS (sizeof(events) / sizeof(events[0]))
 
@@ -128,6 +130,8 @@ static unsigned int session_features(const struct idle_session *s)
 		f |= F_QOS;
 	if (s->hotplug_events && (f & F_QOS))
 		f |= F_HOTPLUG;
+	if (s->haltpoll)
+		f |= F_HALTPOLL;
 	return f;
 }
 
@@ -490,6 +494,11 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 		bpf_map__set_max_entries(s->skel->maps.wake_lat, 1);
 		bpf_map__set_max_entries(s->skel->maps.wake_stats, 1);
 	}
+	/* haltpoll: one line per CPU, and the idle handler's one test of
+	 * haltpoll_enabled, where the driver and governor are haltpoll */
+	s->haltpoll = o->haltpoll && !(o->hist.metric != HM_NONE);
+	bpf_map__set_max_entries(s->skel->maps.haltpoll_cpus, s->haltpoll ? (uint32_t)nr_cpus : 1);
+	s->skel->rodata->haltpoll_enabled = s->haltpoll;
 	s->freq = o->freq || o->replay;
 	bpf_map__set_max_entries(s->skel->maps.freq_cpus, s->freq ? (uint32_t)nr_cpus : 1);
 	/* only the never-attached replay programs use it: a live session

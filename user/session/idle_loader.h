@@ -15,6 +15,7 @@
 #include "group_stats.h"
 #include "pack_stats.h"
 #include "freq_stats.h"
+#include "haltpoll_stats.h"
 #include "replay_event.h"
 #include "qos_stats.h"
 
@@ -59,6 +60,7 @@ struct idle_session {
 	int nr_groups;           /* topology groups tracked, 0 = none */
 	bool packing;
 	bool freq;
+	bool haltpoll;           /* halt-polling counted (bpf/haltpoll.bpf.h) */
 	bool have_idle_miss;     /* cpu_idle_miss attached */
 	unsigned int without;    /* enum session_part bits left out */
 	const char *idle_attach; /* "tp_btf" or "raw_tp" */
@@ -101,6 +103,9 @@ struct session_opts {
 	const struct groups *groups;
 	bool packing;                   /* busy-group timeline (needs groups) */
 	bool freq;                      /* frequency residency */
+	/* guest halt-polling: the driver and governor are haltpoll (live:
+	 * sysfs; replay: the profile, or the trace's guest_halt_poll_ns) */
+	bool haltpoll;
 	unsigned int without;           /* enum session_part bits left out (live) */
 	bool qos_events;                /* PM QoS changes through qos_ring (live) */
 	bool hotplug_events;            /* and CPU hotplug steps (live) */

@@ -105,6 +105,8 @@ int live_load(struct live *l)
 		.groups = l->groups.nr_groups ? &l->groups : NULL,
 		.packing = l->o.packing,
 		.freq = l->freq,
+		/* the governor's select is what tells a poll's end */
+		.haltpoll = !strcmp(l->sys.driver, "haltpoll") && !strcmp(l->sys.governor, "haltpoll"),
 		.state_slots = cpuidle_state_slots(l->info, l->topo->nr_possible),
 		.hist = l->o.hist,
 		.qos_events = true,

@@ -220,6 +220,21 @@ static void cut_group(struct idle_raw *d, const struct idle_raw *prev, int g, ui
 	}
 }
 
+/* Halt-polling over an interval: its counts; the limit now, and at the
+ * interval's start where a move before it told it (min and max stay those
+ * since the window's start: the table keeps no history). */
+static void sub_haltpoll(struct haltpoll_cpu *d, const struct haltpoll_cpu *a)
+{
+	bool before = a->grow + a->shrink > 0;
+
+	d->woken = sub(d->woken, a->woken);
+	d->timed_out = sub(d->timed_out, a->timed_out);
+	d->grow = sub(d->grow, a->grow);
+	d->shrink = sub(d->shrink, a->shrink);
+	if (before)
+		d->limit_first_ns = a->limit_ns;
+}
+
 int idle_raw_delta(const struct idle_raw *prev, const struct idle_raw *cur, uint64_t prev_ns,
 		   uint64_t now_ns, struct idle_raw *out)
 {
@@ -242,6 +257,12 @@ int idle_raw_delta(const struct idle_raw *prev, const struct idle_raw *cur, uint
 		if (prev->wake && cur->wake)
 			sub_wake(&out->wake[c], &prev->wake[c]);
 		cut_cpu(out, prev, (int)c, prev_ns, now_ns);
+	}
+	if (cur->haltpoll) {
+		if (!(out->haltpoll = dup_array(cur->haltpoll, n, sizeof(*out->haltpoll))))
+			goto nomem;
+		for (size_t c = 0; prev->haltpoll && c < n && (int)c < prev->nr_cpus; c++)
+			sub_haltpoll(&out->haltpoll[c], &prev->haltpoll[c]);
 	}
 	if (sub_details(out, prev, cur))
 		goto nomem;

@@ -369,6 +369,15 @@ static int read_qos_cost(struct idle_session *s, struct idle_raw *out)
 	return err;
 }
 
+static int read_haltpoll(struct idle_session *s, struct idle_raw *out)
+{
+	out->haltpoll = idle_calloc((size_t)s->nr_cpus, sizeof(*out->haltpoll));
+	if (!out->haltpoll)
+		return -ENOMEM;
+	return read_array(bpf_map__fd(s->skel->maps.haltpoll_cpus), (uint32_t)s->nr_cpus,
+			  out->haltpoll, sizeof(*out->haltpoll));
+}
+
 int idle_session_read(struct idle_session *s, struct idle_raw *out)
 {
 	uint32_t n = (uint32_t)s->nr_cpus;
@@ -405,7 +414,8 @@ int idle_session_read(struct idle_session *s, struct idle_raw *out)
 	out->read_ns = idle_now_ns();
 	out->start_ns = s->skel->bss->start_ns;
 	if ((s->wake && (err = read_details(s, out))) || (err = read_groups(s, out)) ||
-	    (s->freq && (err = read_freq(s, out))) || (err = read_qos_cost(s, out))) {
+	    (s->freq && (err = read_freq(s, out))) || (err = read_qos_cost(s, out)) ||
+	    (s->haltpoll && (err = read_haltpoll(s, out)))) {
 		idle_raw_free(out);
 		return err;
 	}
@@ -461,6 +471,8 @@ void idle_raw_free(struct idle_raw *r)
 	free(r->group_slots);
 	free(r->freq);
 	r->freq = NULL;
+	free(r->haltpoll);
+	r->haltpoll = NULL;
 	free(r->pack_keys);
 	free(r->pack_vals);
 	r->pack_keys = NULL;

@@ -14,6 +14,7 @@
 #include "pack_stats.h"
 #include "freq_stats.h"
 #include "qos_stats.h"
+#include "haltpoll_stats.h"
 
 struct idle_session;
 
@@ -30,6 +31,7 @@ struct idle_raw {
 	struct group_stats *groups;       /* [nr_groups] */
 	struct group_slot *group_slots;   /* [nr_groups]: in flight at the end */
 	struct freq_cpu *freq; /* [nr_cpus] with frequency residency, else NULL */
+	struct haltpoll_cpu *haltpoll; /* [nr_cpus] with halt-polling, else NULL */
 	bool have_pack;
 	struct pack_global pack;
 	int nr_pack_tasks;

@@ -100,6 +100,70 @@ static bool qos_value(const char *v)
 	return !errno && !*end && us <= 2000000000ULL;
 }
 
+/* The haltpoll governor's parameters (drivers/cpuidle/governors/haltpoll.c,
+ * module_param uint or bool, 0644): where they are, what each takes. */
+#define HALTPOLL_PARAMS "module/haltpoll/parameters"
+
+static const char *const haltpoll_keys[] = {
+	"guest_halt_poll_ns", "guest_halt_poll_grow", "guest_halt_poll_grow_start",
+	"guest_halt_poll_shrink", "guest_halt_poll_allow_shrink",
+};
+
+static bool haltpoll_key(const char *key)
+{
+	for (size_t i = 0; i < sizeof(haltpoll_keys) / sizeof(haltpoll_keys[0]); i++)
+		if (!strcmp(key, haltpoll_keys[i]))
+			return true;
+	return false;
+}
+
+/* A value the kernel's param_set_uint (kstrtouint, base 0 without a sign
+ * here: decimal only) or param_set_bool takes, as we write it back. */
+static bool haltpoll_value(const char *key, const char *v)
+{
+	char *end;
+	unsigned long long n;
+
+	if (!strcmp(key, "guest_halt_poll_allow_shrink"))
+		return !strcmp(v, "Y") || !strcmp(v, "N") || !strcmp(v, "0") || !strcmp(v, "1");
+	if (!isdigit((unsigned char)v[0]) || (v[0] == '0' && v[1]))
+		return false;
+	errno = 0;
+	n = strtoull(v, &end, 10);
+	return !errno && !*end && n <= UINT32_MAX;
+}
+
+/* Refuses a value the kernel would not take, then what would measure
+ * nothing: no haltpoll governor, or one that does not choose here (the
+ * driver is not haltpoll). */
+static int haltpoll_parse(struct setting *s, char *err, size_t errlen)
+{
+	char drv[64] = "none";
+
+	s->kind = SET_HALTPOLL;
+	for (int i = 0; i < s->nr_values; i++)
+		if (!haltpoll_value(s->key, s->values[i])) {
+			snprintf(err, errlen, "%s takes %s, not '%s'", s->key,
+				 !strcmp(s->key, "guest_halt_poll_allow_shrink")
+					 ? "Y, N, 1 or 0"
+					 : "a whole number from 0 to 4294967295",
+				 s->values[i]);
+			return -1;
+		}
+	if (!sysfs_exists("%s/%s", HALTPOLL_PARAMS, s->key)) {
+		snprintf(err, errlen, "%s: no haltpoll governor on this machine (no /sys/%s/%s)", s->key,
+			 HALTPOLL_PARAMS, s->key);
+		return -1;
+	}
+	sysfs_read_str(drv, sizeof(drv), "devices/system/cpu/cpuidle/current_driver");
+	if (strcmp(drv, "haltpoll")) {
+		snprintf(err, errlen, "%s: the cpuidle driver is '%s', not haltpoll: the value would "
+				      "change nothing here", s->key, drv);
+		return -1;
+	}
+	return 0;
+}
+
 int setting_parse(const char *spec, struct setting *s, char *err, size_t errlen)
 {
 	const char *eq = strchr(spec, '=');
@@ -171,6 +235,8 @@ int setting_parse(const char *spec, struct setting *s, char *err, size_t errlen)
 			}
 		return 0;
 	}
+	if (haltpoll_key(s->key))
+		return haltpoll_parse(s, err, errlen);
 	if (state_key(s->key, &s->state)) {
 		s->kind = SET_STATE_DISABLE;
 		if (!sysfs_exists("devices/system/cpu/cpu0/cpuidle/state%d/disable", s->state)) {
@@ -193,7 +259,7 @@ int setting_parse(const char *spec, struct setting *s, char *err, size_t errlen)
 	    stat(path, &st) || !S_ISREG(st.st_mode) || (geteuid() == 0 && access(path, W_OK))) {
 		snprintf(err, errlen,
 			 "unknown --set key '%s' (a sysctl such as kernel.sched_energy_aware, "
-			 "governor, stateN.disable, or cpu_dma_latency)", s->key);
+			 "governor, stateN.disable, cpu_dma_latency, or guest_halt_poll_ns)", s->key);
 		return -1;
 	}
 	return add_path(s, path);
@@ -205,6 +271,10 @@ int setting_save(struct setting *s, char *err, size_t errlen)
 
 	if (s->kind == SET_GOVERNOR) {
 		snprintf(path, sizeof(path), "%s/%s", sysfs_root(), GOV_FILE);
+		if (add_path(s, path))
+			return -1;
+	} else if (s->kind == SET_HALTPOLL) {
+		snprintf(path, sizeof(path), "%s/%s/%s", sysfs_root(), HALTPOLL_PARAMS, s->key);
 		if (add_path(s, path))
 			return -1;
 	} else if (s->kind == SET_STATE_DISABLE) {

@@ -1,6 +1,7 @@
 /* System settings that `idlescope ab` varies: a sysctl, the cpuidle
- * governor, stateN.disable on every CPU, or a PM QoS CPU latency request
- * held on /dev/cpu_dma_latency. Each remembers its original value and puts
+ * governor, stateN.disable on every CPU, a PM QoS CPU latency request
+ * held on /dev/cpu_dma_latency, or a haltpoll governor parameter
+ * (guest_halt_poll_ns and its grow/shrink companions). Each remembers its original value and puts
  * it back (a request is dropped). */
 #ifndef IDLESCOPE_SETTINGS_H
 #define IDLESCOPE_SETTINGS_H
@@ -10,7 +11,7 @@
 
 #define IS_MAX_VALUES 8
 
-enum setting_kind { SET_SYSCTL, SET_GOVERNOR, SET_STATE_DISABLE, SET_PM_QOS };
+enum setting_kind { SET_SYSCTL, SET_GOVERNOR, SET_STATE_DISABLE, SET_PM_QOS, SET_HALTPOLL };
 
 struct setting {
 	char key[64];
