@@ -135,3 +135,59 @@ EOS
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"cpu_dma_latency takes 'none' or microseconds"* ]]
 }
+
+# A sweep: every variant under each workload, interleaved (round, workload,
+# variant); the PM QoS request each run sees is the oracle of the order,
+# cyclictest's own printed Avg of its figure, and the settings come back.
+@test "ab --workload: one table per workload, the workload's own figure, restored" {
+	local log="$BATS_TEST_TMPDIR/qos.log" out="$BATS_TEST_TMPDIR/sweep.json" before
+	local qos="$BATS_TEST_TMPDIR/qos.sh"
+	before=$(od -An -td4 /dev/cpu_dma_latency | tr -d ' ')
+	printf '#!/bin/sh\nod -An -td4 /dev/cpu_dma_latency | tr -d " " >> %s\nsleep 0.2\n' "$log" >"$qos"
+	chmod +x "$qos"
+	run --separate-stderr "$IDLESCOPE" ab --set cpu_dma_latency=none,17 --repeat 2 \
+		--workload "qos=$qos" --workload "cyc=cyclictest --laptop -q -t1 -i 1000 -l 200" \
+		--format json -o "$out"
+	[ "$status" -eq 0 ]
+	[ "$(od -An -td4 /dev/cpu_dma_latency | tr -d ' ')" = "$before" ]
+	diff "$log" <(printf '%s\n' "$before" 17 "$before" 17)
+	[ "$(grep -c '^idlescope ab: run [0-9]/8, cpu_dma_latency=[a-z0-9]*, \(qos\|cyc\)$' <<<"$stderr")" -eq 8 ]
+	jq -e '.schema == "idlescope-ab-sweep/1" and [.workloads[].name] == ["qos", "cyc"] and
+	       (.workloads[1].command | startswith("cyclictest"))' "$out"
+	# cyclictest's lines, passed through in run order: each Avg (us) is its run's figure
+	grep -oE 'Avg: *[0-9]+' <<<"$output" | awk '{ print $2 * 1000 }' >"$BATS_TEST_TMPDIR/printed"
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/printed")" -eq 4 ]
+	jq -r '.workloads[1].ab.metrics[] | select(.metric == "workload.latency_avg_ns") | .variants |
+	       [.[0].runs[0], .[1].runs[0], .[0].runs[1], .[1].runs[1]][]' "$out" >"$BATS_TEST_TMPDIR/reported"
+	diff "$BATS_TEST_TMPDIR/printed" "$BATS_TEST_TMPDIR/reported"
+	# the qos script prints none, and every run has its summary's metrics
+	jq -e '.workloads[0].ab.metrics[] | select(.metric == "workload.latency_avg_ns") |
+	       .variants | all(.n == 0)' "$out"
+	jq -e '[.workloads[].ab.metrics[] | select(.metric == "total.entries") | .variants[].n] == [2, 2, 2, 2]' "$out"
+
+	# the table: a section per workload in compare's layout; the figures only
+	# where the workload printed them, their mean that of cyclictest's Avg
+	: >"$log"
+	run --separate-stderr "$IDLESCOPE" ab --set cpu_dma_latency=none,17 --repeat 2 \
+		--workload "qos=$qos" --workload "cyc=cyclictest --laptop -q -t1 -i 1000 -l 200"
+	[ "$status" -eq 0 ]
+	echo "$output"
+	[ "$(grep -c '^=== workload ' <<<"$output")" -eq 2 ]
+	[ "$(grep -c '^all CPUs: ' <<<"$output")" -ge 2 ]
+	[ "$(grep -c "^The workload's own figures" <<<"$output")" -eq 1 ]
+	sed -n '/^=== workload cyc/,$p' <<<"$output" | grep -q "^The workload's own figures"
+	local want got
+	want=$(grep -oE 'Avg: *[0-9]+' <<<"$output" | awk '{ print $2 }' | awk 'NR % 2 == 1 { s += $1; n++ } END { print s / n * 1000 }')
+	got=$(awk '/^The workload.s own figures/ { on = 1 } on && /^  cpu_dma_latency=none/ { print $2; exit }' <<<"$output")
+	echo "latency avg: table $got, cyclictest $want ns"
+	awk -v g="$got" -v w="$want" 'BEGIN {
+		m = 1; if (g ~ /us$/) m = 1e3; else if (g ~ /ms$/) m = 1e6; else if (g ~ /ns$/) m = 1
+		sub(/[a-z]+$/, "", g); d = g * m - w; if (d < 0) d = -d
+		exit !(d <= 0.005 * w + 0.5) }'
+	[ "$(od -An -td4 /dev/cpu_dma_latency | tr -d ' ')" = "$before" ]
+	# --workload needs NAME=COMMAND, and takes no -- COMMAND beside it
+	run "$IDLESCOPE" ab --set cpu_dma_latency=none,17 --workload cyc
+	[ "$status" -eq 2 ]
+	run "$IDLESCOPE" ab --set cpu_dma_latency=none,17 --workload a=true -- true
+	[ "$status" -eq 2 ]
+}

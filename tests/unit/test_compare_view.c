@@ -57,6 +57,19 @@ static const char *cell(const struct compare_view *v, const struct cv_table *t, 
 	return cv_cell_text(buf[next++ % 8], sizeof(buf[0]), v, t, row(t, entity, label), variant, col);
 }
 
+/* render_compare_view's text (free() it). */
+static char *view_text(const struct compare_view *v, const char *const *names)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	assert_non_null(f);
+	render_compare_view(f, v, names);
+	fclose(f);
+	return text;
+}
+
 /* Units: 3 significant digits, signs on differences, shares in %, means of
  * counts to one decimal, and what rounds to nothing is 0. */
 static void test_number_text(void **state)
@@ -139,9 +152,7 @@ static void test_repetitions(void **state)
 	const int runs[2] = { 3, 3 };
 	const char *const names[2] = { "a.json (3 runs)", "b.json (3 runs)" };
 	struct compare_view v;
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f;
+	char *text;
 
 	(void)state;
 	assert_int_equal(compare_view_build((const json_t *const *)d, runs, 2, false, &v), 0);
@@ -151,9 +162,7 @@ static void test_repetitions(void **state)
 	/* identical runs: no spread, no difference: 0 and not significant */
 	assert_string_equal(cell(&v, &v.wakeups, "all CPUs", "", 1, 0), "0 \xc2\xb1" "0");
 	assert_string_equal(cell(&v, &v.states, "all CPUs", "C2", 1, 0), "n.a.");
-	f = open_memstream(&text, &len);
-	render_compare_view(f, &v, names);
-	fclose(f);
+	text = view_text(&v, names);
 	assert_non_null(strstr(text, "all CPUs: C1\n"));
 	assert_non_null(strstr(text, "* = significant"));
 	assert_null(strstr(text, "No repetitions"));
@@ -166,13 +175,41 @@ static void test_repetitions(void **state)
 	assert_int_equal(compare_view_build((const json_t *const *)d + 2, (const int[]){ 1, 3 }, 2,
 					    false, &v), 0);
 	assert_string_equal(cell(&v, &v.states, "all CPUs", "C1", 1, 0), "+900us");
-	f = open_memstream(&text, &len);
-	render_compare_view(f, &v, names);
-	fclose(f);
+	text = view_text(&v, names);
 	assert_non_null(strstr(text, "No repetitions: some variant is one run"));
 	free(text);
 	compare_view_free(&v);
 	for (int i = 0; i < 6; i++)
+		json_decref(d[i]);
+}
+
+/* The workload's figures: latency 60, 62 us against 70, 72 us. Base mean
+ * 61us, interval 12.706 x 1414.2 / sqrt(2) = 12.7us; difference +10us,
+ * se = 1414.2, df = 2, half width 4.303 x 1414.2 = 6085 ns (6.085: "6.08us"), t = 7.07:
+ * significant. A column no run has is left out. */
+static void test_figures(void **state)
+{
+	json_t *d[4] = { doc(1e6, 4, 0, 0, 0, 1), doc(1e6, 4, 0, 0, 0, 1), doc(1e6, 4, 0, 0, 0, 1),
+			 doc(1e6, 4, 0, 0, 0, 1) };
+	const int runs[2] = { 2, 2 };
+	const char *const cols[2] = { "latency avg", "none" };
+	const double vals[8] = { 60000, NAN, 62000, NAN, 70000, NAN, 72000, NAN };
+	const char *const names[2] = { "menu", "teo" };
+	struct compare_view v;
+	char *text;
+
+	(void)state;
+	assert_int_equal(compare_view_build((const json_t *const *)d, runs, 2, false, &v), 0);
+	assert_int_equal(compare_view_add_figures(&v, 2, cols, vals), 0);
+	assert_int_equal(v.figures.ncols, 1);
+	assert_string_equal(v.figures.cols[0], "latency avg");
+	assert_string_equal(cell(&v, &v.figures, "workload", "", 0, 0), "61.0us \xc2\xb1" "12.7us");
+	assert_string_equal(cell(&v, &v.figures, "workload", "", 1, 0), "+10.0us \xc2\xb1" "6.08us*");
+	text = view_text(&v, names);
+	assert_non_null(strstr(text, "The workload's own figures"));
+	free(text);
+	compare_view_free(&v);
+	for (int i = 0; i < 4; i++)
 		json_decref(d[i]);
 }
 
@@ -182,6 +219,7 @@ int main(void)
 		cmocka_unit_test(test_number_text),
 		cmocka_unit_test(test_single_pair),
 		cmocka_unit_test(test_repetitions),
+		cmocka_unit_test(test_figures),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

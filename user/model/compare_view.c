@@ -446,6 +446,49 @@ void compare_view_free(struct compare_view *v)
 {
 	table_free(&v->states);
 	table_free(&v->wakeups);
+	table_free(&v->figures);
+}
+
+int compare_view_add_figures(struct compare_view *v, int ncols, const char *const *cols,
+			     const double *vals)
+{
+	struct cv_table *t = &v->figures;
+	int nd = 0, maxrun = 1, keep[CV_MAX_COLS], nk = 0;
+	struct cv_row *r;
+	double *run;
+
+	for (int i = 0; i < v->nr_variants; i++) {
+		nd += v->nr_runs[i];
+		if (v->nr_runs[i] > maxrun)
+			maxrun = v->nr_runs[i];
+	}
+	for (int c = 0; c < ncols && nk < CV_MAX_COLS; c++)
+		for (int d = 0; d < nd; d++)
+			if (!isnan(vals[d * ncols + c])) {
+				keep[nk++] = c;
+				break;
+			}
+	if (!nk)
+		return 0;
+	t->ncols = nk;
+	for (int k = 0; k < nk; k++) {
+		snprintf(t->cols[k], sizeof(t->cols[k]), "%s", cols[keep[k]]);
+		t->unit[k] = CV_NS;
+	}
+	if (!(run = calloc((size_t)maxrun, sizeof(*run))) ||
+	    !(r = add_row(t, v->nr_variants, "workload", ""))) {
+		free(run);
+		return -1;
+	}
+	for (int i = 0, d0 = 0; i < v->nr_variants; d0 += v->nr_runs[i++])
+		for (int k = 0; k < nk; k++) {
+			for (int j = 0; j < v->nr_runs[i]; j++)
+				run[j] = vals[(d0 + j) * ncols + keep[k]];
+			fill_cell(&r->cells[i * nk + k], run, v->nr_runs[i]);
+		}
+	test_cells(t, v->nr_variants);
+	free(run);
+	return 0;
 }
 
 const char *cv_number_text(char *buf, size_t len, enum cv_unit u, double v, bool sign)

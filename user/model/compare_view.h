@@ -43,6 +43,7 @@ struct compare_view {
 	const int *nr_runs;      /* [variant] */
 	struct cv_table states;  /* time, share, entries, too deep, too shallow */
 	struct cv_table wakeups; /* one column per cause any run saw; no rows without wakeups */
+	struct cv_table figures; /* the workload's own numbers (ab's sweep); no rows without */
 };
 
 /* Builds the view of nr_variants variants; variant v is nr_runs[v]
@@ -53,6 +54,12 @@ struct compare_view {
 int compare_view_build(const json_t *const *docs, const int *nr_runs, int nr_variants,
 		       bool per_cpu, struct compare_view *out);
 void compare_view_free(struct compare_view *v);
+/* The workload's own figures as one more table of one row, "workload":
+ * ncols durations named cols, vals[run * ncols + col] over the runs in the
+ * documents' order (NAN where a run lacks one); columns no run has are left
+ * out, and with none the table stays empty. Returns 0 or -1. */
+int compare_view_add_figures(struct compare_view *v, int ncols, const char *const *cols,
+			     const double *vals);
 
 /* The text of a cell in human units: variant 0's value (its mean, with the
  * 95% interval of the mean when it has 2+ runs), a later variant's

@@ -240,6 +240,10 @@ void render_compare_view(FILE *out, const struct compare_view *v, const char *co
 		fputs("\nWakeup causes (CPUs' counts)\n", out);
 		view_table(out, v, &v->wakeups, names, "woken by");
 	}
+	if (v->figures.nrows) {
+		fputs("\nThe workload's own figures (from its output: cyclictest's latency)\n", out);
+		view_table(out, v, &v->figures, names, "figure");
+	}
 	fputc('\n', out);
 	if (tested)
 		fputs("Each cell: the mean of the runs, \xc2\xb1 its 95% interval (the base's mean, the "
