@@ -5,6 +5,7 @@
  * ministat); a sweep gives compare's table per workload. Settings are
  * always restored. */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -46,6 +47,7 @@ struct ab {
 	bool *have;     /* [workload][metric][variant] */
 	json_t **docs;  /* sweep: [workload][variant][repeat], the runs' summaries */
 	int out_fd;     /* sweep: the workload's standard output, read for its figures */
+	const char *save_dir; /* --save-runs: each run's summary kept there */
 	FILE *out;
 	char warning[256]; /* "" none; on stderr, in the table and the JSON */
 };
@@ -62,7 +64,7 @@ static void on_signal(int sig)
 	interrupted = sig;
 }
 
-enum { OPT_SET = 0x400, OPT_REPEAT, OPT_METRIC, OPT_SET_FROM, OPT_WORKLOAD };
+enum { OPT_SET = 0x400, OPT_REPEAT, OPT_METRIC, OPT_SET_FROM, OPT_WORKLOAD, OPT_SAVE_RUNS };
 
 static const struct argp_option options[] = {
 	{ "set", OPT_SET, "KEY=V1,V2", 0,
@@ -76,6 +78,9 @@ static const struct argp_option options[] = {
 	{ "workload", OPT_WORKLOAD, "NAME=COMMAND", 0,
 	  "A workload of the sweep, a shell command; repeatable: every variant runs under each, "
 	  "and each gets compare's table (instead of -- COMMAND)", 0 },
+	{ "save-runs", OPT_SAVE_RUNS, "DIR", 0,
+	  "Keep each run's summary in DIR as [WORKLOAD-]VARIANT-ROUND.json, for compare and "
+	  "report (their runs of one variant separated by --)", 0 },
 	{ 0 }
 };
 
@@ -149,6 +154,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (a->nr_metrics == MAX_METRICS - NR_WL_FIGURES)
 			argp_error(state, "at most %d --metric", MAX_METRICS - NR_WL_FIGURES);
 		a->metrics[a->nr_metrics++] = arg;
+		break;
+	case OPT_SAVE_RUNS:
+		a->save_dir = arg;
 		break;
 	case OPT_WORKLOAD: {
 		const char *eq = strchr(arg, '=');
@@ -306,6 +314,35 @@ static int collect(struct ab *a, int w, const char *path, int v, int r, char *er
 		json_decref(doc);
 	}
 	return 0;
+}
+
+/* --save-runs: the summary at fd as DIR/[WORKLOAD-]VARIANT-ROUND.json, the
+ * variant's spaces as '_'. Returns 0, or -1 with a reason in err. */
+static int save_run(struct ab *a, int fd, int w, int v, int r, char *err, size_t errlen)
+{
+	char name[256], path[PATH_MAX], *buf = NULL;
+	off_t len = lseek(fd, 0, SEEK_END);
+	FILE *f;
+	int ret = -1;
+
+	variant_name(a, v, name, sizeof(name));
+	for (char *c = name; *c; c++)
+		if (*c == ' ' || *c == '/')
+			*c = '_';
+	snprintf(path, sizeof(path), "%s/%s%s%s-%d.json", a->save_dir, w >= 0 ? a->wl_name[w] : "",
+		 w >= 0 ? "-" : "", name, r + 1);
+	if (len < 0 || !(buf = malloc((size_t)len + 1)) || pread(fd, buf, (size_t)len, 0) != len) {
+		snprintf(err, errlen, "cannot read the run's summary: %s", strerror(errno));
+	} else if (!(f = fopen(path, "we"))) {
+		snprintf(err, errlen, "cannot write '%.300s': %s", path, strerror(errno));
+	} else {
+		if (fwrite(buf, 1, (size_t)len, f) != (size_t)len || fclose(f))
+			snprintf(err, errlen, "cannot write '%.300s': %s", path, strerror(errno));
+		else
+			ret = 0;
+	}
+	free(buf);
+	return ret;
 }
 
 static void stats_of(struct ab *a, int w, int m, int v, struct sample_stats *st)
@@ -487,6 +524,10 @@ int cmd_ab(int argc, char **argv)
 		a.out = stdout;
 		goto out;
 	}
+	if (a.save_dir && access(a.save_dir, W_OK | X_OK)) {
+		diag_error("--save-runs: cannot write in '%s': %s", a.save_dir, strerror(errno));
+		goto out;
+	}
 	check_disable_under_haltpoll(&a);
 	if (a.warning[0])
 		fprintf(stderr, "idlescope: warning: %s\n", a.warning);
@@ -550,7 +591,8 @@ int cmd_ab(int argc, char **argv)
 			}
 			if (st.killed_by) /* said by child_run */
 				goto restore;
-			if (collect(&a, w, path, v, r, err, sizeof(err))) {
+			if (collect(&a, w, path, v, r, err, sizeof(err)) ||
+			    (a.save_dir && save_run(&a, fd, w, v, r, err, sizeof(err)))) {
 				diag_error("run %d (%s) failed: %s", k, name, err);
 				goto restore;
 			}
