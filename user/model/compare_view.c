@@ -70,29 +70,47 @@ static bool entity_in(const json_t *doc, const struct entity *e)
 	}
 }
 
-/* The CPUs of group g in doc, as their JSON objects, at most max. */
-static int group_cpus(const json_t *doc, const json_t *g, const json_t **out, int max)
+/* The sum over the CPUs of group g in doc of the number at key in the
+ * object pick(cpu, arg) gives; false when no CPU has it. The kernel counts
+ * too deep, too shallow and wakeups per CPU: a group's are its CPUs'. */
+static bool group_sum(const json_t *doc, const json_t *g,
+		      const json_t *(*pick)(const json_t *cpu, const char *arg), const char *arg,
+		      const char *key, double *out)
 {
+	const char *list = json_string_value(json_object_get(g, "cpus"));
 	struct cpulist l;
 	char err[64];
+	bool any = false;
 	size_t i;
 	json_t *c;
-	int n = 0;
 
-	const char *list = json_string_value(json_object_get(g, "cpus"));
-
+	*out = 0;
 	if (!list || cpulist_parse(list, &l, err, sizeof(err)))
-		return 0;
+		return false;
 	json_array_foreach(json_object_get(doc, "cpus"), i, c) {
 		json_int_t cpu = json_integer_value(json_object_get(c, "cpu"));
+		json_t *v;
 
-		if (cpu >= 0 && cpu < IS_CPULIST_MAX && cpulist_has(&l, (int)cpu) && n < max)
-			out[n++] = c;
+		if (cpu < 0 || cpu >= IS_CPULIST_MAX || !cpulist_has(&l, (int)cpu))
+			continue;
+		v = json_object_get(pick(c, arg), key);
+		if (json_is_number(v)) {
+			*out += json_number_value(v);
+			any = true;
+		}
 	}
-	return n;
+	return any;
 }
 
-#define MAX_MEMBERS 4096
+static const json_t *state_of_cpu(const json_t *cpu, const char *state)
+{
+	return by_name(json_object_get(cpu, "states"), state);
+}
+
+static const json_t *cause_of_cpu(const json_t *cpu, const char *cause)
+{
+	return json_object_get(json_object_get(json_object_get(cpu, "wakeups"), "causes"), cause);
+}
 
 /* The state col of entity e in doc; false when doc lacks it. */
 static bool state_value(const json_t *doc, const struct entity *e, const char *state, int col,
@@ -126,24 +144,8 @@ static bool state_value(const json_t *doc, const struct entity *e, const char *s
 		*out = json_number_value(json_object_get(st, "time_ns")) / dur;
 		return true;
 	case COL_ENTRIES: *out = json_number_value(json_object_get(st, "periods")); return true;
-	default: {
-		/* the kernel counts these per CPU: the group's CPUs' sum */
-		static const json_t *members[MAX_MEMBERS];
-		int n = group_cpus(doc, g, members, MAX_MEMBERS);
-		bool any = false;
-
-		*out = 0;
-		for (int i = 0; i < n; i++) {
-			json_t *v = json_object_get(by_name(json_object_get(members[i], "states"), state),
-						    col == COL_ABOVE ? "above" : "below");
-
-			if (json_is_number(v)) {
-				*out += json_number_value(v);
-				any = true;
-			}
-		}
-		return any;
-	}
+	default:
+		return group_sum(doc, g, state_of_cpu, state, col == COL_ABOVE ? "above" : "below", out);
 	}
 }
 
@@ -167,23 +169,7 @@ static bool wakeup_value(const json_t *doc, const struct entity *e, const char *
 		return true;
 	}
 	g = group_of(doc, e->name);
-	if (!g)
-		return false;
-	{
-		static const json_t *m[MAX_MEMBERS];
-		int n = group_cpus(doc, g, m, MAX_MEMBERS);
-		bool any = false;
-
-		*out = 0;
-		for (int i = 0; i < n; i++) {
-			v = json_object_get(json_object_get(causes_of(m[i]), cause), "count");
-			if (json_is_number(v)) {
-				*out += json_number_value(v);
-				any = true;
-			}
-		}
-		return any;
-	}
+	return g && group_sum(doc, g, cause_of_cpu, cause, "count", out);
 }
 
 struct names {

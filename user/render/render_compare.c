@@ -166,13 +166,20 @@ int render_compare(FILE *f, enum out_format fmt, const struct compare_report *c)
 	return 0;
 }
 
-/* printf's widths count bytes; "±" is two */
+/* Characters of UTF-8 s: printf's widths count bytes, and "±" is two. */
+static int chars_of(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
 static void pad(FILE *out, const char *s, int width, bool left)
 {
-	int chars = 0;
+	int chars = chars_of(s);
 
-	for (const char *p = s; *p; p++)
-		chars += ((unsigned char)*p & 0xc0) != 0x80;
 	if (left)
 		fputs(s, out);
 	for (int i = chars; i < width; i++)
@@ -194,11 +201,8 @@ static void view_table(FILE *out, const struct compare_view *v, const struct cv_
 		cw[c] = (int)strlen(t->cols[c]) > 8 ? (int)strlen(t->cols[c]) : 8;
 		for (int r = 0; r < t->nrows; r++)
 			for (int i = 0; i < v->nr_variants; i++) {
-				int n = 0;
+				int n = chars_of(cv_cell_text(buf, sizeof(buf), v, t, &t->rows[r], i, c));
 
-				cv_cell_text(buf, sizeof(buf), v, t, &t->rows[r], i, c);
-				for (const char *p = buf; *p; p++)
-					n += ((unsigned char)*p & 0xc0) != 0x80;
 				if (n > cw[c])
 					cw[c] = n;
 			}
