@@ -135,3 +135,81 @@ EOS
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"cpu_dma_latency takes 'none' or microseconds"* ]]
 }
+
+# A sweep: every variant under each workload, interleaved (round, workload,
+# variant); the governor each run sees is the oracle of the order (the
+# governor file exists without a cpuidle driver too; PM QoS is no oracle
+# here, other users of the machine hold requests of their own),
+# cyclictest's own printed Avg of its figure, and the settings come back.
+@test "ab --workload: one table per workload, the workload's own figure, restored" {
+	local log="$BATS_TEST_TMPDIR/gov.log" out="$BATS_TEST_TMPDIR/sweep.json"
+	local qos="$BATS_TEST_TMPDIR/gov.sh" g
+	for g in menu ladder; do
+		grep -qw "$g" "$CPUIDLE/available_governors" || skip "needs the menu and ladder governors"
+	done
+	printf '#!/bin/sh\ncat %s/current_governor >> %s\nsleep 0.2\n' "$CPUIDLE" "$log" >"$qos"
+	chmod +x "$qos"
+	run --separate-stderr "$IDLESCOPE" ab --set governor=menu,ladder --repeat 2 \
+		--workload "qos=$qos" --workload "cyc=cyclictest --laptop -q -t1 -i 1000 -l 200" \
+		--format json -o "$out"
+	[ "$status" -eq 0 ]
+	[ "$(cat "$CPUIDLE/current_governor")" = "$SAVED_GOVERNOR" ]
+	diff "$log" <(printf '%s\n' menu ladder menu ladder)
+	[ "$(grep -c '^idlescope ab: run [0-9]/8, governor=[a-z]*, \(qos\|cyc\)$' <<<"$stderr")" -eq 8 ]
+	jq -e '.schema == "idlescope-ab-sweep/1" and [.workloads[].name] == ["qos", "cyc"] and
+	       (.workloads[1].command | startswith("cyclictest"))' "$out"
+	# cyclictest's lines, passed through in run order: each Avg (us) is its run's figure
+	grep -oE 'Avg: *[0-9]+' <<<"$output" | awk '{ print $2 * 1000 }' >"$BATS_TEST_TMPDIR/printed"
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/printed")" -eq 4 ]
+	jq -r '.workloads[1].ab.metrics[] | select(.metric == "workload.latency_avg_ns") | .variants |
+	       [.[0].runs[0], .[1].runs[0], .[0].runs[1], .[1].runs[1]][]' "$out" >"$BATS_TEST_TMPDIR/reported"
+	diff "$BATS_TEST_TMPDIR/printed" "$BATS_TEST_TMPDIR/reported"
+	# the qos script prints none, and every run has its summary's metrics
+	jq -e '.workloads[0].ab.metrics[] | select(.metric == "workload.latency_avg_ns") |
+	       .variants | all(.n == 0)' "$out"
+	jq -e '[.workloads[].ab.metrics[] | select(.metric == "total.entries") | .variants[].n] == [2, 2, 2, 2]' "$out"
+
+	# the table: a section per workload in compare's layout; the figures only
+	# where the workload printed them, their mean that of cyclictest's Avg
+	: >"$log"
+	local runs="$BATS_TEST_TMPDIR/runs"
+	mkdir "$runs"
+	run --separate-stderr "$IDLESCOPE" ab --set governor=menu,ladder --repeat 2 \
+		--workload "qos=$qos" --workload "cyc=cyclictest --laptop -q -t1 -i 1000 -l 200" \
+		--save-runs "$runs"
+	[ "$status" -eq 0 ]
+	[ "$(ls "$runs" | wc -l)" -eq 8 ]
+	# the saved runs through compare (runs per variant split by --): the
+	# same cells as ab's table of that workload, line for line
+	"$IDLESCOPE" compare "$runs"/cyc-governor=menu-*.json -- \
+		"$runs"/cyc-governor=ladder-*.json >"$BATS_TEST_TMPDIR/compare.txt"
+	awk '/^Idle states/ { on = 1; next } on && /^$/ { exit } on && /^  / { $1 = $2 = $3 = ""; print; next } on' \
+		"$BATS_TEST_TMPDIR/compare.txt" >"$BATS_TEST_TMPDIR/c.cells"
+	sed -n '/^=== workload cyc/,$p' <<<"$output" |
+		awk '/^Idle states/ { on = 1; next } on && /^$/ { exit } on && /^  / { $1 = ""; print; next } on' \
+		>"$BATS_TEST_TMPDIR/a.cells"
+	[ -s "$BATS_TEST_TMPDIR/a.cells" ]
+	diff <(tr -s ' ' <"$BATS_TEST_TMPDIR/a.cells" | sed 's/^ //') <(tr -s ' ' <"$BATS_TEST_TMPDIR/c.cells" | sed 's/^ //')
+	echo "$output"
+	[ "$(grep -c '^=== workload ' <<<"$output")" -eq 2 ]
+	[ "$(grep -c '^all CPUs: ' <<<"$output")" -ge 2 ]
+	[ "$(grep -c "^The workload's own figures" <<<"$output")" -eq 1 ]
+	sed -n '/^=== workload cyc/,$p' <<<"$output" | grep -q "^The workload's own figures"
+	local want got
+	want=$(grep -oE 'Avg: *[0-9]+' <<<"$output" | awk '{ print $2 }' | awk 'NR % 2 == 1 { s += $1; n++ } END { print s / n * 1000 }')
+	got=$(awk '/^The workload.s own figures/ { on = 1 } on && /^  governor=menu/ { print $2; exit }' <<<"$output")
+	echo "latency avg: table $got, cyclictest $want ns"
+	awk -v g="$got" -v w="$want" 'BEGIN {
+		m = 1; if (g ~ /us$/) m = 1e3; else if (g ~ /ms$/) m = 1e6; else if (g ~ /ns$/) m = 1
+		sub(/[a-z]+$/, "", g); d = g * m - w; if (d < 0) d = -d
+		exit !(d <= 0.005 * w + 0.5) }'
+	[ "$(cat "$CPUIDLE/current_governor")" = "$SAVED_GOVERNOR" ]
+	# --workload needs NAME=COMMAND, and takes no -- COMMAND beside it
+	run "$IDLESCOPE" ab --set governor=menu,ladder --workload cyc
+	[ "$status" -eq 2 ]
+	run "$IDLESCOPE" ab --set governor=menu,ladder --workload a=true -- true
+	[ "$status" -eq 2 ]
+	run "$IDLESCOPE" ab --set governor=menu,ladder --workload a=true --save-runs /nonexistent
+	[ "$status" -eq 1 ]
+	[[ "$output" == "idlescope: --save-runs: cannot write in '/nonexistent'"* ]]
+}

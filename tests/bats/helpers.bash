@@ -404,3 +404,22 @@ host_profile() { # the replay profile of this machine, from its sysfs (cpu0's ta
 	done
 	printf ']}\n'
 }
+
+# compare's table from the JSON alone (compare.bats, report.bats): per
+# (entity, state) of a summary, tab-separated: entity, state, time_ns,
+# share, entries, above, below; a group's share is its time over the window,
+# its above and below the sums over its CPUs (a list "a-b,c" expanded).
+compare_expected_rows() { # json
+	jq -r '
+	def cpus_of($l): [$l | split(",")[] |
+		if test("-") then (split("-") | map(tonumber)) as [$a, $b] | range($a; $b + 1)
+		else tonumber end];
+	. as $d |
+	((.totals.states[] | ["all CPUs", .name, .time_ns, .share, .entries, .above, .below]),
+	 ((.groups.groups // [])[] | . as $g | cpus_of($g.cpus) as $cs | .states[] | . as $s |
+	  [$g.name, .name, .time_ns, (.time_ns / $d.duration_ns), .periods,
+	   ([$d.cpus[] | select(.cpu as $c | $cs | index($c)) | .states[] |
+	     select(.name == $s.name) | .above] | add),
+	   ([$d.cpus[] | select(.cpu as $c | $cs | index($c)) | .states[] |
+	     select(.name == $s.name) | .below] | add)])) | @tsv' "$1"
+}

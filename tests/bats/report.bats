@@ -78,11 +78,17 @@ bad_cells() { # dom index json is_hist
 		| $cells | split("\n")[] | select(length > 0) | split("\t") | . as [$p, $v, $t]
 		| ($root | getpath($p | split(".") | map(tonumber? // .))) as $j
 		| (if $v == "null" then null else ($v | tonumber) end) as $dv
+		# a duration shows in human units (3 significant digits: within 0.5%)
+		| ($t | capture("^(?<x>-?[0-9.]+)(?<u>ns|us|ms|s)$")? // null) as $h
+		| (if $h then ($h.x | tonumber) * {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}[$h.u]
+		   else null end) as $ht
 		| select($j != $dv
 			 or ($v == "null" and $t != "-" and $t != "n/a")
+			 or ($h != null and ($p | endswith("_ns") | not))
 			 or ($v != "null" and $t != $v and
-			     (($t | endswith("%") | not) or
-			      ((($t | rtrimstr("%") | tonumber) - 100 * $dv) | fabs) > 0.0050001)))
+			     (if $h then (($ht - $dv) | fabs) > 0.005 * ($dv | fabs) + 0.5
+			      else (($t | endswith("%") | not) or
+			      ((($t | rtrimstr("%") | tonumber) - 100 * $dv) | fabs) > 0.0050001) end)))
 		| "\($p): page \($v) shown as \($t), JSON \($j)"'
 }
 
@@ -202,6 +208,16 @@ HIST_RE='^[0-9]+\.histograms\.[0-9]+\.(count|sum_ns|min_ns|max_ns|p50_ns|p90_ns|
 	[ -z "$bad" ]
 	bad=$(bad_cells "$BATS_FILE_TMPDIR/old-dom.html" 0 "$FIX/older-record.json" false)
 	[ -z "$bad" ]
+	# durations in human units, the exact nanoseconds in the tooltip
+	local ns_cells
+	ns_cells=$(grep -oE '<td class="n"[^>]* data-p="[^"]*_ns" data-v="[0-9-]+">[^<]*<' "$dom")
+	[ -n "$ns_cells" ]
+	run ! grep -vE '^<td class="n" title="(-?[0-9]+) ns" data-f="[0-9]+" data-p="[^"]*" data-v="\1">-?[0-9.]+(ns|us|ms|s)<$' <<<"$ns_cells"
+	# the check itself fails on a duration shown wrong
+	sed -E '0,/(data-p="totals.busy_ns" data-v="[0-9]+")>[^<]*</s//\1>1.00ns</' \
+		"$dom" >"$BATS_TEST_TMPDIR/wrong.html"
+	bad=$(bad_cells "$BATS_TEST_TMPDIR/wrong.html" 0 "$EX/pack-2cpu.json" false)
+	[[ "$bad" == "totals.busy_ns: page "*" shown as 1.00ns"* ]]
 	# the check itself fails on a wrong number: shift one cell's value
 	sed -E '0,/data-p="totals.entries" data-v="[0-9]+">[0-9]+</s//data-p="totals.entries" data-v="1">1</' \
 		"$dom" >"$BATS_TEST_TMPDIR/wrong.html"
@@ -223,7 +239,7 @@ HIST_RE='^[0-9]+\.histograms\.[0-9]+\.(count|sum_ns|min_ns|max_ns|p50_ns|p90_ns|
 				elif ($m | endswith(".time_ns")) then $d.cpus[1].states[1].time_ns
 				else $d.cpus[1].states[1].entries end;
 			[v($a[0]), v($b[0]), v($b[0]) - v($a[0])] | map(tostring) | join(" ")')
-		got=$(echo "$row" | grep -oE 'class="n (v|d)" data-i="[01]" data-v="[^"]*"' | head -3 |
+		got=$(echo "$row" | grep -oE 'class="n (v|d)" title="[^"]*" data-i="[01]" data-v="[^"]*"' | head -3 |
 			sed -E 's/.*data-v="([^"]*)"/\1/' | tr '\n' ' ' | sed 's/ $//')
 		echo "$m: page $got, files $want"
 		# compare as numbers (jq's and the page's shortest forms may differ in spelling)
@@ -294,7 +310,7 @@ HIST_RE='^[0-9]+\.histograms\.[0-9]+\.(count|sum_ns|min_ns|max_ns|p50_ns|p90_ns|
 	[ ! -e "$o" ]
 	run "$IDLESCOPE" report "$EX/pack-2cpu.json"
 	[ "$status" -eq 2 ]
-	[[ "$output" == *"--html OUT.html is required"* ]]
+	[[ "$output" == *"-o OUT.html is required"* ]]
 	run "$IDLESCOPE" report --html "$o"
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"need at least one FILE.json"* ]]
@@ -315,4 +331,71 @@ HIST_RE='^[0-9]+\.histograms\.[0-9]+\.(count|sum_ns|min_ns|max_ns|p50_ns|p90_ns|
 	[ "$status" -eq 0 ]
 	grep -qF "data-f=\"0\" data-p=\"duration_ns\" data-v=\"$(jq .duration_ns "$EX/record-wakeups-cyclictest.json")\"" "$o"
 	grep -qF "data-p=\"totals.entries\" data-v=\"$(jq .totals.entries "$EX/record-wakeups-cyclictest.json")\"" "$o"
+}
+
+# The comparison view's cells (data-i data-e data-s data-c data-v, text) of
+# table $2 in DOM $1, tab-separated, names unescaped.
+view_cells() { # dom table-id
+	sed -n "/id=\"$2\"/,/<\/table>/p" "$1" |
+		grep -oE 'data-i="[0-9]+" data-e="[^"]*" data-s="[^"]*" data-c="[^"]*" data-v="[^"]*">[^<]*<' |
+		sed -E 's/^data-i="([0-9]+)" data-e="([^"]*)" data-s="([^"]*)" data-c="([^"]*)" data-v="([^"]*)">([^<]*)<$/\1\t\2\t\3\t\4\t\5\t\6/' |
+		sed -e 's/&lt;/</g; s/&gt;/>/g; s/&quot;/"/g; s/&#39;/'"'"'/g; s/&amp;/\&/g'
+}
+
+@test "report: the comparison table, every cell the JSON's value or difference, in units" {
+	local dom=$BATS_FILE_TMPDIR/dom.html a=$EX/pack-2cpu.json b=$FIX/other.json c=$EX/record-wakeups-cyclictest.json
+	view_cells "$dom" cv-states >"$BATS_TEST_TMPDIR/cells"
+	compare_expected_rows "$a" >"$BATS_TEST_TMPDIR/e0"
+	compare_expected_rows "$b" >"$BATS_TEST_TMPDIR/e1"
+	compare_expected_rows "$c" >"$BATS_TEST_TMPDIR/e2"
+	# data-v: the base's number, the others' difference from it; n.a. (null)
+	# exactly where that input has no entries; the text in units
+	awk -F'\t' '
+	function unit_ok(col, t) {
+		if (col == "time") return t ~ /^[+-]?[0-9.]+(ns|us|ms|s)$/ || t == "0"
+		if (col == "share") return t ~ /^[+-]?[0-9.]+%$/
+		return t ~ /^[+-]?[0-9]+(\.[0-9])?$/
+	}
+	FILENAME ~ /e[0-9]$/ { f = substr(FILENAME, length(FILENAME)); e[f, $1 FS $2] = $0; next }
+	{
+		i = $1; key = $2 FS $3; col = $4
+		k = col == "time" ? 3 : col == "share" ? 4 : col == "entries" ? 5 : col == "too deep" ? 6 : 7
+		if (!((i, key) in e)) { if ($5 != "null" || $6 != "-") { print "not in input", i, key, $6; bad++ }; next }
+		split(e[i, key], o, FS); split(e[0, key], z, FS)
+		if (o[5] == 0) { if ($5 != "null" || $6 != "n.a.") { print key, i, col, $6, "want n.a."; bad++ }; next }
+		want = i == 0 ? o[k] : o[k] - ((0, key) in e ? z[k] : 0)
+		d = $5 - want; if (d < 0) d = -d; w = want < 0 ? -want : want
+		if (d > 1e-9 * w + 1e-12) { print key, i, col, "page", $5, "want", want; bad++ }
+		if (!unit_ok(col, $6)) { print key, i, col, "shown", $6; bad++ }
+		n++
+	}
+	END { print n, "cells"; exit bad > 0 || n < 20 }' \
+		"$BATS_TEST_TMPDIR/e0" "$BATS_TEST_TMPDIR/e1" "$BATS_TEST_TMPDIR/e2" "$BATS_TEST_TMPDIR/cells"
+	# single runs: said so, nothing marked
+	grep -q 'No repetitions: an input of one run' "$dom"
+	run ! grep -q 'class="n cv sig"' "$dom"
+	# the largest differences, sorted when written (the CSP allows no script):
+	# the time column's data-v in descending size
+	view_cells "$dom" cv-largest | awk -F'\t' '$4 == "time" { print ($5 < 0 ? -$5 : $5) }' >"$BATS_TEST_TMPDIR/sizes"
+	[ -s "$BATS_TEST_TMPDIR/sizes" ]
+	sort -g -r -c "$BATS_TEST_TMPDIR/sizes"
+	# Chromium's DOM has them too, with their units
+	view_cells "$dom" cv-states | awk -F'\t' '$4 == "time" && $6 ~ /(us|ms|s)$/' | grep -q .
+}
+
+@test "report: runs per variant (--): means with intervals, a significant difference marked" {
+	local o=$BATS_TEST_TMPDIR/runs.html a=$EX/pack-pinned.json b=$EX/pack-2cpu.json
+	run "$IDLESCOPE" report "$a" "$a" -- "$b" "$b" -o "$o"
+	[ "$status" -eq 0 ]
+	grep -qF '1: pack-pinned.json (2 runs)' "$o"
+	# identical runs: no spread, so the different means are significant
+	grep -qE 'class="n cv sig" title="[^"]*significant" data-i="1" data-e="all CPUs" data-s="haltpoll idle" data-c="time" data-v="1484307683">\+1.48s ±0\*<' "$o"
+	[ "$(jq '[.totals.states[] | select(.name == "haltpoll idle") | .time_ns] | .[0]' "$b")" -eq \
+		$(( $(jq '[.totals.states[] | select(.name == "haltpoll idle") | .time_ns] | .[0]' "$a") + 1484307683 )) ]
+	# --html is -o's alias; -- with no file on a side is a usage error
+	run "$IDLESCOPE" report "$a" --html "$BATS_TEST_TMPDIR/alias.html"
+	[ "$status" -eq 0 ]
+	[ -s "$BATS_TEST_TMPDIR/alias.html" ]
+	run "$IDLESCOPE" report "$a" -- -o "$o"
+	[ "$status" -eq 2 ]
 }

@@ -153,12 +153,26 @@ static void test_cells(void **state)
 
 	(void)state;
 	CAPTURE(s, html_num_cell(f, 1, n, "cpus.1.states.1.time_ns"));
-	assert_string_equal(s, "<td class=\"n\" data-f=\"1\" data-p=\"cpus.1.states.1.time_ns\" "
-			       "data-v=\"812345678\">812345678</td>");
+	/* a duration in human units, exact in the tooltip and data-v */
+	assert_string_equal(s, "<td class=\"n\" title=\"812345678 ns\" data-f=\"1\" "
+			       "data-p=\"cpus.1.states.1.time_ns\" data-v=\"812345678\">812ms</td>");
+	free(s);
+	json_decref(n);
+	n = json_integer(-1500);
+	CAPTURE(s, html_num_cell(f, 0, n, "rows.0.time_diff_ns"));
+	assert_string_equal(s, "<td class=\"n\" title=\"-1500 ns\" data-f=\"0\" "
+			       "data-p=\"rows.0.time_diff_ns\" data-v=\"-1500\">-1.50us</td>");
+	free(s);
+	json_decref(n);
+	/* a count stays the integer */
+	n = json_integer(39792);
+	CAPTURE(s, html_num_cell(f, 0, n, "totals.entries"));
+	assert_string_equal(s, "<td class=\"n\" data-f=\"0\" data-p=\"totals.entries\" "
+			       "data-v=\"39792\">39792</td>");
 	free(s);
 	CAPTURE(s, html_pct_cell(f, 0, v, "a.share"));
-	assert_string_equal(s, "<td class=\"n\" data-f=\"0\" data-p=\"a.share\" "
-			       "data-v=\"0.5457419434483302\">54.57%</td>");
+	assert_string_equal(s, "<td class=\"n\" title=\"0.5457419434483302\" data-f=\"0\" "
+			       "data-p=\"a.share\" data-v=\"0.5457419434483302\">54.57%</td>");
 	free(s);
 	CAPTURE(s, html_num_cell(f, 0, z, "a.rejected"));
 	assert_string_equal(s, "<td class=\"n\" data-f=\"0\" data-p=\"a.rejected\" data-v=\"null\">-</td>");

@@ -6,6 +6,7 @@
 #include <jansson.h>
 
 #include "render/render_ab.h"
+#include "render/render_compare.h"
 
 static const struct ab_row *row_of(const struct ab_report *a, int m, int v)
 {
@@ -50,7 +51,7 @@ static void table(FILE *out, const struct ab_report *a)
 	}
 }
 
-static void json(FILE *out, const struct ab_report *a)
+static json_t *ab_doc(const struct ab_report *a)
 {
 	json_t *root = json_object(), *variants = json_array(), *metrics = json_array();
 
@@ -90,6 +91,13 @@ static void json(FILE *out, const struct ab_report *a)
 	json_object_set_new(root, "metrics", metrics);
 	json_object_set_new(root, "warnings",
 			    a->warning[0] ? json_pack("[s]", a->warning) : json_array());
+	return root;
+}
+
+static void json(FILE *out, const struct ab_report *a)
+{
+	json_t *root = ab_doc(a);
+
 	json_dumpf(root, out, JSON_INDENT(2));
 	fputc('\n', out);
 	json_decref(root);
@@ -101,4 +109,33 @@ void render_ab(FILE *f, enum out_format fmt, const struct ab_report *r)
 		json(f, r);
 	else
 		table(f, r);
+}
+
+void render_ab_sweep(FILE *f, enum out_format fmt, const struct ab_sweep *s)
+{
+	const struct ab_report *r0 = &s->reports[0];
+
+	if (fmt == FMT_JSON) {
+		json_t *root = json_object(), *ws = json_array();
+
+		for (int w = 0; w < s->nr_workloads; w++)
+			json_array_append_new(ws, json_pack("{s:s,s:s,s:o}", "name", s->names[w],
+							    "command", s->commands[w], "ab",
+							    ab_doc(&s->reports[w])));
+		json_object_set_new(root, "schema", json_string("idlescope-ab-sweep/1"));
+		json_object_set_new(root, "workloads", ws);
+		json_dumpf(root, f, JSON_INDENT(2));
+		fputc('\n', f);
+		json_decref(root);
+		return;
+	}
+	fprintf(f, "ab: %d variant%s x %d workload%s x %d run%s, interleaved\n", r0->nr_variants,
+		r0->nr_variants == 1 ? "" : "s", s->nr_workloads, s->nr_workloads == 1 ? "" : "s",
+		r0->repeat, r0->repeat == 1 ? "" : "s");
+	if (r0->warning[0])
+		fprintf(f, "warning: %s\n", r0->warning);
+	for (int w = 0; w < s->nr_workloads; w++) {
+		fprintf(f, "\n=== workload %s: %s\n\n", s->names[w], s->commands[w]);
+		render_compare_view(f, &s->views[w], r0->variants);
+	}
 }

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "model/compare_view.h"
 #include "model/stats.h"
 #include "render/render.h"
 
@@ -28,5 +29,18 @@ struct ab_report {
 
 /* FMT_JSON, else the table. */
 void render_ab(FILE *f, enum out_format fmt, const struct ab_report *r);
+
+/* A sweep (--workload): per workload its runs as ab's model and compare's
+ * table of them. */
+struct ab_sweep {
+	int nr_workloads;
+	const char *const *names, *const *commands;
+	const struct ab_report *reports;  /* [workload] */
+	const struct compare_view *views; /* [workload]; variants named as reports' */
+};
+
+/* FMT_JSON: "idlescope-ab-sweep/1", each workload's "idlescope-ab/1"
+ * document under "ab"; else per workload its header and compare's table. */
+void render_ab_sweep(FILE *f, enum out_format fmt, const struct ab_sweep *s);
 
 #endif

@@ -1,6 +1,7 @@
 /* compare's table, CSV and JSON (render_compare.h): values, deltas and
  * percent changes from BASE, matched by metric name. */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -163,4 +164,100 @@ int render_compare(FILE *f, enum out_format fmt, const struct compare_report *c)
 	table(f, c);
 	unmatched_text(f, c);
 	return 0;
+}
+
+/* Characters of UTF-8 s: printf's widths count bytes, and "±" is two. */
+static int chars_of(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+static void pad(FILE *out, const char *s, int width, bool left)
+{
+	int chars = chars_of(s);
+
+	if (left)
+		fputs(s, out);
+	for (int i = chars; i < width; i++)
+		fputc(' ', out);
+	if (!left)
+		fputs(s, out);
+}
+
+static void view_table(FILE *out, const struct compare_view *v, const struct cv_table *t,
+		       const char *const *names, const char *title)
+{
+	int nw = 4, cw[CV_MAX_COLS];
+	char buf[96];
+
+	for (int i = 0; i < v->nr_variants; i++)
+		if ((int)strlen(names[i]) + 2 > nw)
+			nw = (int)strlen(names[i]) + 2;
+	for (int c = 0; c < t->ncols; c++) {
+		cw[c] = (int)strlen(t->cols[c]) > 8 ? (int)strlen(t->cols[c]) : 8;
+		for (int r = 0; r < t->nrows; r++)
+			for (int i = 0; i < v->nr_variants; i++) {
+				int n = chars_of(cv_cell_text(buf, sizeof(buf), v, t, &t->rows[r], i, c));
+
+				if (n > cw[c])
+					cw[c] = n;
+			}
+	}
+	pad(out, title, nw, true);
+	for (int c = 0; c < t->ncols; c++) {
+		fputs("  ", out);
+		pad(out, t->cols[c], cw[c], false);
+	}
+	fputc('\n', out);
+	for (int r = 0; r < t->nrows; r++) {
+		const struct cv_row *row = &t->rows[r];
+
+		fprintf(out, "%s%s%s\n", row->entity, *row->label ? ": " : "", row->label);
+		for (int i = 0; i < v->nr_variants; i++) {
+			fputs("  ", out);
+			pad(out, names[i], nw - 2, true);
+			for (int c = 0; c < t->ncols; c++) {
+				fputs("  ", out);
+				pad(out, cv_cell_text(buf, sizeof(buf), v, t, row, i, c), cw[c], false);
+			}
+			fputc('\n', out);
+		}
+	}
+}
+
+void render_compare_view(FILE *out, const struct compare_view *v, const char *const *names)
+{
+	bool single = false, tested = false;
+
+	for (int i = 0; i < v->nr_variants; i++)
+		single |= v->nr_runs[i] < 2;
+	tested = !single;
+	fprintf(out, "Idle states: base %s, then each other's difference from it; too deep "
+		     "and too shallow are the CPUs' counts\n",
+		names[0]);
+	view_table(out, v, &v->states, names, "state");
+	if (v->wakeups.nrows) {
+		fputs("\nWakeup causes (CPUs' counts)\n", out);
+		view_table(out, v, &v->wakeups, names, "woken by");
+	}
+	if (v->figures.nrows) {
+		fputs("\nThe workload's own figures (from its output: cyclictest's latency)\n", out);
+		view_table(out, v, &v->figures, names, "figure");
+	}
+	fputc('\n', out);
+	if (tested)
+		fputs("Each cell: the mean of the runs, \xc2\xb1 its 95% interval (the base's mean, the "
+		      "others' difference); * = significant (Welch's t-test, 95%).\n",
+		      out);
+	else
+		fprintf(out, "No repetitions: %s one run, so no difference is tested; give "
+			     "several files per variant (BASE... -- OTHER...).\n",
+			v->nr_variants == 2 && v->nr_runs[0] < 2 && v->nr_runs[1] < 2
+				? "each side is"
+				: "some variant is");
+	fputs("n.a.: a state never entered. --all lists every metric.\n", out);
 }

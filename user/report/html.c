@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/units.h"
+
 void html_escape(FILE *f, const char *s)
 {
 	for (; s && *s; s++) {
@@ -106,18 +108,43 @@ int template_expand(FILE *f, const char *tpl,
 	return 0;
 }
 
+/* A duration's key: "time_ns", "p99_ns", "lo_ns"; the last field of path. */
+static bool is_duration(const char *path)
+{
+	const char *last = strrchr(path, '.');
+	size_t n;
+
+	last = last ? last + 1 : path;
+	n = strlen(last);
+	return n > 3 && !strcmp(last + n - 3, "_ns");
+}
+
 static void num_cell(FILE *f, int fi, const json_t *v, const char *path, bool pct)
 {
 	char raw[48], shown[48];
+	bool dur = false;
 
 	fmt_json_number(raw, sizeof(raw), v);
-	if (json_is_null(v) || !json_is_number(v))
+	if (json_is_null(v) || !json_is_number(v)) {
 		snprintf(shown, sizeof(shown), "-");
-	else if (pct)
+	} else if (pct) {
 		fmt_pct(shown, sizeof(shown), json_number_value(v));
-	else
+	} else if ((dur = is_duration(path))) {
+		/* human units on screen; the exact nanoseconds in the tooltip and data-v */
+		double x = json_number_value(v);
+		char h[32];
+
+		fmt_ns(h, sizeof(h), (uint64_t)(fabs(x) + 0.5));
+		snprintf(shown, sizeof(shown), "%s%s", x < 0 ? "-" : "", h);
+	} else {
 		snprintf(shown, sizeof(shown), "%s", raw);
-	fprintf(f, "<td class=\"n\" data-f=\"%d\" data-p=\"", fi);
+	}
+	fputs("<td class=\"n\"", f);
+	if (dur)
+		fprintf(f, " title=\"%s ns\"", raw);
+	else if (pct && json_is_number(v))
+		fprintf(f, " title=\"%s\"", raw);
+	fprintf(f, " data-f=\"%d\" data-p=\"", fi);
 	html_escape(f, path);
 	fprintf(f, "\" data-v=\"%s\">%s</td>", raw, shown);
 }

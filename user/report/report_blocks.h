@@ -14,6 +14,7 @@ struct report_input {
 	json_t *summary;      /* an idlescope/1 document, or NULL */
 	json_t *hists;        /* array of idlescope-hist/1 reports, or NULL */
 	struct metric_set m;  /* summary's flat metrics (the comparison view) */
+	int variant;          /* the comparison's variant: inputs of one variant are its runs */
 };
 
 /* Reads in->path by its schema: an idlescope/1 summary (also JSON Lines of

@@ -1,14 +1,17 @@
 /* The comparison view of two or more summaries, as `idlescope compare`
- * computes it (flat metrics matched by name, OTHER - BASE), with the
- * all-CPU residency and wakeup causes of each input side by side. */
+ * computes it: its state and wakeup tables (variants of runs, tested), the
+ * largest differences, the all-CPU residency and wakeup causes side by side,
+ * and the flat metrics matched by name (OTHER - BASE). */
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/compare_view.h"
 #include "report/html.h"
 #include "report/report_compare.h"
 #include "report/svg_chart.h"
+#include "util/units.h"
 
 #define MAX_SERIES 64
 
@@ -101,9 +104,41 @@ out:
 	free(val);
 }
 
-static void value_cell(FILE *f, const char *cls, int i, bool have, double v, bool pct)
+/* The last field of a flat name: "cpu[1].state[C1].time_ns" -> "time_ns". */
+static const char *last_field(const char *key)
 {
-	char raw[48];
+	const char *dot = strrchr(key, '.');
+
+	return dot ? dot + 1 : key;
+}
+
+static bool ends_with(const char *s, const char *end)
+{
+	size_t n = strlen(s), m = strlen(end);
+
+	return n >= m && !strcmp(s + n - m, end);
+}
+
+/* key's value in human units: durations, shares and ratios in %, else the
+ * number with at most 4 significant digits (integers whole). */
+static void human(char *buf, size_t len, const char *key, double v, bool sign)
+{
+	const char *k = last_field(key);
+
+	if (ends_with(k, "_ns"))
+		cv_number_text(buf, len, CV_NS, v, sign);
+	else if (ends_with(k, "share") || ends_with(k, "_ratio"))
+		cv_number_text(buf, len, CV_SHARE, v, sign);
+	else if (v == floor(v) && fabs(v) < 1e15)
+		snprintf(buf, len, sign ? "%+.0f" : "%.0f", v);
+	else
+		snprintf(buf, len, sign ? "%+.4g" : "%.4g", v);
+}
+
+static void value_cell(FILE *f, const char *cls, int i, bool have, double v, bool pct,
+		       const char *key)
+{
+	char raw[48], shown[48];
 
 	if (!have) {
 		fprintf(f, "<td class=\"n %s\" data-i=\"%d\" data-v=\"null\">-</td>", cls, i);
@@ -111,9 +146,11 @@ static void value_cell(FILE *f, const char *cls, int i, bool have, double v, boo
 	}
 	fmt_exact(raw, sizeof(raw), v);
 	if (pct)
-		fprintf(f, "<td class=\"n %s\" data-i=\"%d\" data-v=\"%s\">%+.1f%%</td>", cls, i, raw, v);
+		snprintf(shown, sizeof(shown), "%+.1f%%", v);
 	else
-		fprintf(f, "<td class=\"n %s\" data-i=\"%d\" data-v=\"%s\">%s</td>", cls, i, raw, raw);
+		human(shown, sizeof(shown), key, v, !strcmp(cls, "d"));
+	fprintf(f, "<td class=\"n %s\" title=\"%s\" data-i=\"%d\" data-v=\"%s\">%s</td>", cls, raw,
+		i, raw, shown);
 }
 
 /* Whether a metric differs from base in any input, or is missing there. */
@@ -163,18 +200,209 @@ static void metrics_table(FILE *f, const struct report_input *in, const int *idx
 		fputs("\"><td>", f);
 		html_escape(f, b->key);
 		fputs("</td>", f);
-		value_cell(f, "v", 0, true, b->value, false);
+		value_cell(f, "v", 0, true, b->value, false, b->key);
 		for (int i = 1; i < ns; i++) {
 			const struct metric_kv *o = metric_find(&in[idx[i]].m, b->key);
 
-			value_cell(f, "v", i, o, o ? o->value : 0, false);
-			value_cell(f, "d", i, o, o ? o->value - b->value : 0, false);
+			value_cell(f, "v", i, o, o ? o->value : 0, false, b->key);
+			value_cell(f, "d", i, o, o ? o->value - b->value : 0, false, b->key);
 			value_cell(f, "dp", i, o && b->value != 0,
-				   o && b->value != 0 ? 100.0 * (o->value - b->value) / fabs(b->value) : 0, true);
+				   o && b->value != 0 ? 100.0 * (o->value - b->value) / fabs(b->value) : 0, true,
+				   b->key);
 		}
 		fputs("</tr>\n", f);
 	}
 	fputs(only_changed ? "</table></div>\n" : "</table></div></details>\n", f);
+}
+
+
+/* One cell of the view: its text, the exact number in data-v, and in the
+ * tooltip the exact number with the runs' statistics and the test. */
+static void view_cell(FILE *f, const struct compare_view *v, const struct cv_table *t,
+		      const struct cv_row *r, int variant, int col)
+{
+	const struct cv_cell *c = &r->cells[variant * t->ncols + col];
+	char text[96], raw[48] = "null";
+	double x;
+	bool have = cv_cell_value(t, r, variant, col, &x);
+
+	if (have)
+		fmt_exact(raw, sizeof(raw), x);
+	fprintf(f, "<td class=\"n cv%s\" title=\"", c->tested && c->w.significant ? " sig" : "");
+	if (!have)
+		fputs(c->have ? "never entered" : "not in this input", f);
+	else if (variant == 0)
+		fprintf(f, "%s%s (n=%d)", raw, t->unit[col] == CV_NS ? " ns" : "", c->st.n);
+	else if (c->tested)
+		fprintf(f, "%s%s \xc2\xb1 %.6g at 95%%, Welch t=%.3g, df=%.3g: %s", raw,
+			t->unit[col] == CV_NS ? " ns" : "", c->w.half_width, c->w.t, c->w.df,
+			c->w.significant ? "significant" : "no difference proven");
+	else
+		fprintf(f, "%s%s (not tested: one run)", raw, t->unit[col] == CV_NS ? " ns" : "");
+	fprintf(f, "\" data-i=\"%d\" data-e=\"", variant);
+	html_escape(f, r->entity);
+	fputs("\" data-s=\"", f);
+	html_escape(f, r->label);
+	fputs("\" data-c=\"", f);
+	html_escape(f, t->cols[col]);
+	fprintf(f, "\" data-v=\"%s\">", raw);
+	html_escape(f, cv_cell_text(text, sizeof(text), v, t, r, variant, col));
+	fputs("</td>", f);
+}
+
+static void view_table(FILE *f, const struct compare_view *v, const struct cv_table *t,
+		       const char *const *names, const char *id, const char *first_col)
+{
+	fprintf(f, "<div class=\"wide\"><table class=\"data cv\" id=\"%s\">\n<tr><th>%s</th>"
+		   "<th>input</th>", id, first_col);
+	for (int c = 0; c < t->ncols; c++) {
+		fputs("<th>", f);
+		html_escape(f, t->cols[c]);
+		fputs("</th>", f);
+	}
+	fputs("</tr>\n", f);
+	for (int r = 0; r < t->nrows; r++) {
+		const struct cv_row *row = &t->rows[r];
+
+		for (int i = 0; i < v->nr_variants; i++) {
+			fputs(i ? "<tr class=\"cv-other\">" : "<tr class=\"cv-base\">", f);
+			if (!i) {
+				fprintf(f, "<th rowspan=\"%d\">", v->nr_variants);
+				html_escape(f, row->entity);
+				if (*row->label) {
+					fputs(": ", f);
+					html_escape(f, row->label);
+				}
+				fputs("</th>", f);
+			}
+			fputs("<td>", f);
+			html_escape(f, names[i]);
+			fputs("</td>", f);
+			for (int c = 0; c < t->ncols; c++)
+				view_cell(f, v, t, row, i, c);
+			fputs("</tr>\n", f);
+		}
+	}
+	fputs("</table></div>\n", f);
+}
+
+struct diff_ref {
+	const struct cv_row *row;
+	int variant;
+	double d;
+};
+
+static int by_size(const void *a, const void *b)
+{
+	double x = fabs(((const struct diff_ref *)a)->d), y = fabs(((const struct diff_ref *)b)->d);
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+#define TOP_DIFFS 20
+
+/* The page runs no script (its CSP forbids it): this order is the sort. */
+static void largest_differences(FILE *f, const struct compare_view *v, const char *const *names)
+{
+	const struct cv_table *t = &v->states;
+	struct diff_ref *d = calloc((size_t)t->nrows * (size_t)v->nr_variants + 1, sizeof(*d));
+	int n = 0;
+
+	if (!d)
+		return;
+	for (int r = 0; r < t->nrows; r++)
+		for (int i = 1; i < v->nr_variants; i++) {
+			double x;
+
+			if (cv_cell_value(t, &t->rows[r], i, 0, &x) && x != 0)
+				d[n++] = (struct diff_ref){ &t->rows[r], i, x };
+		}
+	qsort(d, (size_t)n, sizeof(*d), by_size);
+	fprintf(f, "<h3 id=\"compare-largest\">Largest differences in time</h3>\n<p class=\"note\">"
+		   "The rows above sorted by the size of their time difference, largest first (the "
+		   "%d largest of %d). The page runs no script (its Content-Security-Policy allows "
+		   "none), so this order is computed when the page is written.</p>\n",
+		n < TOP_DIFFS ? n : TOP_DIFFS, n);
+	if (n) {
+		fputs("<div class=\"wide\"><table class=\"data cv\" id=\"cv-largest\">\n<tr><th>"
+		      "group or CPU: state</th><th>input</th>", f);
+		for (int c = 0; c < t->ncols; c++) {
+			fputs("<th>", f);
+			html_escape(f, t->cols[c]);
+			fputs("</th>", f);
+		}
+		fputs("</tr>\n", f);
+		for (int k = 0; k < n && k < TOP_DIFFS; k++) {
+			fputs("<tr><th>", f);
+			html_escape(f, d[k].row->entity);
+			fputs(": ", f);
+			html_escape(f, d[k].row->label);
+			fputs("</th><td>", f);
+			html_escape(f, names[d[k].variant]);
+			fputs("</td>", f);
+			for (int c = 0; c < t->ncols; c++)
+				view_cell(f, v, t, d[k].row, d[k].variant, c);
+			fputs("</tr>\n", f);
+		}
+		fputs("</table></div>\n", f);
+	}
+	free(d);
+}
+
+/* compare's table over the summaries, their variants as the inputs say. */
+static void view_section(FILE *f, const struct report_input *in, const int *idx, int ns)
+{
+	const json_t **docs = calloc((size_t)ns, sizeof(*docs));
+	int *runs = calloc((size_t)ns, sizeof(*runs)), nv = 0;
+	char (*names)[96] = calloc((size_t)ns, sizeof(*names));
+	const char **np = calloc((size_t)ns, sizeof(*np));
+	struct compare_view v;
+	bool tested = true;
+
+	if (!docs || !runs || !names || !np)
+		goto out;
+	for (int i = 0; i < ns; i++) {
+		docs[i] = in[idx[i]].summary;
+		if (!i || in[idx[i]].variant != in[idx[i - 1]].variant) {
+			snprintf(names[nv], sizeof(names[nv]), "%s", in[idx[i]].label);
+			np[nv] = names[nv];
+			nv++;
+		}
+		runs[nv - 1]++;
+	}
+	for (int i = 0; i < nv; i++) {
+		if (runs[i] > 1) {
+			size_t l = strlen(names[i]);
+
+			snprintf(names[i] + l, sizeof(names[i]) - l, " (%d runs)", runs[i]);
+		}
+		tested &= runs[i] > 1;
+	}
+	if (nv < 2 || compare_view_build(docs, runs, nv, false, &v))
+		goto out;
+	fputs("<h3 id=\"compare-states\">Idle states per group</h3>\n<p class=\"note\">As "
+	      "<code>idlescope compare</code> prints it: for all CPUs and each topology group, per "
+	      "state, the base's value, then each other input's difference from it (a share's in "
+	      "percentage points); too deep and too shallow are the CPUs' counts (a group's: the sum "
+	      "over its CPUs); <strong>n.a.</strong>: never entered. The tooltip has the exact number.", f);
+	fputs(tested ? " Each cell is the mean of the runs \xc2\xb1 its 95% interval; "
+		       "<span class=\"sig\">bold</span> with * is a difference Welch's t-test finds "
+		       "significant.</p>\n"
+		     : " No repetitions: an input of one run, so no difference is tested (give "
+		       "runs per variant separated by <code>--</code>).</p>\n",
+	      f);
+	view_table(f, &v, &v.states, np, "cv-states", "group or CPU: state");
+	if (v.wakeups.nrows) {
+		fputs("<h3 id=\"compare-causes\">Wakeup causes per group</h3>\n", f);
+		view_table(f, &v, &v.wakeups, np, "cv-wakeups", "group or CPU");
+	}
+	largest_differences(f, &v, np);
+	compare_view_free(&v);
+out:
+	free(docs);
+	free(runs);
+	free(names);
+	free(np);
 }
 
 void report_compare_section(FILE *f, const struct report_input *in, int n)
@@ -186,10 +414,12 @@ void report_compare_section(FILE *f, const struct report_input *in, int n)
 	for (int i = 0; i < n; i++)
 		if (in[i].summary)
 			idx[ns++] = i;
-	fputs("<section id=\"compare\">\n<h2>Comparison</h2>\n<p class=\"note\">The summaries side by "
-	      "side, as <code>idlescope compare</code> matches them: metrics by name (CPU number, state "
-	      "and group names), the first file is the base, delta = value \xe2\x88\x92 base, delta% "
-	      "against the base's absolute value.</p>\n", f);
+	fputs("<section id=\"compare\">\n<h2>Comparison</h2>\n", f);
+	view_section(f, in, idx, ns);
+	fputs("<p class=\"note\">Below, the summaries side by side, as <code>idlescope compare "
+	      "--all</code> matches them: metrics by name (CPU number, state and group names), the "
+	      "first file is the base, delta = value \xe2\x88\x92 base, delta% against the base's "
+	      "absolute value.</p>\n", f);
 	residency_by_input(f, in, n, idx, ns);
 	wakeups_by_input(f, in, idx, ns);
 	metrics_table(f, in, idx, ns, true);

@@ -72,11 +72,17 @@ static void pct_cell(FILE *f, int fi, const json_t *o, const char *key, const ch
 	html_pct_cell(f, fi, json_object_get(o, key), report_path(p, sizeof(p), "%s.%s", prefix, key));
 }
 
+/* The keys as headers, "_ns" dropped: the cells carry their units. */
 static void th_row(FILE *f, const char *const *cols)
 {
 	fputs("<tr>", f);
-	for (; *cols; cols++)
-		fprintf(f, "<th>%s</th>", *cols);
+	for (; *cols; cols++) {
+		size_t n = strlen(*cols);
+
+		if (n > 3 && !strcmp(*cols + n - 3, "_ns"))
+			n -= 3;
+		fprintf(f, "<th>%.*s</th>", (int)n, *cols);
+	}
 	fputs("</tr>\n", f);
 }
 
