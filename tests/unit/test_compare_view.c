@@ -187,6 +187,48 @@ static void test_repetitions(void **state)
  * 61us, interval 12.706 x 1414.2 / sqrt(2) = 12.7us; difference +10us,
  * se = 1414.2, df = 2, half width 4.303 x 1414.2 = 6085 ns (6.085: "6.08us"), t = 7.07:
  * significant. A column no run has is left out. */
+/* The governor split (states[].governor, below_qos): a row per state of
+ * the totals where a run has it; none where no run does (the docs above). */
+static void test_misses(void **state)
+{
+	json_t *d[2] = { doc(4e6, 40, 0, 0, 3, 10), doc(5e6, 41, 2e5, 2, 5, 12) };
+	const int runs[2] = { 1, 1 };
+	struct compare_view v;
+	json_t *c1;
+	char *t;
+
+	(void)state;
+	assert_int_equal(compare_view_build((const json_t *const *)d, runs, 2, false, &v), 0);
+	assert_int_equal(v.misses.nrows, 0);
+	compare_view_free(&v);
+	for (int i = 0; i < 2; i++) {
+		c1 = json_array_get(json_object_get(json_object_get(d[i], "totals"), "states"), 0);
+		json_object_set_new(c1, "below_qos", json_integer(i ? 1 : 4));
+		json_object_set_new(c1, "governor",
+				    json_pack("{s:i,s:i,s:i,s:i,s:i,s:i}", "known_periods", 40,
+					      "above_timer_near", i ? 5 : 2, "above_woken_before_timer",
+					      i ? 1 : 4, "below_tick_kept", 0, "below_predicted_short", 3,
+					      "below_timer_moved", i ? 2 : 0));
+	}
+	assert_int_equal(compare_view_build((const json_t *const *)d, runs, 2, false, &v), 0);
+	assert_int_equal(v.misses.nrows, 1);
+	assert_string_equal(v.misses.cols[0], "timer near");
+	/* base 2 near, 4 woken early, 4 qos; the other +3, -3, -3, the moved +2 */
+	assert_string_equal(cell(&v, &v.misses, "all CPUs", "C1", 0, 0), "2");
+	assert_string_equal(cell(&v, &v.misses, "all CPUs", "C1", 0, 1), "4");
+	assert_string_equal(cell(&v, &v.misses, "all CPUs", "C1", 0, 2), "4");
+	assert_string_equal(cell(&v, &v.misses, "all CPUs", "C1", 1, 0), "+3");
+	assert_string_equal(cell(&v, &v.misses, "all CPUs", "C1", 1, 1), "-3");
+	assert_string_equal(cell(&v, &v.misses, "all CPUs", "C1", 1, 2), "-3");
+	assert_string_equal(cell(&v, &v.misses, "all CPUs", "C1", 1, 5), "+2");
+	t = view_text(&v, (const char *const[]){ "menu.json", "teo.json" });
+	assert_non_null(strstr(t, "Why the governor missed"));
+	free(t);
+	compare_view_free(&v);
+	json_decref(d[0]);
+	json_decref(d[1]);
+}
+
 static void test_figures(void **state)
 {
 	json_t *d[4] = { doc(1e6, 4, 0, 0, 0, 1), doc(1e6, 4, 0, 0, 0, 1), doc(1e6, 4, 0, 0, 0, 1),
@@ -219,6 +261,7 @@ int main(void)
 		cmocka_unit_test(test_number_text),
 		cmocka_unit_test(test_single_pair),
 		cmocka_unit_test(test_repetitions),
+		cmocka_unit_test(test_misses),
 		cmocka_unit_test(test_figures),
 	};
 

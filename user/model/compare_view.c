@@ -149,6 +149,36 @@ static bool state_value(const json_t *doc, const struct entity *e, const char *s
 	}
 }
 
+/* The governor split's columns (docs/metrics.md#why-the-governor-missed):
+ * below_qos from the state, the rest from its governor object. */
+enum { NR_MISS_COLS = 6 };
+static const char *const miss_cols[NR_MISS_COLS] = { "timer near",  "woken early", "qos",
+						     "tick kept",   "pred. short", "timer moved" };
+static const char *const miss_keys[NR_MISS_COLS] = { "above_timer_near",      "above_woken_before_timer",
+						     "below_qos",	      "below_tick_kept",
+						     "below_predicted_short", "below_timer_moved" };
+
+/* Entity e's state's split in doc (all CPUs or one CPU; not groups). */
+static bool miss_value(const json_t *doc, const struct entity *e, const char *state, int col,
+		       double *out)
+{
+	const json_t *o, *st, *g;
+	json_t *v;
+
+	if (e->kind == ENT_GROUP)
+		return false;
+	o = e->kind == ENT_TOTAL ? json_object_get(doc, "totals") : cpu_of(doc, e->cpu);
+	st = by_name(json_object_get(o, "states"), state);
+	g = json_object_get(st, "governor");
+	if (!json_is_object(g))
+		return false;
+	v = json_object_get(col == 2 ? st : g, miss_keys[col]);
+	if (!json_is_number(v))
+		return false;
+	*out = json_number_value(v);
+	return true;
+}
+
 static const json_t *causes_of(const json_t *o)
 {
 	return json_object_get(json_object_get(o, "wakeups"), "causes");
@@ -315,6 +345,31 @@ static void test_cells(struct cv_table *t, int nv)
 			}
 }
 
+/* The misses row of entity en's state, when some run has its split.
+ * Returns 0 or -1 (out of memory). */
+static int add_miss_row(struct compare_view *out, const json_t *const *docs, const int *nr_runs,
+			int nr_variants, const struct entity *en, const char *state, double *vals)
+{
+	struct cv_row *r;
+	bool any = false;
+	double x;
+
+	for (int v = 0, d0 = 0; v < nr_variants && !any; d0 += nr_runs[v++])
+		for (int i = 0; i < nr_runs[v] && !any; i++)
+			any = miss_value(docs[d0 + i], en, state, 0, &x);
+	if (!any)
+		return 0;
+	if (!(r = add_row(&out->misses, nr_variants, en->name, state)))
+		return -1;
+	for (int v = 0, d0 = 0; v < nr_variants; d0 += nr_runs[v++])
+		for (int c = 0; c < NR_MISS_COLS; c++) {
+			for (int i = 0; i < nr_runs[v]; i++)
+				vals[i] = miss_value(docs[d0 + i], en, state, c, &x) ? x : NAN;
+			fill_cell(&r->cells[v * NR_MISS_COLS + c], vals, nr_runs[v]);
+		}
+	return 0;
+}
+
 int compare_view_build(const json_t *const *docs, const int *nr_runs, int nr_variants,
 		       bool per_cpu, struct compare_view *out)
 {
@@ -348,6 +403,11 @@ int compare_view_build(const json_t *const *docs, const int *nr_runs, int nr_var
 			if (json_number_value(json_object_get(c, "count")) > 0 &&
 			    causes.n < CV_MAX_COLS && names_add(&causes, k))
 				goto out;
+	}
+	out->misses.ncols = NR_MISS_COLS;
+	for (int c = 0; c < NR_MISS_COLS; c++) {
+		snprintf(out->misses.cols[c], sizeof(out->misses.cols[c]), "%s", miss_cols[c]);
+		out->misses.unit[c] = CV_COUNT;
 	}
 	out->wakeups.ncols = causes.n;
 	for (int c = 0; c < causes.n; c++) {
@@ -386,6 +446,10 @@ int compare_view_build(const json_t *const *docs, const int *nr_runs, int nr_var
 					r->cells[v * NR_STATE_COLS + c].na =
 						r->cells[v * NR_STATE_COLS + c].have && !entered;
 			}
+			if (add_miss_row(out, docs, nr_runs, nr_variants, en, states.s[s], vals)) {
+				free(states.s);
+				goto out;
+			}
 		}
 		free(states.s);
 		if (causes.n) {
@@ -409,6 +473,7 @@ int compare_view_build(const json_t *const *docs, const int *nr_runs, int nr_var
 	}
 	test_cells(&out->states, nr_variants);
 	test_cells(&out->wakeups, nr_variants);
+	test_cells(&out->misses, nr_variants);
 	ret = 0;
 out:
 	free(vals);
@@ -433,6 +498,7 @@ void compare_view_free(struct compare_view *v)
 	table_free(&v->states);
 	table_free(&v->wakeups);
 	table_free(&v->figures);
+	table_free(&v->misses);
 }
 
 int compare_view_add_figures(struct compare_view *v, int ncols, const char *const *cols,

@@ -44,6 +44,9 @@ struct compare_view {
 	struct cv_table states;  /* time, share, entries, too deep, too shallow */
 	struct cv_table wakeups; /* one column per cause any run saw; no rows without wakeups */
 	struct cv_table figures; /* the workload's own numbers (ab's sweep); no rows without */
+	/* why the governor missed, per state where a run had the split
+	 * (states[].governor, with below_qos); no rows without */
+	struct cv_table misses;
 };
 
 /* Builds the view of nr_variants variants; variant v is nr_runs[v]

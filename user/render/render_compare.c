@@ -244,6 +244,12 @@ void render_compare_view(FILE *out, const struct compare_view *v, const char *co
 		fputs("\nWakeup causes (CPUs' counts)\n", out);
 		view_table(out, v, &v->wakeups, names, "woken by");
 	}
+	if (v->misses.nrows) {
+		fputs("\nWhy the governor missed (of the periods whose inputs were seen; qos: every "
+		      "too-shallow period PM QoS forced)\n",
+		      out);
+		view_table(out, v, &v->misses, names, "state");
+	}
 	if (v->figures.nrows) {
 		fputs("\nThe workload's own figures (from its output: cyclictest's latency)\n", out);
 		view_table(out, v, &v->figures, names, "figure");

@@ -396,6 +396,14 @@ static void view_section(FILE *f, const struct report_input *in, const int *idx,
 		fputs("<h3 id=\"compare-causes\">Wakeup causes per group</h3>\n", f);
 		view_table(f, &v, &v.wakeups, np, "cv-wakeups", "group or CPU");
 	}
+	if (v.misses.nrows) {
+		fputs("<h3 id=\"compare-misses\">Why the governor missed</h3>\n<p class=\"note\">Of the "
+		      "periods whose governor inputs were seen: too deep with the timer near or woken "
+		      "early; too shallow for PM QoS (all such periods), with the tick kept, predicted "
+		      "short, or the timer moved.</p>\n",
+		      f);
+		view_table(f, &v, &v.misses, np, "cv-misses", "CPU: state");
+	}
 	largest_differences(f, &v, np);
 	compare_view_free(&v);
 out:
