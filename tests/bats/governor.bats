@@ -110,8 +110,11 @@ SH
 	share() { jq "$split | if .near + .woken == 0 then 0 else .woken / (.near + .woken) end" "$1"; }
 	a=$(share "$OUT.timer")
 	b=$(share "$OUT.ipi")
-	# the writer's wakeups are the unannounced ones
-	jq -n --argjson a "$a" --argjson b "$b" '$b > $a' | grep -q true
+	# the writer's wakeups are the unannounced ones, where they came soon
+	# enough to make a period too deep (under a loaded TCG host the gaps
+	# can all outgrow the deepest target residency: then nothing to split)
+	deep=$(jq "$split | .near + .woken" "$OUT.ipi")
+	[ "$deep" -eq 0 ] || jq -n --argjson a "$a" --argjson b "$b" '$b > $a' | grep -q true
 	# 5% + 2 over: the next timer is placed a little late (from the fexit,
 	# not the idle loop's entry time), so a timer-ended period near a
 	# state's target residency can count as woken before it (seen in the
@@ -121,4 +124,29 @@ SH
 		o=$(jq "$early_other" "$OUT.$f")
 		[ "$w" -le $((o + o / 20 + 2)) ]
 	done
+}
+
+# ab over two governors that both ask for the sleep length: the sweep's
+# table has the split for each, beside the other (compare's misses table),
+# and the governor comes back.
+# bats test_tags=oracle
+@test "governor inputs: ab --set governor=menu,teo prints the split for both" {
+	require_cpuidle_driver
+	for g in menu teo; do
+		grep -qw "$g" /sys/devices/system/cpu/cpuidle/available_governors ||
+			skip "no $g governor here"
+	done
+	before=$(governor_now)
+	run --separate-stderr "$IDLESCOPE" ab --set governor=menu,teo --repeat 2 \
+		--workload "cyc=cyclictest -q -t 2 -i 2000 -D 2"
+	[ "$(governor_now)" = "$before" ]
+	[ "$status" -eq 0 ]
+	echo "$output"
+	sed -n "/^Why the governor missed/,/^\$/p" <<<"$output" | sed 's/^/# /' >&3
+	sed -n "/^Why the governor missed/,/^\$/p" <<<"$output" >"$BATS_TEST_TMPDIR/misses"
+	# a row per state of all CPUs the runs split, each with both governors' lines
+	grep -q '^all CPUs: ' "$BATS_TEST_TMPDIR/misses"
+	[ "$(grep -c '^  governor=menu ' "$BATS_TEST_TMPDIR/misses")" -ge 1 ]
+	[ "$(grep -c '^  governor=menu ' "$BATS_TEST_TMPDIR/misses")" = \
+		"$(grep -c '^  governor=teo ' "$BATS_TEST_TMPDIR/misses")" ]
 }

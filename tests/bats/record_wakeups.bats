@@ -75,6 +75,18 @@ wakeups_over_5s() { # pid
 	[ "$n" -ge 4 ] && [ "$n" -le 16 ]
 }
 
+# Waits until record -v's stderr ($1) says its window opened (the count
+# of CPUs of unknown state at the start), 20 s at most, then 0.3 s more: a
+# fixed sleep was shorter than the start-up of a TCG guest that attaches
+# fentry programs.
+window_open() {
+	for _ in $(seq 200); do
+		grep -q 'CPUs of unknown state at the start' "$1" && break
+		sleep 0.1
+	done
+	sleep 0.3
+}
+
 # The deepest state's disable flag of CPU 0 written 1 and back in
 # mid-window: each write wakes the session (inotify), which reads the flags
 # again (the -v line) at once, not at a poll.
@@ -88,7 +100,7 @@ wakeups_over_5s() { # pid
 	FLAG=$d/state$s/disable FLAG_BEFORE=$before
 	"$IDLESCOPE" record -v -d 4 -o /dev/null 2>"$BATS_TEST_TMPDIR/err" &
 	PID=$!
-	sleep 1.5
+	window_open "$BATS_TEST_TMPDIR/err"
 	echo 1 >"$d/state$s/disable"
 	sleep 0.5
 	n1=$(grep -c 'disable flag was written' "$BATS_TEST_TMPDIR/err" || true)
@@ -118,7 +130,7 @@ exec 3>&-
 SH
 	"$IDLESCOPE" record -v -d 4 -o /dev/null 2>"$BATS_TEST_TMPDIR/err" &
 	PID=$!
-	sleep 1.5
+	window_open "$BATS_TEST_TMPDIR/err"
 	bash "$BATS_TEST_TMPDIR/hold.sh"
 	wait "$PID"
 	PID=

@@ -150,7 +150,19 @@ static int measure_one(const struct counter *k, int nr_cpus, int i, double *adde
 	if ((pid = start_command(i)) < 0)
 		return -1;
 	sleep_ns(WAKE_COST_SETTLE_NS);
+	/* start-up can outlast the settle (attaching fentry/fexit programs
+	 * waits for RCU tasks; under TCG for seconds): the window begins
+	 * once the command has gone a quarter second without switching,
+	 * 5 s more at most */
 	s0 = switches_of(pid);
+	for (int t = 0; t < 20 && s0 >= 0; t++) {
+		double s;
+
+		sleep_ns(250000000ULL);
+		if ((s = switches_of(pid)) == s0)
+			break;
+		s0 = s;
+	}
 	seen = window_rate(k, nr_cpus, WAKE_COST_WINDOW_NS);
 	s1 = switches_of(pid);
 	/* still running: it measured its whole window */
