@@ -15,34 +15,34 @@ static __always_inline __u32 lowest_bit_index(__u32 mask)
 	return is_msb64(mask & -mask);
 }
 
-/* The kernel's classification (drivers/cpuidle/cpuidle.c,
- * cpuidle_enter_state): above needs an enabled shallower state; below
- * compares residency - exit latency against the first enabled deeper state
- * only. Residency here is the BPF interval, a little longer than the
- * kernel's local_clock() diff. Returns whether the period was shorter
- * than the state's target residency (early). */
 /* A miss split by what the governor was told (gov.bpf.h): next is the
- * next timer event from the period's start (g->p_next_ns - its enter). */
-static __always_inline void gov_split(struct idle_state_stats *st, const struct idle_params *p,
-				      const struct gov_input *g, __u64 next, __u32 s, int miss,
-				      __u32 d, bool qos)
+ * next timer event from the period's start (g->p_next_ns - its enter),
+ * ts and td the target residencies of the state and of the deeper one. */
+static __always_inline void gov_split(struct idle_state_stats *st, const struct gov_input *g,
+				      __u64 next, __u64 ts, __u64 td, int miss, bool qos)
 {
 	st->gov_known++;
 	if (miss > 0) {
-		if (next < p->target_residency_ns[s & (IS_MAX_STATES - 1)])
+		if (next < ts)
 			st->gov_above_near++;
 		else
 			st->gov_above_unannounced++;
 	} else if (miss < 0 && !qos) {
 		if (g->p_tick_kept)
 			st->gov_below_tick++;
-		else if (next >= p->target_residency_ns[d & (IS_MAX_STATES - 1)])
+		else if (next >= td)
 			st->gov_below_history++;
 		else
 			st->gov_below_timer++;
 	}
 }
 
+/* The kernel's classification (drivers/cpuidle/cpuidle.c,
+ * cpuidle_enter_state): above needs an enabled shallower state; below
+ * compares residency - exit latency against the first enabled deeper state
+ * only. Residency here is the BPF interval, a little longer than the
+ * kernel's local_clock() diff. Returns whether the period was shorter
+ * than the state's target residency (early). */
 static __always_inline bool classify(struct idle_state_stats *st,
 				     const struct idle_params *p, __u64 s, __u64 r,
 				     const struct gov_input *g, __u64 next)
@@ -94,7 +94,8 @@ static __always_inline bool classify(struct idle_state_stats *st,
 	if (ideal < IS_MAX_STATES)
 		st->ideal[ideal]++;
 	if (g)
-		gov_split(st, p, g, next, (__u32)s, miss, d, qos);
+		gov_split(st, g, next, p->target_residency_ns[s],
+			  d < IS_MAX_STATES ? p->target_residency_ns[d] : 0, miss, qos);
 	return early;
 }
 

@@ -77,6 +77,15 @@ static int setup(void **state)
 	gov(&f.s, 0, 59500 * US, 1500 * US, false);
 	period(&f.s, 0, 60 * MS, 60200 * US, 1);  /* too deep; woken before the timer */
 
+	/* the deepest state, whose target is not the first's (CPU 0 still) */
+	gov(&f.s, 0, 80 * MS, 3 * MS, false);
+	period(&f.s, 0, 80 * MS, 85 * MS, 2);   /* CLS_PD 5 ms < 10 ms: too deep; next 3 ms
+						 * < 10 ms: near */
+	gov(&f.s, 0, 90 * MS, 5 * MS, false);
+	period(&f.s, 0, 90 * MS, 120 * MS, 1);  /* CPU_PD 30 ms: 30 ms - 100 us >= 10 ms
+						 * (CLS_PD): too shallow; next 5 ms < 10 ms:
+						 * timer moved */
+
 	/* CPU 1: PM QoS 50 us bars CPU_PD */
 	gov(&f.s, 1, 1 * MS, 20 * MS, false);
 	period(&f.s, 1, 1 * MS, 3 * MS, 0);     /* WFI 2 ms: too shallow for QoS: known, no split */
@@ -95,16 +104,21 @@ static void test_cpu0_split(void **state)
 	const struct replay_fixture *f = *state;
 
 	assert_int_equal(st(f, 0, 1)->above, 4);
-	assert_int_equal(st(f, 0, 1)->gov_known, 3);
+	assert_int_equal(st(f, 0, 1)->gov_known, 4);
 	assert_int_equal(st(f, 0, 1)->gov_above_near, 1);
 	assert_int_equal(st(f, 0, 1)->gov_above_unannounced, 2);
+	assert_int_equal(st(f, 0, 1)->below, 1);
+	assert_int_equal(st(f, 0, 1)->gov_below_timer, 1);
+	assert_int_equal(st(f, 0, 1)->gov_below_history + st(f, 0, 1)->gov_below_tick, 0);
 	assert_int_equal(st(f, 0, 0)->below, 3);
 	assert_int_equal(st(f, 0, 0)->gov_known, 3);
 	assert_int_equal(st(f, 0, 0)->gov_below_tick, 1);
 	assert_int_equal(st(f, 0, 0)->gov_below_history, 1);
 	assert_int_equal(st(f, 0, 0)->gov_below_timer, 1);
-	assert_int_equal(st(f, 0, 2)->gov_known, 1);
-	assert_int_equal(st(f, 0, 2)->gov_above_near + st(f, 0, 2)->gov_above_unannounced, 0);
+	assert_int_equal(st(f, 0, 2)->gov_known, 2);
+	assert_int_equal(st(f, 0, 2)->above, 1);
+	assert_int_equal(st(f, 0, 2)->gov_above_near, 1);
+	assert_int_equal(st(f, 0, 2)->gov_above_unannounced, 0);
 }
 
 static void test_qos_is_not_split(void **state)
