@@ -47,8 +47,9 @@ static __always_inline void qos_notify(__u32 what)
 {
 	struct qos_event e = { .what = what };
 
-	/* flags 0: wakes the reader only when it has caught up (adaptive) */
-	bpf_ringbuf_output(&qos_ring, &e, sizeof(e), 0);
+	/* forced: an adaptive wakeup (flags 0) is skipped while records the
+	 * reader was not woken for wait in the ring (qos_wake_flags) */
+	bpf_ringbuf_output(&qos_ring, &e, sizeof(e), BPF_RB_FORCE_WAKEUP);
 }
 
 static __always_inline void handle_qos_change(__s32 prev, __s32 curr)
@@ -62,8 +63,26 @@ static __always_inline void handle_qos_change(__s32 prev, __s32 curr)
 	qos_notify(QOS_NOTIFY_QOS);
 }
 
+/* A reader of /dev/cpu_dma_latency opens it (a request added at
+ * PM_QOS_DEFAULT_VALUE, -1: the default) and closes it (removed, the
+ * value -1 again): records that change
+ * no limit must not wake the session (issue 23), so they wait in the ring
+ * for the next record that does, or for a half-full ring. A holder's
+ * remove that lifts a limit is followed by pm_qos_update_target's record,
+ * which wakes. */
+#define QOS_CPU_LATENCY_DEFAULT 2000000000 /* PM_QOS_CPU_LATENCY_DEFAULT_VALUE (us) */
+
+static __always_inline __u64 qos_wake_flags(__u8 action, __u8 scope, __s32 value)
+{
+	if (scope != QOS_SCOPE_CPU_LATENCY || action == QOS_UPDATE ||
+	    (value >= 0 && value < QOS_CPU_LATENCY_DEFAULT))
+		return BPF_RB_FORCE_WAKEUP;
+	return bpf_ringbuf_query(&qos_ring, BPF_RB_AVAIL_DATA) > 2048 ? BPF_RB_FORCE_WAKEUP
+									: BPF_RB_NO_WAKEUP;
+}
+
 /* A CPU latency request (pm_qos_{add,update,remove}_request: value only;
- * the remove's is the default) or a device's resume-latency request
+ * the remove's is -1, the default) or a device's resume-latency request
  * (dev_pm_qos_*: dev the device's name, CPUs only): who, what, when. */
 static __always_inline void handle_qos_request(__u8 action, __u8 scope, __s32 value,
 					       const char *dev)
@@ -84,7 +103,7 @@ static __always_inline void handle_qos_request(__u8 action, __u8 scope, __s32 va
 	e.tgid = (__u32)(id >> 32);
 	e.pid = (__u32)id;
 	bpf_get_current_comm(e.comm, sizeof(e.comm));
-	if (bpf_ringbuf_output(&qos_ring, &e, sizeof(e), 0))
+	if (bpf_ringbuf_output(&qos_ring, &e, sizeof(e), qos_wake_flags(action, scope, value)))
 		__sync_fetch_and_add(&qos_lost, 1);
 }
 

@@ -59,6 +59,19 @@ wakeups_over_5s() { # pid
 	done
 }
 
+# Readers of /dev/cpu_dma_latency (each open adds a request at the
+# default, each close removes it) change no limit: their ledger records
+# wait in the ring instead of waking the session (bpf/qos.bpf.h).
+@test "record: readers of /dev/cpu_dma_latency do not wake it" {
+	"$IDLESCOPE" record -d 10 -o /dev/null &
+	PID=$!
+	( sleep 2; for _ in $(seq 20); do od -An -td4 /dev/cpu_dma_latency >/dev/null; sleep 0.2; done ) &
+	HOLD=$!
+	n=$(wakeups_over_5s "$PID")
+	echo "record -d with 20 readers: $n voluntary switches in 5 s"
+	[ "$n" -le 2 ]
+}
+
 @test "top wakes once per -i tick, its cut set a tick ahead" {
 	"$IDLESCOPE" top -d 10 -i 1 >/dev/null &
 	PID=$!

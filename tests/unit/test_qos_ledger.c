@@ -16,6 +16,9 @@
 
 #define NONE UINT64_MAX
 #define US 1000ull
+/* PM_QOS_DEFAULT_VALUE: what an open of /dev/cpu_dma_latency adds and what
+ * every remove carries */
+#define DEF (-1)
 
 static struct qos_event req(uint8_t action, int32_t value, uint32_t tgid, const char *comm,
 			    uint64_t ts)
@@ -60,7 +63,7 @@ static void test_holder_lifetime(void **state)
 
 	(void)state;
 	qos_ledger_init(&l);
-	apply(&l, req(QOS_ADD, 2000000000, 100, "cyclictest", 1000));
+	apply(&l, req(QOS_ADD, DEF, 100, "cyclictest", 1000));
 	apply(&l, req(QOS_UPDATE, 10, 100, "cyclictest", 2000));
 	apply(&l, req(QOS_UPDATE, 20, 100, "cyclictest", 3000));
 	e = row_of(&l, 100, -1);
@@ -72,7 +75,7 @@ static void test_holder_lifetime(void **state)
 	assert_int_equal(e->changes, 1);
 	assert_string_equal(e->comm, "cyclictest");
 	assert_int_equal(qos_ledger_slot(&l, 0, 20 * US, NONE), 1);
-	apply(&l, req(QOS_REMOVE, 2000000000, 100, "cyclictest", 4000));
+	apply(&l, req(QOS_REMOVE, DEF, 100, "cyclictest", 4000));
 	assert_false(e->open);
 	assert_int_equal(e->until_ns, 4000);
 	assert_int_equal(qos_ledger_slot(&l, 0, NONE, NONE), 0);
@@ -88,8 +91,9 @@ static void test_readers_leave_nothing(void **state)
 	(void)state;
 	qos_ledger_init(&l);
 	for (int i = 0; i < 3 * QOS_LEDGER_ROWS; i++) {
-		apply(&l, req(QOS_ADD, 2000000000, 200 + (uint32_t)i, "cat", 10 * (uint64_t)i));
-		apply(&l, req(QOS_REMOVE, 2000000000, 200 + (uint32_t)i, "cat", 10 * (uint64_t)i + 5));
+		apply(&l, req(QOS_ADD, i % 2 ? DEF : 2000000000, 200 + (uint32_t)i, "cat",
+			      10 * (uint64_t)i));
+		apply(&l, req(QOS_REMOVE, DEF, 200 + (uint32_t)i, "cat", 10 * (uint64_t)i + 5));
 	}
 	assert_int_equal(l.nr, 1);
 	assert_false(l.e[0].limited);
@@ -106,19 +110,19 @@ static void test_two_descriptors(void **state)
 
 	(void)state;
 	qos_ledger_init(&l);
-	apply(&l, req(QOS_ADD, 2000000000, 7, "db", 1));
+	apply(&l, req(QOS_ADD, DEF, 7, "db", 1));
 	apply(&l, req(QOS_UPDATE, 5, 7, "db", 2));
-	apply(&l, req(QOS_ADD, 2000000000, 7, "db", 3));
+	apply(&l, req(QOS_ADD, DEF, 7, "db", 3));
 	e = row_of(&l, 7, -1);
 	assert_int_equal(e->requests, 2);
 	assert_int_equal(e->value_us, 5);
-	apply(&l, req(QOS_REMOVE, 2000000000, 7, "db", 4));
+	apply(&l, req(QOS_REMOVE, DEF, 7, "db", 4));
 	assert_true(e->open);
-	apply(&l, req(QOS_REMOVE, 2000000000, 7, "db", 5));
+	apply(&l, req(QOS_REMOVE, DEF, 7, "db", 5));
 	assert_false(e->open);
 	assert_int_equal(e->until_ns, 5);
 	/* a remove of a request never seen is counted, not applied */
-	apply(&l, req(QOS_REMOVE, 2000000000, 8, "x", 6));
+	apply(&l, req(QOS_REMOVE, DEF, 8, "x", 6));
 	assert_int_equal(l.unmatched, 1);
 }
 
@@ -136,7 +140,7 @@ static void test_binding_row(void **state)
 	/* b is behind 20 us (earlier than c) */
 	assert_int_equal(qos_ledger_slot(&l, 0, 20 * US, NONE), 1);
 	assert_int_equal(row_of(&l, 2, -1)->slot, 1);
-	apply(&l, req(QOS_REMOVE, 2000000000, 2, "b", 40));
+	apply(&l, req(QOS_REMOVE, DEF, 2, "b", 40));
 	assert_int_equal(qos_ledger_slot(&l, 0, 20 * US, NONE), 2); /* now c */
 	assert_int_equal(row_of(&l, 3, -1)->slot, 2);
 	/* cpu1's resume limit 5 us, lower: its own row */

@@ -71,7 +71,7 @@ static void test_rows(void **state)
 	/* 3: limited and released before the window: not a row */
 	e = req(QOS_ADD, 5, 3, 100);
 	qos_ledger_apply(&l, &e);
-	e = req(QOS_REMOVE, 2000000000, 3, 200);
+	e = req(QOS_REMOVE, -1, 3, 200);
 	qos_ledger_apply(&l, &e);
 	/* 4: after the window: not a row */
 	e = req(QOS_ADD, 5, 4, stop + 1);
@@ -79,7 +79,7 @@ static void test_rows(void **state)
 	/* slots as the tick hands them out: 1 behind 60 us, then 2 behind 1 us */
 	assert_int_equal(qos_ledger_slot(&l, 0, 60 * US, UINT64_MAX), 1);
 	assert_int_equal(qos_ledger_slot(&l, 0, 1 * US, UINT64_MAX), 2);
-	e = req(QOS_REMOVE, 2000000000, 1, 3000000);
+	e = req(QOS_REMOVE, -1, 1, 3000000);
 	qos_ledger_apply(&l, &e);
 	raw.nr_qos_slots = 3;
 	raw.qos_cost[0] = (struct qos_cost){ 4, 400 };

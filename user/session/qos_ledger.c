@@ -128,6 +128,9 @@ static void close_row(struct qos_entry *e, uint64_t ts)
 static void cpu_latency(struct qos_ledger *l, const struct qos_event *ev)
 {
 	struct qos_entry *e = holding_of(l, ev->tgid);
+	/* PM_QOS_DEFAULT_VALUE (-1), what an open adds and every remove
+	 * carries, is the default: no limit */
+	int64_t value = ev->value < 0 ? QOS_CPU_LATENCY_NONE_US : ev->value;
 
 	if (ev->action == QOS_REMOVE) {
 		if (!e) {
@@ -151,11 +154,11 @@ static void cpu_latency(struct qos_ledger *l, const struct qos_event *ev)
 	}
 	memcpy(e->comm, ev->comm, sizeof(e->comm));
 	e->comm[sizeof(e->comm) - 1] = '\0';
-	if (ev->action == QOS_ADD && e->requests++ && ev->value >= QOS_CPU_LATENCY_NONE_US)
+	if (ev->action == QOS_ADD && e->requests++ && value >= QOS_CPU_LATENCY_NONE_US)
 		return; /* another descriptor opened: nothing written to it yet */
 	/* a process with several requests: the last value written stands for
 	 * them (the kernel's records carry no request) */
-	set_value(e, ev->value, ev->ts_ns);
+	set_value(e, value, ev->ts_ns);
 }
 
 /* "cpu12" -> 12, -1 for anything else */
