@@ -69,7 +69,7 @@ teardown() {
 	[ "$status" -eq 2 ]
 	run "$IDLESCOPE" ab --set governor=menu
 	[ "$status" -eq 2 ]
-	[[ "$output" == *"need -d SECONDS or -- COMMAND"* ]]
+	[[ "$output" == *"need -d SECONDS, -- COMMAND or --workload"* ]]
 }
 
 # bats test_tags=oracle

@@ -234,9 +234,24 @@ static void choose_gov_programs(struct idle_session *s, const struct kernel_feat
 {
 	static const char *const fn[] = { "tick_nohz_get_sleep_length", "tick_nohz_idle_stop_tick",
 					   "tick_nohz_idle_retain_tick" };
+	struct cpuidle_system sys;
 
 	if (s->without & PART_FEXIT) {
 		snprintf(s->gov_why, sizeof(s->gov_why), "left out (--without fexit)");
+		return;
+	}
+	/* only menu and teo ask for the sleep length: elsewhere (haltpoll,
+	 * ladder, no driver) the programs would run on every idle entry
+	 * for no known period */
+	cpuidle_read_system(&sys);
+	if (!strcmp(sys.driver, "none")) {
+		snprintf(s->gov_why, sizeof(s->gov_why), "no cpuidle driver: no governor chooses");
+		return;
+	}
+	if (strcmp(sys.governor, "menu") && strcmp(sys.governor, "teo")) {
+		snprintf(s->gov_why, sizeof(s->gov_why),
+			 "the %s governor does not ask for the sleep length",
+			 sys.governor[0] ? sys.governor : "current");
 		return;
 	}
 	if (f->fentry) {
