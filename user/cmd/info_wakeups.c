@@ -4,6 +4,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,11 +26,16 @@ static const struct {
 	const char *argv[8];
 	double ticks_per_s;
 } commands[WAKE_COST_CMDS] = {
-	{ "record -d N", { "record", "-d", "3600", "-o", "/dev/null", NULL }, 0 },
-	{ "hist residency -d N", { "hist", "residency", "-d", "3600", NULL }, 0 },
-	{ "serve (no scrape)", { "serve", "-d", "3600", "--listen", "127.0.0.1:0", NULL }, 0 },
-	{ "top -i 1", { "top", "-i", "1", "-d", "3600", NULL }, 1 },
+	{ "record -d N", { "record", "-v", "-d", "3600", "-o", "/dev/null", NULL }, 0 },
+	{ "hist residency -d N", { "hist", "residency", "-v", "-d", "3600", NULL }, 0 },
+	{ "serve (no scrape)", { "serve", "-v", "-d", "3600", "--listen", "127.0.0.1:0", NULL }, 0 },
+	{ "top -i 1", { "top", "-v", "-i", "1", "-d", "3600", NULL }, 1 },
 };
+/* -v's line once the window is open and the poke is over: start-up done.
+ * Attaching fentry programs waits for RCU-tasks grace periods, seconds
+ * apart under TCG: no quiet spell tells its end. */
+#define STARTED_MARK "CPUs of unknown state"
+#define STARTED_TIMEOUT_NS (30 * 1000000000ULL)
 
 /* Every online CPU's idle periods (or interrupts) so far, summed. */
 struct counter {
@@ -109,9 +116,11 @@ static double window_rate(const struct counter *k, int nr_cpus, uint64_t window_
 	return (b - a) * 1e9 / (double)(t1 - t0) / nr_cpus;
 }
 
-static pid_t start_command(int i)
+/* Starts command i, its stderr into *err_fd (-1 when no pipe). */
+static pid_t start_command(int i, int *err_fd)
 {
 	char *argv[10];
+	int p[2] = { -1, -1 };
 	pid_t pid;
 	int n = 0;
 
@@ -119,6 +128,8 @@ static pid_t start_command(int i)
 	for (int j = 0; commands[i].argv[j]; j++)
 		argv[n++] = (char *)commands[i].argv[j];
 	argv[n] = NULL;
+	if (pipe2(p, O_CLOEXEC))
+		p[0] = p[1] = -1;
 	pid = fork();
 	if (pid == 0) {
 		int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -126,12 +137,46 @@ static pid_t start_command(int i)
 		if (fd >= 0) {
 			dup2(fd, STDIN_FILENO);
 			dup2(fd, STDOUT_FILENO);
-			dup2(fd, STDERR_FILENO);
+			dup2(p[1] >= 0 ? p[1] : fd, STDERR_FILENO);
 		}
 		execv("/proc/self/exe", argv);
 		_exit(127);
 	}
+	if (p[1] >= 0)
+		close(p[1]);
+	*err_fd = p[0];
 	return pid;
+}
+
+/* Reads the command's stderr until its start line (true), its end or the
+ * timeout (false). The pipe stays open afterwards: -v writes little once
+ * started, far less than the pipe holds. */
+static bool wait_started(int fd)
+{
+	uint64_t end = idle_now_ns() + STARTED_TIMEOUT_NS;
+	char buf[4096 + sizeof(STARTED_MARK)];
+	size_t keep = 0;
+
+	while (fd >= 0 && idle_now_ns() < end) {
+		struct pollfd pf = { .fd = fd, .events = POLLIN };
+		ssize_t r;
+
+		if (poll(&pf, 1, 200) <= 0)
+			continue;
+		r = read(fd, buf + keep, sizeof(buf) - 1 - keep);
+		if (r <= 0)
+			return false;
+		buf[keep + (size_t)r] = '\0';
+		if (strstr(buf, STARTED_MARK))
+			return true;
+		/* a mark split across two reads: keep the tail */
+		keep += (size_t)r;
+		if (keep > sizeof(STARTED_MARK)) {
+			memmove(buf, buf + keep - sizeof(STARTED_MARK), sizeof(STARTED_MARK));
+			keep = sizeof(STARTED_MARK);
+		}
+	}
+	return false;
 }
 
 /* Observed minus un-observed, and the command's own switches. Returns 0,
@@ -140,39 +185,37 @@ static int measure_one(const struct counter *k, int nr_cpus, int i, double *adde
 		       double *own, double *base)
 {
 	double s0, s1, seen;
-	int status;
+	int status, err_fd;
 	pid_t pid;
 
 	/* the last command's teardown (detach, maps freed: RCU callbacks,
 	 * IPIs) is not this one's un-observed window */
 	sleep_ns(WAKE_COST_SETTLE_NS);
 	*base = window_rate(k, nr_cpus, WAKE_COST_WINDOW_NS);
-	if ((pid = start_command(i)) < 0)
+	if ((pid = start_command(i, &err_fd)) < 0) {
+		if (err_fd >= 0)
+			close(err_fd);
 		return -1;
-	sleep_ns(WAKE_COST_SETTLE_NS);
-	/* start-up can outlast the settle (attaching fentry/fexit programs
-	 * waits for RCU tasks; under TCG for seconds): the window begins
-	 * once the command has gone a quarter second without switching,
-	 * 5 s more at most */
-	s0 = switches_of(pid);
-	for (int t = 0; t < 20 && s0 >= 0; t++) {
-		double s;
-
-		sleep_ns(250000000ULL);
-		if ((s = switches_of(pid)) == s0)
-			break;
-		s0 = s;
 	}
+	/* the window once its start-up is over, and no sooner than the
+	 * settle after the fork */
+	wait_started(err_fd);
+	sleep_ns(WAKE_COST_SETTLE_NS / 3);
+	s0 = switches_of(pid);
 	seen = window_rate(k, nr_cpus, WAKE_COST_WINDOW_NS);
 	s1 = switches_of(pid);
 	/* still running: it measured its whole window */
 	if (waitpid(pid, &status, WNOHANG) != 0 || s0 < 0 || s1 < 0) {
 		kill(pid, SIGKILL);
 		waitpid(pid, &status, 0);
+		if (err_fd >= 0)
+			close(err_fd);
 		return -1;
 	}
 	kill(pid, SIGINT);
 	waitpid(pid, &status, 0);
+	if (err_fd >= 0)
+		close(err_fd);
 	*added = seen - *base;
 	*own = (s1 - s0) * 1e9 / (double)WAKE_COST_WINDOW_NS;
 	return 0;
@@ -209,7 +252,7 @@ int wake_costs_measure(const struct topology *t, struct wake_cost_report *rep, c
 	rep->nr_cpus = nr_cpus;
 	rep->reps = WAKE_COST_REPS;
 	rep->window_s = WAKE_COST_WINDOW_NS / 1e9;
-	rep->settle_s = WAKE_COST_SETTLE_NS / 1e9;
+	rep->settle_s = WAKE_COST_SETTLE_NS / 3 / 1e9;
 	rep->nr = WAKE_COST_CMDS;
 	/* interleaved: each command's window right after its own un-observed one */
 	for (int r = 0; r < WAKE_COST_REPS; r++)
