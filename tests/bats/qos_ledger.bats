@@ -23,6 +23,7 @@ teardown() {
 	local p
 	for p in "$HOLD" "$REC"; do
 		[ -n "$p" ] || continue
+		pkill -P "$p" 2>/dev/null || true # the holder's sleep, not only the holder
 		kill "$p" 2>/dev/null || true
 		wait "$p" 2>/dev/null || true
 	done
