@@ -95,9 +95,9 @@ static const struct event {
 	{ "pm_qos_add_request", F_QOS, false, false },
 	{ "pm_qos_update_request", F_QOS, false, false },
 	{ "pm_qos_remove_request", F_QOS, false, false },
-	{ "dev_pm_qos_add_request", F_QOS, false, false },
-	{ "dev_pm_qos_update_request", F_QOS, false, false },
-	{ "dev_pm_qos_remove_request", F_QOS, false, false },
+	{ "dev_pm_qos_add_request", F_QOS, false, true },
+	{ "dev_pm_qos_update_request", F_QOS, false, true },
+	{ "dev_pm_qos_remove_request", F_QOS, false, true },
 	{ "cpuhp_exit", F_HOTPLUG, false, false },
 	{ "guest_halt_poll_ns", F_HALTPOLL, false, false },
 };
