@@ -3,15 +3,15 @@
  * the next tick), then the idle loop stops the tick or keeps it
  * (tick_nohz_idle_stop_tick / _retain_tick), then the state is entered.
  * fexit/fentry on those, where the kernel allows them (autoload off
- * otherwise), keep the inputs per CPU; the next idle entry takes them for
- * its period, and its exit splits a miss by why (classify, idle.bpf.h).
+ * otherwise), keep the inputs per CPU; the period's exit takes them and
+ * splits its miss by why (classify, idle.bpf.h).
  * Included by idlescope.bpf.c. */
 #ifndef IDLESCOPE_GOV_BPF_H
 #define IDLESCOPE_GOV_BPF_H
 
 #include "maps.bpf.h"
 
-/* the governor-input programs are loaded: entries take the inputs */
+/* the governor-input programs are loaded: exits take the inputs */
 const volatile bool gov_enabled = false;
 
 struct {
@@ -21,8 +21,7 @@ struct {
 	__type(value, struct gov_input);
 } gov_inputs SEC(".maps");
 
-static __always_inline void gov_sleep_length(__u32 cpu, __u64 now_ns, __s64 sleep_ns,
-					     __s64 tick_ns)
+static __always_inline void gov_sleep_length(__u32 cpu, __u64 now_ns, __s64 sleep_ns)
 {
 	struct gov_input *g = bpf_map_lookup_elem(&gov_inputs, &cpu);
 
@@ -30,9 +29,7 @@ static __always_inline void gov_sleep_length(__u32 cpu, __u64 now_ns, __s64 slee
 		return;
 	/* relative to the idle loop's entry time, a little before now: the
 	 * next event is placed at most that much late */
-	g->sleep_ns = sleep_ns > 0 ? (__u64)sleep_ns : 0;
-	g->tick_ns = tick_ns > 0 ? (__u64)tick_ns : 0;
-	g->next_ns = now_ns + g->sleep_ns;
+	g->next_ns = now_ns + (sleep_ns > 0 ? (__u64)sleep_ns : 0);
 	g->fresh = 1;
 }
 
@@ -46,30 +43,21 @@ static __always_inline void gov_tick(__u32 cpu, bool kept)
 	g->tick_known = 1;
 }
 
-/* At an idle entry: the inputs asked for it become the period's. A
- * governor that asks nothing (haltpoll, ladder) leaves the period unknown. */
-static __always_inline void gov_on_enter(__u32 cpu)
+/* At an idle exit: the inputs of the period that ended, consumed; NULL
+ * when they were not both seen since the last exit (a governor that asks
+ * nothing, or an entry the governor did not choose, such as idle
+ * injection). One lookup per period, on the exit alone. */
+static __always_inline struct gov_input *gov_take(__u32 cpu)
 {
 	struct gov_input *g = bpf_map_lookup_elem(&gov_inputs, &cpu);
+	bool valid;
 
 	if (!g)
-		return;
-	g->p_valid = g->fresh && g->tick_known;
-	g->p_next_ns = g->next_ns;
-	g->p_tick_kept = g->tick_kept;
+		return NULL;
+	valid = g->fresh && g->tick_known;
 	g->fresh = 0;
 	g->tick_known = 0;
-}
-
-/* The period's inputs at its exit, NULL when unknown. */
-static __always_inline struct gov_input *gov_period(__u32 cpu)
-{
-	struct gov_input *g;
-
-	if (!gov_enabled)
-		return NULL;
-	g = bpf_map_lookup_elem(&gov_inputs, &cpu);
-	return g && g->p_valid ? g : NULL;
+	return valid ? g : NULL;
 }
 
 #endif

@@ -16,7 +16,7 @@ static __always_inline __u32 lowest_bit_index(__u32 mask)
 }
 
 /* A miss split by what the governor was told (gov.bpf.h): next is the
- * next timer event from the period's start (g->p_next_ns - its enter),
+ * next timer event from the period's start (g->next_ns - its enter),
  * ts and td the target residencies of the state and of the deeper one. */
 static __always_inline void gov_split(struct idle_state_stats *st, const struct gov_input *g,
 				      __u64 next, __u64 ts, __u64 td, int miss, bool qos)
@@ -28,7 +28,7 @@ static __always_inline void gov_split(struct idle_state_stats *st, const struct 
 		else
 			st->gov_above_unannounced++;
 	} else if (miss < 0 && !qos) {
-		if (g->p_tick_kept)
+		if (g->tick_kept)
 			st->gov_below_tick++;
 		else if (next >= td)
 			st->gov_below_history++;
@@ -101,11 +101,11 @@ static __always_inline bool classify(struct idle_state_stats *st,
 
 /* Adds one completed period. Returns whether it was shorter than the state's
  * target residency (1/0), or -1 when the CPU has no state table. */
-static __always_inline int account(__u32 cpu, __u64 s, __u64 r, __u64 enter)
+static __always_inline int account(__u32 cpu, __u64 s, __u64 r, __u64 enter,
+				   const struct gov_input *g)
 {
 	struct idle_state_stats *st;
 	struct idle_params *p;
-	struct gov_input *g;
 	__u64 next = 0;
 	__u32 key;
 
@@ -123,9 +123,8 @@ static __always_inline int account(__u32 cpu, __u64 s, __u64 r, __u64 enter)
 	if (!p || !(p->flags & IS_PARAMS_VALID) || (p->flags & IS_PARAMS_NO_CLASSIFY) ||
 	    s >= p->nr_states)
 		return -1;
-	g = gov_period(cpu);
-	if (g && g->p_next_ns > enter)
-		next = g->p_next_ns - enter;
+	if (g && g->next_ns > enter)
+		next = g->next_ns - enter;
 	if (!classify(st, p, s, r, g, next))
 		return 0;
 	st->early++;
@@ -199,6 +198,7 @@ static __always_inline void cut_count(struct idle_cpu_slot *slot, __u32 s, __u64
 static __always_inline void idle_event(__u32 cpu, struct idle_cpu_slot *slot, __u64 now_ns,
 				       __u32 state)
 {
+	struct gov_input *g;
 	__u64 enter;
 	int early;
 	bool first;
@@ -229,8 +229,6 @@ static __always_inline void idle_event(__u32 cpu, struct idle_cpu_slot *slot, __
 		}
 		if (wake_enabled)
 			wake_on_enter(cpu, slot);
-		if (gov_enabled)
-			gov_on_enter(cpu);
 		if (hist_metric == HM_IDLE_ENTRY)
 			sched_on_idle(cpu, slot, now_ns, state, false);
 		enter = slot->enter_ns;
@@ -243,6 +241,9 @@ static __always_inline void idle_event(__u32 cpu, struct idle_cpu_slot *slot, __
 	enter = slot->enter_ns;
 	slot->enter_ns = 0;
 	slot->last_counted = 0;
+	/* taken at every exit, so an entry the governor did not choose
+	 * never gets the last one's inputs */
+	g = gov_enabled ? gov_take(cpu) : NULL;
 	if (groups_enabled && enter)
 		group_on_exit(cpu, slot, now_ns, enter);
 	if (now_ns < start_ns) {
@@ -264,7 +265,7 @@ static __always_inline void idle_event(__u32 cpu, struct idle_cpu_slot *slot, __
 	/* Like the kernel's usage/time, a period counts whole at its exit. */
 	slot->last_counted = haltpoll_enabled && slot->state == IS_HALTPOLL_POLL_STATE ?
 			     HP_POLL_PENDING : 1;
-	early = account(cpu, slot->state, now_ns - enter, enter);
+	early = account(cpu, slot->state, now_ns - enter, enter, g);
 	if (slot->state < state_slots)
 		cut_count(slot, slot->state, now_ns - enter);
 	if (wake_enabled)

@@ -245,16 +245,15 @@ int BPF_PROG(fexit_cpuidle_enter, void *drv, void *dev, int index, int ret)
 	return 0;
 }
 
-/* path-latency: the targets are set by the loader (--from, --to). */
 /* What the governor was told (gov.bpf.h): the sleep length it asked for,
- * then whether the idle loop stopped the tick or kept it. */
-/* Only the return value (ctx[1]) is read: the argument, a pointer to an
+ * then whether the idle loop stopped the tick or kept it. Only the
+ * fexit's return value (ctx[1]) is read: its argument, a pointer to an
  * s64, is refused by the 5.10 verifier (btf_ctx_access: not a struct),
- * and the time to the next tick it returns is not used. */
+ * and the time to the next tick it gives is not used. */
 SEC("fexit/tick_nohz_get_sleep_length")
 int gov_sleep_length_fexit(__u64 *ctx)
 {
-	gov_sleep_length(this_cpu(), bpf_ktime_get_ns(), (__s64)ctx[1], 0);
+	gov_sleep_length(this_cpu(), bpf_ktime_get_ns(), (__s64)ctx[1]);
 	return 0;
 }
 
@@ -272,6 +271,7 @@ int BPF_PROG(gov_retain_tick_fentry)
 	return 0;
 }
 
+/* path-latency: the targets are set by the loader (--from, --to). */
 SEC("fentry/cpuidle_select")
 int BPF_PROG(path_from_fentry)
 {

@@ -83,7 +83,7 @@ static __always_inline int replay_one(const struct replay_event *e)
 		handle_task_wakeup(now, e->task.pid);
 		return 0;
 	case RE_GOV:
-		gov_sleep_length(cpu, now, (__s64)e->gov.sleep_ns, (__s64)e->gov.tick_ns);
+		gov_sleep_length(cpu, now, (__s64)e->gov.sleep_ns);
 		if (e->gov.tick_kept < 2)
 			gov_tick(cpu, e->gov.tick_kept & 1);
 		return 0;

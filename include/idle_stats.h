@@ -118,20 +118,15 @@ struct idle_cpu_slot {
 } __attribute__((aligned(64)));
 
 /* Per CPU (array gov_inputs): what the governor was told before the
- * period about to begin, written by this CPU's fentry/fexit programs on the
- * idle path (bpf/gov.bpf.h) and taken by its next idle entry. */
+ * coming period, written by this CPU's fentry/fexit programs on the idle
+ * path (bpf/gov.bpf.h) and taken at the period's exit: no new selection
+ * runs on a CPU between its idle entry and exit. */
 struct gov_input {
-	__u64 next_ns;    /* the next timer event: the fexit's time + the sleep length */
-	__u64 sleep_ns;   /* tick_nohz_get_sleep_length()'s return */
-	__u64 tick_ns;    /* its *delta_next: time to the next tick */
-	__u8 fresh;       /* a sleep length since the last entry */
-	__u8 tick_known;  /* stop_tick or retain_tick since the last entry */
-	__u8 tick_kept;   /* retain_tick: the tick stays on */
-	/* the period in flight, from the above at its entry */
-	__u8 p_valid;
-	__u8 p_tick_kept;
-	__u8 pad[3];
-	__u64 p_next_ns;
+	__u64 next_ns;   /* the next timer event: the fexit's time + the sleep length */
+	__u8 fresh;      /* a sleep length since the CPU's last idle exit */
+	__u8 tick_known; /* a tick decision (stop or retain) since then */
+	__u8 tick_kept;  /* retain_tick: the tick stays on */
+	__u8 pad[5];
 } __attribute__((aligned(64)));
 
 /* Per CPU and state: everything summed over completed idle periods. */

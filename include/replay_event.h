@@ -36,8 +36,8 @@ enum replay_kind {
 	RE_TASK_READY,    /* hist: a task became runnable: task.pid, task.tgid, task.comm */
 	RE_TASK_WAKEUP,   /* hist wakeup-latency: sched_wakeup of task.pid */
 	RE_SWITCH,        /* hist: sw.prev_pid (also its tgid), sw.next_pid, sw.prev_runnable */
-	/* the governor's inputs (bpf/gov.bpf.h): gov.sleep_ns and gov.tick_ns as
-	 * tick_nohz_get_sleep_length() returned them, gov.tick_kept the tick
+	/* the governor's inputs (bpf/gov.bpf.h): gov.sleep_ns as
+	 * tick_nohz_get_sleep_length() returned it, gov.tick_kept the tick
 	 * decision that followed (1 retained, 0 stopped, 2 none seen) */
 	RE_GOV,
 	/* guest halt-polling */
@@ -92,7 +92,6 @@ struct replay_event {
 		} sw;
 		struct {
 			__u64 sleep_ns;
-			__u64 tick_ns;
 			__u64 tick_kept;
 		} gov;
 	};

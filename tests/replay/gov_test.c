@@ -20,8 +20,7 @@
 static void gov(struct idle_session *s, uint64_t cpu, uint64_t now, uint64_t sleep, bool kept)
 {
 	replay_send(s, (struct replay_event){ .kind = RE_GOV, .cpu = (uint32_t)cpu, .now_ns = now,
-					      .gov = { .sleep_ns = sleep, .tick_ns = 4 * MS,
-						       .tick_kept = kept } });
+					      .gov = { .sleep_ns = sleep, .tick_kept = kept } });
 }
 
 static void period(struct idle_session *s, uint64_t cpu, uint64_t enter, uint64_t exit,
