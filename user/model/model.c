@@ -873,3 +873,11 @@ void summary_free(struct summary *s)
 	s->cpus = NULL;
 	s->nr_warnings = 0;
 }
+
+bool summary_classified(const struct summary *s)
+{
+	for (int c = 0; c < s->nr_cpus; c++)
+		if (s->cpus[c].nr_states > 1 && s->cpus[c].states[0].classified)
+			return true;
+	return false;
+}

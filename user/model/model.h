@@ -275,6 +275,11 @@ int summary_build(struct summary *s, const struct window_capture *w, const struc
 void summary_warn(struct summary *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void summary_free(struct summary *s);
 
+/* Some selected CPU has states to choose between, classified by their table
+ * (a driver's): what the kernel's rule, QoS forcing and the governor split
+ * need. */
+bool summary_classified(const struct summary *s);
+
 /* Name shown for state i of a CPU without a driver table. */
 const char *default_idle_state_name(int i);
 

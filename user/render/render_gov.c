@@ -29,11 +29,7 @@ static void state_row(FILE *f, const char *cpu, const struct state_summary *st)
 
 void render_gov_table(FILE *f, const struct summary *s)
 {
-	bool classified = false;
-
-	for (int c = 0; c < s->nr_cpus; c++)
-		classified |= s->cpus[c].nr_states > 1 && s->cpus[c].states[0].classified;
-	if (!classified)
+	if (!summary_classified(s))
 		return;
 	if (!s->gov_inputs) {
 		fprintf(f, "\nWhy the governor missed: not known here (%s)\n",

@@ -54,12 +54,10 @@ static const char *when_text(bool known, int64_t ns, char *buf, size_t len)
 void render_qos_table(FILE *f, const struct summary *s)
 {
 	const struct summary_qos *q = &s->qos;
-	bool states = false;
+	bool states = summary_classified(s);
 
 	if (!q->kept)
 		return;
-	for (int c = 0; c < s->nr_cpus; c++)
-		states |= s->cpus[c].nr_states > 1 && s->cpus[c].states[0].classified;
 	if (!q->nr && !q->other_periods) {
 		fprintf(f, "\nPM QoS: no CPU latency request or resume-latency limit during the window\n");
 		return;
