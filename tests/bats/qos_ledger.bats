@@ -234,6 +234,14 @@ wait_file() {
 	jq .pm_qos "$OUT"
 	jq -e --argjson c "$HOLD" '[.pm_qos.requests[] | select(.pid == $c and .comm == "cyclictest" and
 		.value_us == 0 and .held_before)] | length == 1' "$OUT"
+	# the deepest state 0 us leaves, from sysfs: CPU 0's deepest enabled
+	# state of exit latency 0
+	want=
+	for s in /sys/devices/system/cpu/cpu0/cpuidle/state[0-9]*; do
+		[ "$(cat "$s/latency")" = 0 ] && [ "$(cat "$s/disable")" = 0 ] && want=$(cat "$s/name")
+	done
+	jq -e --argjson c "$HOLD" --arg w "$want" '.pm_qos.requests[] | select(.pid == $c) |
+		.deepest_reachable_state == $w' "$OUT"
 	forced=$(jq --argjson c "$HOLD" '([.pm_qos.requests[] | select(.pid == $c) | .forced_periods] | add) + .pm_qos.other.forced_periods' "$OUT")
 	qos=$(jq '.totals.states | map(.below_qos) | add' "$OUT")
 	read -r lo hi < <(snap_deltas "$p" | jq -r '[.[] | select(.missing | not)] |
