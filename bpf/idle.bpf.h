@@ -18,15 +18,17 @@ static __always_inline __u32 lowest_bit_index(__u32 mask)
 /* A miss split by what the governor was told (gov.bpf.h): next is the
  * next timer event from the period's start (g->next_ns - its enter),
  * ts and td the target residencies of the state and of the deeper one. */
-static __always_inline void gov_split(struct idle_state_stats *st, const struct gov_input *g,
+static __always_inline void gov_split(struct idle_state_stats *st, struct gov_input *g,
 				      __u64 next, __u64 ts, __u64 td, int miss, bool qos)
 {
 	st->gov_known++;
 	if (miss > 0) {
-		if (next < ts)
+		if (next < ts) {
 			st->gov_above_near++;
-		else
+		} else {
 			st->gov_above_unannounced++;
+			g->above_unannounced = 1; /* its wake's cause: gov_above_cause */
+		}
 	} else if (miss < 0 && !qos) {
 		if (g->tick_kept)
 			st->gov_below_tick++;
@@ -45,7 +47,7 @@ static __always_inline void gov_split(struct idle_state_stats *st, const struct 
  * than the state's target residency (early). */
 static __always_inline bool classify(struct idle_state_stats *st,
 				     const struct idle_params *p, __u64 s, __u64 r,
-				     const struct gov_input *g, __u64 next)
+				     struct gov_input *g, __u64 next)
 {
 	__u32 nr = p->nr_states, enabled, shallower, deeper, d = 0;
 	__u64 ideal = 0;
@@ -102,7 +104,7 @@ static __always_inline bool classify(struct idle_state_stats *st,
 /* Adds one completed period. Returns whether it was shorter than the state's
  * target residency (1/0), or -1 when the CPU has no state table. */
 static __always_inline int account(__u32 cpu, __u64 s, __u64 r, __u64 enter,
-				   const struct gov_input *g)
+				   struct gov_input *g)
 {
 	struct idle_state_stats *st;
 	struct idle_params *p;

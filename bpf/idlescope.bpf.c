@@ -113,13 +113,17 @@ static __always_inline void on_hrtimer(struct hrtimer *t, ktime_t *nowp, bool bt
 {
 	__u32 cpu = this_cpu();
 	struct idle_cpu_slot *slot = hrtimer_wanted(cpu);
-	__s64 hnow = 0;
+	__s64 hnow = 0, off = 0;
 
 	if (!slot)
 		return;
 	bpf_probe_read_kernel(&hnow, sizeof(hnow), nowp);
+	/* the base's offset to the monotonic clock, for the governor's
+	 * comparison alone (its next event is a monotonic time) */
+	if (gov_enabled)
+		off = btf ? t->base->offset : BPF_CORE_READ(t, base, offset);
 	hrtimer_record(cpu, slot, (__u64)KREAD(btf, t, function), KREAD(btf, t, node.expires),
-		       hnow);
+		       hnow, off);
 }
 TP_PAIR(hrtimer_expire_entry, on_hrtimer(hrtimer, now, btf), struct hrtimer *hrtimer, ktime_t *now)
 
@@ -250,10 +254,23 @@ int BPF_PROG(fexit_cpuidle_enter, void *drv, void *dev, int index, int ret)
  * fexit's return value (ctx[1]) is read: its argument, a pointer to an
  * s64, is refused by the 5.10 verifier (btf_ctx_access: not a struct),
  * and the time to the next tick it gives is not used. */
+/* The kernel counts the sleep length from the CPU's idle entry time
+ * (tick_sched.idle_entrytime, set by tick_nohz_idle_enter): the same base
+ * places the next event exactly. A kernel whose BTF lacks the per-CPU
+ * variable gets the fexit's own time, a little late. */
+extern const struct tick_sched tick_cpu_sched __ksym __weak;
+
 SEC("fexit/tick_nohz_get_sleep_length")
 int gov_sleep_length_fexit(__u64 *ctx)
 {
-	gov_sleep_length(this_cpu(), bpf_ktime_get_ns(), (__s64)ctx[1]);
+	const struct tick_sched *ts = NULL;
+	__u64 base = 0;
+
+	if (&tick_cpu_sched)
+		ts = bpf_this_cpu_ptr(&tick_cpu_sched);
+	if (ts)
+		base = (__u64)ts->idle_entrytime;
+	gov_sleep_length(this_cpu(), base ? base : bpf_ktime_get_ns(), (__s64)ctx[1]);
 	return 0;
 }
 

@@ -9,6 +9,7 @@
 #include "maps.bpf.h"
 #include "hist.bpf.h"
 #include "stat.bpf.h"
+#include "gov.bpf.h"
 
 /* thread_info.cpu since 5.16 on every arch; task_struct.cpu before. */
 struct task_struct___cpu_old {
@@ -95,6 +96,8 @@ static __always_inline void wake_account_timer(__u32 cpu, struct idle_cpu_slot *
 	ls = bpf_map_lookup_elem(&wake_lat, &key);
 	if (ls)
 		stat_add(&ls->count, &ls->sum_ns, &ls->min_ns, &ls->max_ns, ls->hist, lat);
+	if (ls && gov_enabled)
+		gov_timer_count(cpu, ls);
 	if (hist_metric == HM_EXIT_LATENCY)
 		hist_add(cpu, slot->wake_state, lat);
 	wake_detail_add(cpu, WDETAIL_TIMER_FN, 0, slot->timer_fn, slot->wake_early, NULL);
@@ -114,6 +117,8 @@ static __always_inline void wake_count(__u32 cpu, struct idle_cpu_slot *slot)
 	if (!ws)
 		return;
 	ws->count[kind]++;
+	if (gov_enabled)
+		gov_above_cause(cpu, slot->wake_state, kind);
 	/* early[] is another cache line than count[]: touched only when early */
 	if (slot->wake_early)
 		ws->early[kind]++;
@@ -225,8 +230,10 @@ static __always_inline struct idle_cpu_slot *hrtimer_wanted(__u32 cpu)
 
 /* The wanted timer: its function and lateness now - expires. */
 static __always_inline void hrtimer_record(__u32 cpu, struct idle_cpu_slot *slot, __u64 fn,
-					   __s64 expires, __s64 hnow)
+					   __s64 expires, __s64 hnow, __s64 base_offset)
 {
+	if (gov_enabled)
+		gov_timer_seen(cpu, (__u64)(expires - base_offset));
 	slot->timer_fn = fn;
 	slot->timer_lat_ns = hnow > expires ? (__u64)(hnow - expires) : 0;
 	slot->wake_lat_done = 1;
@@ -240,7 +247,7 @@ static __always_inline void handle_hrtimer(__u32 cpu, __u64 fn, __s64 expires, _
 	struct idle_cpu_slot *slot = hrtimer_wanted(cpu);
 
 	if (slot)
-		hrtimer_record(cpu, slot, fn, expires, hnow);
+		hrtimer_record(cpu, slot, fn, expires, hnow, 0);
 }
 
 /* The slot of target when its wake still wants its first wakee, else NULL:

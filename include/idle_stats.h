@@ -4,6 +4,7 @@
 #define IDLESCOPE_IDLE_STATS_H
 
 #include "hist.h"
+#include "wake_stats.h"
 
 /* CPUIDLE_STATE_MAX in the kernel. */
 #define IS_MAX_STATES 10
@@ -122,12 +123,24 @@ struct idle_cpu_slot {
  * path (bpf/gov.bpf.h) and taken at the period's exit: no new selection
  * runs on a CPU between its idle entry and exit. */
 struct gov_input {
-	__u64 next_ns;   /* the next timer event: the fexit's time + the sleep length */
+	/* the next timer event: the kernel's idle entry time (where the
+	 * fexit can read it, else the fexit's own time) + the sleep length */
+	__u64 next_ns;
+	__u64 period_next_ns;   /* next_ns of the period that ended last, 0 unknown */
+	__u64 timer_expires_ns; /* the hrtimer that ended it: expiry, monotonic */
 	__u8 fresh;      /* a sleep length since the CPU's last idle exit */
 	__u8 tick_known; /* a tick decision (stop or retain) since then */
 	__u8 tick_kept;  /* retain_tick: the tick stays on */
-	__u8 pad[5];
+	/* that period was too deep, woken before its next timer: its wake's
+	 * cause is counted in gov_above_cause when final */
+	__u8 above_unannounced;
+	__u8 pad[4];
 } __attribute__((aligned(64)));
+
+/* The expiry of the timer that ended a period and the next event the
+ * governor was told of agree within this (both are the kernel's ktime of
+ * one hrtimer: they differ only when another event came first). */
+#define GOV_TIMER_TOLERANCE_NS 1000ULL
 
 /* Per CPU and state: everything summed over completed idle periods. */
 struct idle_state_stats {
@@ -169,6 +182,9 @@ struct idle_state_stats {
 	__u64 gov_below_tick;
 	__u64 gov_below_history;
 	__u64 gov_below_timer;
+	/* of gov_above_unannounced: the wakes' causes (enum wake_kind), with
+	 * wakeups on */
+	__u64 gov_above_cause[WAKE_NR_KINDS];
 	__u64 ideal[IS_MAX_STATES]; /* periods whose ideal state was i */
 	__u64 hist[IS_HIST_BUCKETS];
 } __attribute__((aligned(64)));

@@ -52,6 +52,14 @@ struct wake_lat_stats {
 	__u64 sum_ns;
 	__u64 min_ns;
 	__u64 max_ns;
+	/* of count, with the governor's inputs seen (bpf/gov.bpf.h): the
+	 * timer's expiry against the next event the governor was told of,
+	 * later or earlier by more than GOV_TIMER_TOLERANCE_NS, and |difference| */
+	__u64 gov_known;
+	__u64 gov_later;
+	__u64 gov_earlier;
+	__u64 gov_err_sum_ns;
+	__u64 gov_err_max_ns;
 	__u64 hist[IS_HIST_BUCKETS];
 } __attribute__((aligned(64)));
 

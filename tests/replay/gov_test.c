@@ -15,12 +15,28 @@
 
 #include "replay.h"
 
-#define NR_CPUS 3
+#define NR_CPUS 5
+#define FN_TIMER 0xffffffff81000100ULL
 
 static void gov(struct idle_session *s, uint64_t cpu, uint64_t now, uint64_t sleep, bool kept)
 {
 	replay_send(s, (struct replay_event){ .kind = RE_GOV, .cpu = (uint32_t)cpu, .now_ns = now,
 					      .gov = { .sleep_ns = sleep, .tick_kept = kept } });
+}
+
+/* kind: a wakeup cause, RE_LOCAL_TIMER to RE_NO_IPI */
+static void wake(struct idle_session *s, uint64_t cpu, uint64_t now, uint32_t kind)
+{
+	replay_send(s, (struct replay_event){ .kind = kind, .cpu = (uint32_t)cpu, .now_ns = now });
+}
+
+/* a timer interrupt and the hrtimer it ran, expired at expires */
+static void timer(struct idle_session *s, uint64_t cpu, uint64_t now, uint64_t expires)
+{
+	wake(s, cpu, now, RE_LOCAL_TIMER);
+	replay_send(s, (struct replay_event){ .kind = RE_HRTIMER, .cpu = (uint32_t)cpu,
+					      .now_ns = now, .timer.fn = FN_TIMER,
+					      .timer.expires = expires, .timer.now = now });
 }
 
 static void period(struct idle_session *s, uint64_t cpu, uint64_t enter, uint64_t exit,
@@ -52,6 +68,8 @@ static int setup(void **state)
 	idle_session_set_params(&f.s, 0, &arm);
 	idle_session_set_params(&f.s, 1, &qos);
 	idle_session_set_params(&f.s, 2, &arm);
+	idle_session_set_params(&f.s, 3, &arm);
+	idle_session_set_params(&f.s, 4, &arm);
 
 	/* CPU 0 */
 	gov(&f.s, 0, 1 * MS, 500 * US, false);
@@ -94,6 +112,40 @@ static int setup(void **state)
 	replay_send(&f.s, (struct replay_event){ .kind = RE_GOV, .cpu = 2, .now_ns = 1 * MS,
 						 .gov = { .sleep_ns = 5 * MS, .tick_kept = 2 } });
 	period(&f.s, 2, 1 * MS, 1100 * US, 1);
+
+	/* CPU 3: the causes of the too-deep periods woken before the timer */
+	gov(&f.s, 3, 1 * MS, 5 * MS, false);
+	replay_idle(&f.s, 3, 1 * MS, 1);
+	wake(&f.s, 3, 1200 * US, RE_RESCHED);   /* inside the period (HLT-style) */
+	replay_idle(&f.s, 3, 1300 * US, EXIT);  /* CPU_PD 300 us, next 5 ms: woken early,
+						 * by ipi-resched */
+	gov(&f.s, 3, 2 * MS, 5 * MS, false);
+	period(&f.s, 3, 2 * MS, 2200 * US, 1);
+	wake(&f.s, 3, 2201 * US, RE_IRQ);       /* 1 us after the exit (MWAIT-style): irq */
+	gov(&f.s, 3, 3 * MS, 500 * US, false);
+	replay_idle(&f.s, 3, 3 * MS, 1);
+	timer(&f.s, 3, 3500 * US, 3500 * US);
+	replay_idle(&f.s, 3, 3501 * US, EXIT);  /* too deep, next 500 us: near, no cause */
+	gov(&f.s, 3, 4 * MS, 5 * MS, false);
+	period(&f.s, 3, 4 * MS, 4100 * US, 1);  /* woken early; nothing came: unknown, */
+	gov(&f.s, 3, 10 * MS, 5 * MS, false);
+	period(&f.s, 3, 10 * MS, 10500 * US, 0); /* counted at this entry; WFI 500 us: no miss */
+
+	/* CPU 4: timers that ended periods against the next event told */
+	gov(&f.s, 4, 1 * MS, 2 * MS, false);    /* told: 3 ms */
+	replay_idle(&f.s, 4, 1 * MS, 1);
+	timer(&f.s, 4, 3005 * US, 3 * MS);      /* expired at 3 ms: as told */
+	replay_idle(&f.s, 4, 3010 * US, EXIT);
+	gov(&f.s, 4, 10 * MS, 2 * MS, false);   /* told: 12 ms */
+	replay_idle(&f.s, 4, 10 * MS, 1);
+	timer(&f.s, 4, 13002 * US, 13 * MS);    /* 1 ms later than told */
+	replay_idle(&f.s, 4, 13003 * US, EXIT);
+	gov(&f.s, 4, 20 * MS, 5 * MS, false);   /* told: 25 ms */
+	period(&f.s, 4, 20 * MS, 22 * MS, 1);
+	timer(&f.s, 4, 22001 * US, 22 * MS);    /* after the exit (MWAIT-style): 3 ms earlier */
+	replay_idle(&f.s, 4, 30 * MS, 1);       /* no inputs: lateness counted, not compared */
+	timer(&f.s, 4, 31 * MS, 31 * MS);
+	replay_idle(&f.s, 4, 31001 * US, EXIT);
 	*state = &f;
 	return idle_session_read(&f.s, &f.raw);
 }
@@ -140,9 +192,46 @@ static void test_inputs_incomplete(void **state)
 	assert_int_equal(st(f, 2, 1)->gov_known, 0);
 }
 
+static void test_woken_early_causes(void **state)
+{
+	const struct replay_fixture *f = *state;
+	const struct idle_state_stats *s = st(f, 3, 1);
+
+	assert_int_equal(s->above, 4);
+	assert_int_equal(s->gov_above_near, 1);
+	assert_int_equal(s->gov_above_unannounced, 3);
+	assert_int_equal(s->gov_above_cause[WAKE_IPI_RESCHED], 1);
+	assert_int_equal(s->gov_above_cause[WAKE_IRQ], 1);
+	assert_int_equal(s->gov_above_cause[WAKE_UNKNOWN], 1);
+	assert_int_equal(s->gov_above_cause[WAKE_TIMER], 0);
+	assert_int_equal(st(f, 3, 0)->below + st(f, 3, 0)->above, 0);
+	for (int k = 0; k < WAKE_NR_KINDS; k++)
+		assert_int_equal(st(f, 3, 0)->gov_above_cause[k], 0);
+}
+
+static void test_timer_against_told(void **state)
+{
+	const struct replay_fixture *f = *state;
+	const struct wake_lat_stats *l = &f->raw.lat[4 * IS_MAX_STATES + 1];
+
+	assert_int_equal(l->count, 4);
+	assert_int_equal(l->gov_known, 3);
+	assert_int_equal(l->gov_later, 1);
+	assert_int_equal(l->gov_earlier, 1);
+	assert_int_equal(l->gov_err_sum_ns, 4 * MS);
+	assert_int_equal(l->gov_err_max_ns, 3 * MS);
+	/* CPU 3's near period: its timer came as told */
+	assert_int_equal(f->raw.lat[3 * IS_MAX_STATES + 1].gov_known, 1);
+	assert_int_equal(f->raw.lat[3 * IS_MAX_STATES + 1].gov_later +
+				 f->raw.lat[3 * IS_MAX_STATES + 1].gov_earlier,
+			 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_woken_early_causes),
+		cmocka_unit_test(test_timer_against_told),
 		cmocka_unit_test(test_cpu0_split),
 		cmocka_unit_test(test_qos_is_not_split),
 		cmocka_unit_test(test_inputs_incomplete),

@@ -388,6 +388,26 @@ static void test_qos_and_governor(void **state)
 		"idlescope_governor_misses_total{state=\"C1\",why=\"below_timer_moved\"} 6\n"));
 	assert_non_null(strstr(text, "# TYPE idlescope_governor_misses_total counter\n"));
 	assert_non_null(strstr(text, "# TYPE idlescope_pm_qos_requests gauge\n"));
+	/* wakeups off: no cause split, no timer comparison */
+	assert_null(strstr(text, "idlescope_governor_woken_early_total"));
+	assert_null(strstr(text, "idlescope_governor_timer_"));
+	free(text);
+	s.wake_enabled = true;
+	s.totals.states[1].gov.above_cause[WAKE_IPI_RESCHED] = 2;
+	s.totals.states[1].gov.timer_known = 8;
+	s.totals.states[1].gov.timer_later = 1;
+	s.totals.states[1].gov.timer_err_sum_ns = 2500;
+	text = render(&p);
+	assert_non_null(strstr(text,
+		"idlescope_governor_woken_early_total{state=\"C1\",cause=\"unknown\"} 0\n"));
+	assert_non_null(strstr(text,
+		"idlescope_governor_woken_early_total{state=\"C1\",cause=\"ipi-resched\"} 2\n"));
+	assert_non_null(strstr(text,
+		"idlescope_governor_timer_ended_periods_total{state=\"C1\",vs=\"as_told\"} 7\n"
+		"idlescope_governor_timer_ended_periods_total{state=\"C1\",vs=\"later\"} 1\n"
+		"idlescope_governor_timer_ended_periods_total{state=\"C1\",vs=\"earlier\"} 0\n"));
+	assert_non_null(strstr(text,
+		"idlescope_governor_timer_error_seconds_total{state=\"C1\"} 0.0000025\n"));
 	free(text);
 }
 

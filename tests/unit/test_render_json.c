@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#include "model/flatten.h"
 #include <jansson.h>
 
 #include "model/kernel_check.h"
@@ -488,6 +490,60 @@ static void test_json_compact_and_nulls(void **state)
 	json_decref(root);
 }
 
+/* The governor split of a state, with the wakes' causes and the timers
+ * against what the governor was told (wakeups on), and their names in
+ * compare's flat list. */
+static void test_json_governor(void **state)
+{
+	struct state_summary *c1 = &cpus[0].states[1];
+	struct metric_set m = { 0 };
+	const struct metric_kv *kv;
+	json_t *root, *g;
+
+	(void)state;
+	c1->have_gov = true;
+	c1->gov = (struct gov_split){ .known = 9, .above_near = 1, .above_unannounced = 3,
+				      .timer_known = 5, .timer_later = 1, .timer_earlier = 2,
+				      .timer_err_sum_ns = 7000, .timer_err_max_ns = 4000 };
+	c1->gov.above_cause[WAKE_IPI_CALL_SINGLE] = 2;
+	c1->gov.above_cause[WAKE_UNKNOWN] = 1;
+	sum.wake_enabled = false;
+	root = render_parse(false);
+	g = json_object_get(json_array_get(json_object_get(json_array_get(json_object_get(root, "cpus"),
+									    0), "states"), 1),
+			    "governor");
+	assert_int_equal(get_int(g, "above_woken_before_timer"), 3);
+	assert_true(json_is_null(json_object_get(g, "woken_before_timer_by_cause")));
+	assert_true(json_is_null(json_object_get(g, "timer_ended")));
+	json_decref(root);
+	sum.wake_enabled = true;
+	root = render_parse(false);
+	g = json_object_get(json_array_get(json_object_get(json_array_get(json_object_get(root, "cpus"),
+									    0), "states"), 1),
+			    "governor");
+	assert_int_equal(get_int(json_object_get(g, "woken_before_timer_by_cause"), "ipi-call-single"), 2);
+	assert_int_equal(get_int(json_object_get(g, "woken_before_timer_by_cause"), "unknown"), 1);
+	assert_int_equal(get_int(json_object_get(g, "woken_before_timer_by_cause"), "irq"), 0);
+	assert_int_equal(get_int(json_object_get(g, "timer_ended"), "periods"), 5);
+	assert_int_equal(get_int(json_object_get(g, "timer_ended"), "as_told"), 2);
+	assert_int_equal(get_int(json_object_get(g, "timer_ended"), "later_than_told"), 1);
+	assert_int_equal(get_int(json_object_get(g, "timer_ended"), "earlier_than_told"), 2);
+	assert_int_equal(get_int(json_object_get(g, "timer_ended"), "error_sum_ns"), 7000);
+	assert_int_equal(get_int(json_object_get(g, "timer_ended"), "error_max_ns"), 4000);
+	assert_int_equal(flatten_summary(root, &m), 0);
+	kv = metric_find(&m, "cpu[0].state[C1].governor.woken_early.ipi-call-single");
+	assert_non_null(kv);
+	assert_true(kv->value == 2);
+	kv = metric_find(&m, "cpu[0].state[C1].governor.timer_ended.later_than_told");
+	assert_non_null(kv);
+	assert_true(kv->value == 1);
+	metric_set_free(&m);
+	json_decref(root);
+	sum.wake_enabled = false;
+	c1->have_gov = false;
+	memset(&c1->gov, 0, sizeof(c1->gov));
+}
+
 static void test_csv(void **state)
 {
 	int lines;
@@ -578,6 +634,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_json_kernel_check, build_summary, free_summary),
 		cmocka_unit_test_setup_teardown(test_json_compact_and_nulls, build_summary,
 						free_summary),
+		cmocka_unit_test_setup_teardown(test_json_governor, build_summary, free_summary),
 		cmocka_unit_test_setup_teardown(test_csv, build_summary, free_summary),
 		cmocka_unit_test_setup_teardown(test_csv_unknown_fields_empty, build_summary,
 						free_summary),

@@ -82,10 +82,18 @@ static int add_cpu_like(struct metric_set *m, const char *prefix, const json_t *
 			return -1;
 		/* why its misses missed: state[NAME].governor.above_timer_near, ... */
 		if (json_is_object(json_object_get(st, "governor"))) {
-			char g[112];
+			const json_t *gov = json_object_get(st, "governor");
+			char g[112], sub[144];
 
 			snprintf(g, sizeof(g), "%s.governor", p);
-			if (add_numbers(m, g, json_object_get(st, "governor"), NULL))
+			if (add_numbers(m, g, gov, NULL))
+				return -1;
+			/* .governor.woken_early.CAUSE, .governor.timer_ended.as_told, ... */
+			snprintf(sub, sizeof(sub), "%s.woken_early", g);
+			if (add_numbers(m, sub, json_object_get(gov, "woken_before_timer_by_cause"), NULL))
+				return -1;
+			snprintf(sub, sizeof(sub), "%s.timer_ended", g);
+			if (add_numbers(m, sub, json_object_get(gov, "timer_ended"), NULL))
 				return -1;
 		}
 		entries += json_number_value(json_object_get(st, "entries"));

@@ -88,9 +88,13 @@ static void fill_state(struct state_summary *st, int index, const struct idle_st
 	st->fx_rejected = raw->fx_rejected;
 	st->fx_demoted = raw->fx_demoted;
 	st->edge_exits = raw->edge_exits;
-	st->gov = (struct gov_split){ raw->gov_known,	       raw->gov_above_near,
-				      raw->gov_above_unannounced, raw->gov_below_tick,
-				      raw->gov_below_history,     raw->gov_below_timer };
+	st->gov = (struct gov_split){ .known = raw->gov_known,
+				      .above_near = raw->gov_above_near,
+				      .above_unannounced = raw->gov_above_unannounced,
+				      .below_tick = raw->gov_below_tick,
+				      .below_history = raw->gov_below_history,
+				      .below_timer = raw->gov_below_timer };
+	memcpy(st->gov.above_cause, raw->gov_above_cause, sizeof(st->gov.above_cause));
 	memcpy(st->ideal, raw->ideal, sizeof(st->ideal));
 	memcpy(st->hist, raw->hist, sizeof(st->hist));
 	finish_state(st);
@@ -165,6 +169,11 @@ static void build_wake(struct cpu_summary *cs, int cpu, const struct window_capt
 		ls->max_ns = l->max_ns;
 		memcpy(ls->hist, l->hist, sizeof(ls->hist));
 		finish_lat(ls);
+		cs->states[i].gov.timer_known = l->gov_known;
+		cs->states[i].gov.timer_later = l->gov_later;
+		cs->states[i].gov.timer_earlier = l->gov_earlier;
+		cs->states[i].gov.timer_err_sum_ns = l->gov_err_sum_ns;
+		cs->states[i].gov.timer_err_max_ns = l->gov_err_max_ns;
 	}
 }
 
@@ -610,6 +619,24 @@ static void build_pack(struct summary *s, const struct window_capture *w)
 			}
 }
 
+static void gov_split_add(struct gov_split *t, const struct gov_split *s)
+{
+	t->known += s->known;
+	t->above_near += s->above_near;
+	t->above_unannounced += s->above_unannounced;
+	t->below_tick += s->below_tick;
+	t->below_history += s->below_history;
+	t->below_timer += s->below_timer;
+	for (int k = 0; k < WAKE_NR_KINDS; k++)
+		t->above_cause[k] += s->above_cause[k];
+	t->timer_known += s->timer_known;
+	t->timer_later += s->timer_later;
+	t->timer_earlier += s->timer_earlier;
+	t->timer_err_sum_ns += s->timer_err_sum_ns;
+	if (s->timer_err_max_ns > t->timer_err_max_ns)
+		t->timer_err_max_ns = s->timer_err_max_ns;
+}
+
 static void add_state(struct state_summary *t, const struct state_summary *s)
 {
 	if (!t->name[0]) {
@@ -625,12 +652,7 @@ static void add_state(struct state_summary *t, const struct state_summary *s)
 	t->above += s->above;
 	t->below += s->below;
 	t->below_qos += s->below_qos;
-	t->gov.known += s->gov.known;
-	t->gov.above_near += s->gov.above_near;
-	t->gov.above_unannounced += s->gov.above_unannounced;
-	t->gov.below_tick += s->gov.below_tick;
-	t->gov.below_history += s->gov.below_history;
-	t->gov.below_timer += s->gov.below_timer;
+	gov_split_add(&t->gov, &s->gov);
 	t->poll_limit += s->poll_limit;
 	t->poll_limit_known = t->poll_limit_known && s->poll_limit_known;
 	t->miss_above += s->miss_above;

@@ -65,6 +65,13 @@ struct state_summary {
 	struct gov_split {
 		uint64_t known, above_near, above_unannounced;
 		uint64_t below_tick, below_history, below_timer;
+		/* of above_unannounced, by the cause of the wake (wakeups on) */
+		uint64_t above_cause[WAKE_NR_KINDS];
+		/* periods a timer ended, with the inputs seen: that timer's
+		 * expiry later or earlier than the next event the governor was
+		 * told of (by more than GOV_TIMER_TOLERANCE_NS), |difference| */
+		uint64_t timer_known, timer_later, timer_earlier;
+		uint64_t timer_err_sum_ns, timer_err_max_ns;
 	} gov;
 };
 

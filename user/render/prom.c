@@ -311,6 +311,51 @@ static void group_families(FILE *f, const struct summary *s, bool hist)
 	}
 }
 
+/* With wakeups on: the causes of the woken-early periods (10 series per
+ * state) and the timers that ended periods against what the governor was
+ * told (4 per state). */
+static void gov_wake_families(FILE *f, const struct summary *s)
+{
+	char st[96], sec[48];
+
+	family(f, "idlescope_governor_woken_early_total", "counter",
+	       "Too deep periods woken before the next timer the governor was told of, by the "
+	       "wakeup's cause.");
+	for (int i = 0; i < s->totals.nr_states; i++) {
+		const struct state_summary *t = &s->totals.states[i];
+
+		if (!t->classified)
+			continue;
+		prom_label(st, sizeof(st), t->name);
+		for (int k = 0; k < WAKE_NR_KINDS; k++)
+			fprintf(f, "idlescope_governor_woken_early_total{state=\"%s\",cause=\"%s\"} %" PRIu64
+				   "\n", st, wake_kind_name(k), t->gov.above_cause[k]);
+	}
+	family(f, "idlescope_governor_timer_ended_periods_total", "counter",
+	       "Periods an hrtimer ended, by its expiry against the next event the governor was told "
+	       "of (as told: within 1 us).");
+	for (int i = 0; i < s->totals.nr_states; i++) {
+		const struct gov_split *g = &s->totals.states[i].gov;
+		const uint64_t v[] = { g->timer_known - g->timer_later - g->timer_earlier,
+				       g->timer_later, g->timer_earlier };
+		static const char *const vs[] = { "as_told", "later", "earlier" };
+
+		if (!s->totals.states[i].classified)
+			continue;
+		prom_label(st, sizeof(st), s->totals.states[i].name);
+		for (int k = 0; k < 3; k++)
+			fprintf(f, "idlescope_governor_timer_ended_periods_total{state=\"%s\",vs=\"%s\"} %"
+				   PRIu64 "\n", st, vs[k], v[k]);
+	}
+	family(f, "idlescope_governor_timer_error_seconds_total", "counter",
+	       "Sum of |expiry - the next event told| over those periods.");
+	for (int i = 0; i < s->totals.nr_states; i++)
+		if (s->totals.states[i].classified)
+			fprintf(f, "idlescope_governor_timer_error_seconds_total{state=\"%s\"} %s\n",
+				prom_label(st, sizeof(st), s->totals.states[i].name),
+				prom_seconds(sec, sizeof(sec), s->totals.states[i].gov.timer_err_sum_ns));
+}
+
 /* What observing costs, for an alert on the observer itself. */
 /* Why the governor missed, over the selected CPUs, per state: only where
  * its inputs were watched (bpf/gov.bpf.h); 7 series per state. */
@@ -343,6 +388,8 @@ static void gov_families(FILE *f, const struct summary *s)
 			fprintf(f, "idlescope_governor_misses_total{state=\"%s\",why=\"%s\"} %" PRIu64 "\n",
 				st, why[k], v[k]);
 	}
+	if (s->wake_enabled)
+		gov_wake_families(f, s);
 }
 
 /* The PM QoS ledger in three series per family: the periods the limits

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "model/kernel_check.h"
+#include "model/wake_names.h"
 #include "render/render.h"
 #include "render/render_freq.h"
 #include "render/render_haltpoll.h"
@@ -50,7 +51,49 @@ static void exit_cost_json(json_t *o, const struct exit_cost *e, uint64_t window
 					   : json_null());
 }
 
-static json_t *state_json(const struct state_summary *st, int nr_states, uint64_t window)
+/* What the wakes of the too-deep periods woken before their next timer
+ * were, and the timers that ended periods against the next event the
+ * governor was told of: only with wakeups on (null otherwise). */
+static json_t *gov_wake_json(const struct gov_split *g, bool wake)
+{
+	json_t *causes;
+	uint64_t on_time;
+
+	if (!wake)
+		return json_pack("{s:o,s:o}", "woken_before_timer_by_cause", json_null(),
+				 "timer_ended", json_null());
+	causes = json_object();
+	for (int k = 0; k < WAKE_NR_KINDS; k++)
+		json_object_set_new(causes, wake_kind_name(k), json_u64(g->above_cause[k]));
+	on_time = g->timer_known - g->timer_later - g->timer_earlier;
+	return json_pack("{s:o,s:{s:o,s:o,s:o,s:o,s:o,s:o}}", "woken_before_timer_by_cause", causes,
+			 "timer_ended", "periods", json_u64(g->timer_known), "as_told",
+			 json_u64(on_time), "later_than_told", json_u64(g->timer_later),
+			 "earlier_than_told", json_u64(g->timer_earlier), "error_sum_ns",
+			 json_u64(g->timer_err_sum_ns), "error_max_ns",
+			 json_u64(g->timer_err_max_ns));
+}
+
+static json_t *governor_json(const struct state_summary *st, bool wake)
+{
+	json_t *o, *w;
+
+	if (!st->have_gov || !st->classified)
+		return json_null();
+	o = json_pack("{s:o,s:o,s:o,s:o,s:o,s:o}", "known_periods", json_u64(st->gov.known),
+		      "above_timer_near", json_u64(st->gov.above_near),
+		      "above_woken_before_timer", json_u64(st->gov.above_unannounced),
+		      "below_tick_kept", json_u64(st->gov.below_tick), "below_predicted_short",
+		      json_u64(st->gov.below_history), "below_timer_moved",
+		      json_u64(st->gov.below_timer));
+	w = gov_wake_json(&st->gov, wake);
+	json_object_update(o, w);
+	json_decref(w);
+	return o;
+}
+
+static json_t *state_json(const struct state_summary *st, int nr_states, uint64_t window,
+			  bool wake)
 {
 	json_t *o = json_object(), *ideal;
 
@@ -98,16 +141,7 @@ static json_t *state_json(const struct state_summary *st, int nr_states, uint64_
 	json_object_set_new(o, "fx_demoted", st->have_fexit ? json_u64(st->fx_demoted) : json_null());
 	exit_cost_json(o, &st->exit, window, false);
 	/* why its misses missed, from what the governor was told */
-	json_object_set_new(o, "governor",
-			    st->have_gov && st->classified
-				    ? json_pack("{s:o,s:o,s:o,s:o,s:o,s:o}", "known_periods",
-						json_u64(st->gov.known), "above_timer_near",
-						json_u64(st->gov.above_near), "above_woken_before_timer",
-						json_u64(st->gov.above_unannounced), "below_tick_kept",
-						json_u64(st->gov.below_tick), "below_predicted_short",
-						json_u64(st->gov.below_history), "below_timer_moved",
-						json_u64(st->gov.below_timer))
-				    : json_null());
+	json_object_set_new(o, "governor", governor_json(st, wake));
 	json_object_set_new(o, "hist", hist_json(st->hist));
 	return o;
 }
@@ -134,7 +168,7 @@ static json_t *cpu_json(const struct cpu_summary *cs, uint64_t window, bool wake
 	json_object_set_new(o, "lost_exits", json_u64(cs->lost_exits));
 	json_object_set_new(o, "idle_at_end", json_boolean(cs->idle_at_end));
 	for (int i = 0; i < cs->nr_states; i++)
-		json_array_append_new(states, state_json(&cs->states[i], cs->nr_states, window));
+		json_array_append_new(states, state_json(&cs->states[i], cs->nr_states, window, wake));
 	json_object_set_new(o, "states", states);
 	exit_cost_json(o, &cs->exit, window, true);
 	json_object_set_new(o, "wakeups", wake ? wake_cpu_json(cs) : json_null());

@@ -42,6 +42,8 @@ static void sub_state(struct idle_state_stats *d, const struct idle_state_stats 
 	d->gov_below_tick = sub(d->gov_below_tick, a->gov_below_tick);
 	d->gov_below_history = sub(d->gov_below_history, a->gov_below_history);
 	d->gov_below_timer = sub(d->gov_below_timer, a->gov_below_timer);
+	for (int k = 0; k < WAKE_NR_KINDS; k++)
+		d->gov_above_cause[k] = sub(d->gov_above_cause[k], a->gov_above_cause[k]);
 	for (int i = 0; i < IS_MAX_STATES; i++)
 		d->ideal[i] = sub(d->ideal[i], a->ideal[i]);
 	for (int b = 0; b < IS_HIST_BUCKETS; b++)
@@ -120,6 +122,11 @@ static void sub_lat(struct wake_lat_stats *d, const struct wake_lat_stats *a)
 	d->count = sub(d->count, a->count);
 	d->sum_ns = sub(d->sum_ns, a->sum_ns);
 	d->min_ns = d->max_ns = 0;
+	d->gov_known = sub(d->gov_known, a->gov_known);
+	d->gov_later = sub(d->gov_later, a->gov_later);
+	d->gov_earlier = sub(d->gov_earlier, a->gov_earlier);
+	d->gov_err_sum_ns = sub(d->gov_err_sum_ns, a->gov_err_sum_ns);
+	d->gov_err_max_ns = 0; /* a maximum has no delta: the interval's is unknown */
 	for (int b = 0; b < IS_HIST_BUCKETS; b++)
 		d->hist[b] = sub(d->hist[b], a->hist[b]);
 }
