@@ -66,13 +66,13 @@ DUR=$((SETTLE + WIN + 3))
 # what each command is, and its own wakeups per second (its -i ticks)
 cmdline() {
 	case $1 in
-	record-d) echo "record -d $DUR -o /dev/null" ;;
-	record-d-poll) echo "record -d $DUR -o /dev/null" ;;
-	record-d-nowake) echo "record -d $DUR --without wakeups -o /dev/null" ;;
-	record-i1) echo "record -d $DUR -i 1 -o /dev/null" ;;
-	hist-d) echo "hist residency -d $DUR" ;;
-	top-d) echo "top -d $DUR" ;; # not a tty: one block of lines per 1 s interval
-	serve) echo "serve -d $DUR --listen 127.0.0.1:$PORT" ;;
+	record-d) echo "record -v -d $DUR -o /dev/null" ;;
+	record-d-poll) echo "record -v -d $DUR -o /dev/null" ;;
+	record-d-nowake) echo "record -v -d $DUR --without wakeups -o /dev/null" ;;
+	record-i1) echo "record -v -d $DUR -i 1 -o /dev/null" ;;
+	hist-d) echo "hist residency -v -d $DUR" ;;
+	top-d) echo "top -v -d $DUR" ;; # not a tty: one block of lines per 1 s interval
+	serve) echo "serve -v -d $DUR --listen 127.0.0.1:$PORT" ;;
 	*) echo "bench-wakeups: unknown command $1" >&2; exit 2 ;;
 	esac
 }
@@ -119,7 +119,7 @@ rows() { # before after
 	[ -z "${WAKE_NOTE:-}" ] || printf '#note\t%s\n' "$WAKE_NOTE"
 	for c in $CMDS; do
 		printf '#cmd:%s\t%sidlescope %s\n' "$c" "$([ "$c" = record-d-poll ] && echo 'IDLESCOPE_NO_QOS_EVENTS=1 ')" \
-			"$(cmdline "$c" | sed "s/-d $DUR/-d N/")"
+			"$(cmdline "$c" | sed "s/-d $DUR/-d N/; s/ -v / /")"
 	done
 	printf 'rep\tobserver\tticks\tseconds\tbefore\tafter\n'
 } >"$TMP/results.tsv"
@@ -141,6 +141,16 @@ for rep in $(seq 1 "$REPS"); do
 			"$IS" $(cmdline "$c") >"$TMP/out" 2>&1 &
 		fi
 		pid=$!
+		# start-up done (its -v line once the window is open and the poke
+		# is over, as info --costs waits for): under TCG attaching takes
+		# seconds, and its text-poking IPIs must not fall in the window
+		for _ in $(seq 1 1200); do
+			grep -q "CPUs of unknown state" "$TMP/out" 2>/dev/null && break
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		grep -q "CPUs of unknown state" "$TMP/out" 2>/dev/null ||
+			{ cat "$TMP/out" >&2; echo "bench-wakeups: $c did not start in 120 s" >&2; exit 1; }
 		sleep "$SETTLE"
 		kill -0 "$pid" 2>/dev/null || { cat "$TMP/out" >&2; echo "bench-wakeups: $c ended early" >&2; exit 1; }
 		r=$(window)
