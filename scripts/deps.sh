@@ -25,7 +25,7 @@ else
 	      pkg-config bats rt-tests stress-ng libcmocka-dev jq yq util-linux linux-perf
 	      libmicrohttpd-dev dpkg-dev curl iproute2 prometheus chromium fonts-dejavu-core
 	      idlestat trace-cmd rt-app python3 libncurses-dev tmux bash-completion
-	      libtraceevent-dev libzstd-dev)
+	      libtraceevent-dev libzstd-dev sysbench)
 	# the report page's script hash (SHA-256 for its Content-Security-Policy)
 	pkgs+=(nettle-dev)
 	# record --format prom: textfile.bats runs the real node_exporter on it
