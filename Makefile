@@ -56,7 +56,9 @@ CFLAGS   += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude -Iuser -I$(OU
 	    -DIDLESCOPE_VERSION='"$(VERSION)"'
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Werror \
 	    -Iinclude -Ivmlinux/$(ARCH) $(CLANG_BPF_SYS_INCLUDES)
-LDLIBS   := -lbpf -lelf -lz -ljansson -lm -lncurses -ltinfo -lyaml -lcrypt
+# nettle: SHA-256 of the report page's one script, for its Content-Security-
+# Policy (user/util/sha256.c); libnettle.a in the static build.
+LDLIBS   := -lbpf -lelf -lz -ljansson -lm -lncurses -ltinfo -lyaml -lcrypt -lnettle
 ifeq ($(STATIC),1)
 LDFLAGS  += -static
 endif
@@ -164,9 +166,10 @@ $(OUT)/user/%.o: user/%.c $(wildcard include/*.h) $(USER_HDRS) $(SKELS) | $(OUT)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
-# report's page template and stylesheet as C strings (report_page_html, _css);
-# '?' escaped against trigraphs.
-REPORT_ASSETS := user/report/report_page.html user/report/report_page.css
+# report's page template, stylesheet and script as C strings (report_page_html,
+# _css, _js), byte for byte (the script's hash is its CSP source); '?'
+# escaped against trigraphs.
+REPORT_ASSETS := user/report/report_page.html user/report/report_page.css user/report/report_page.js
 $(OUT)/report_assets.h: $(REPORT_ASSETS) | $(OUT)
 	$(call msg,GEN,$@)
 	$(Q)for f in $(REPORT_ASSETS); do \
@@ -308,7 +311,7 @@ SYSROOT_STAMP := $(SYSROOT)/.idlescope-sysroot
 CFLAGS   += -isystem $(SYSROOT)/usr/include -isystem $(SYSROOT)/usr/include/aarch64-linux-gnu
 LDFLAGS  += -L$(SYSROOT)/usr/lib/aarch64-linux-gnu
 # Recipe-time check: -lzstd only when the sysroot script found libelf.a needs it.
-LDLIBS    = -lbpf -lelf -lz -ljansson -lm -lncurses -ltinfo -lyaml -lcrypt \
+LDLIBS    = -lbpf -lelf -lz -ljansson -lm -lncurses -ltinfo -lyaml -lcrypt -lnettle \
 	    $(shell test -f $(SYSROOT)/usr/lib/aarch64-linux-gnu/libzstd.a && echo -lzstd)
 
 .PHONY: cross-toolchain

@@ -25,7 +25,9 @@ else
 	      pkg-config bats rt-tests stress-ng libcmocka-dev jq yq util-linux linux-perf
 	      libmicrohttpd-dev dpkg-dev curl iproute2 prometheus chromium fonts-dejavu-core
 	      idlestat trace-cmd rt-app python3 libncurses-dev tmux bash-completion
-	      libtraceevent-dev libzstd-dev)
+	      libtraceevent-dev libzstd-dev sysbench)
+	# the report page's script hash (SHA-256 for its Content-Security-Policy)
+	pkgs+=(nettle-dev)
 	# record --format prom: textfile.bats runs the real node_exporter on it
 	pkgs+=(prometheus-node-exporter python3-prometheus-client)
 	# make bench's anchor observers (what a user would run instead): only where
@@ -40,6 +42,11 @@ else
 	pkgs+=(debhelper lintian man-db systemd-container)
 	# the PM QoS ledger's tests: tuned's latency-performance force_latency
 	pkgs+=(tuned)
+	# the browser test's clicks (tests/browser): Node.js and npm, which
+	# install playwright-core below; a Node.js from elsewhere (with its own
+	# npm) is kept
+	command -v node >/dev/null || pkgs+=(nodejs)
+	command -v npm >/dev/null || pkgs+=(npm)
 	# make vmtest / make test: x86_64 and arm64 guests (tests/vm/run.sh)
 	[ "${IDLESCOPE_VMTEST:-1}" = 0 ] ||
 		pkgs+=(qemu-system-x86 qemu-system-arm busybox-static acpica-tools cpio device-tree-compiler)
@@ -74,4 +81,16 @@ for p in ${optional[@]+"${optional[@]}"}; do
 			echo "idlescope: could not install $p (make bench skips it)" >&2
 	}
 done
+# playwright-core, the version tests/browser/package-lock.json pins, into
+# tests/browser/node_modules (nothing system-wide; it drives Debian's chromium,
+# so it downloads no browser)
+browser=$(cd "$(dirname "$0")/../tests/browser" && pwd)
+if [ -z "$hint" ] && command -v npm >/dev/null; then
+	want=$(sed -n 's/.*"playwright-core": "\(.*\)".*/\1/p' "$browser/package.json")
+	have=$(sed -n 's/^  "version": "\(.*\)",$/\1/p' "$browser/node_modules/playwright-core/package.json" 2>/dev/null || true)
+	if [ "$want" != "$have" ]; then
+		echo "installing: playwright-core $want (npm, into tests/browser/node_modules)"
+		npm ci --prefix "$browser" --no-audit --no-fund --loglevel=error >/dev/null
+	fi
+fi
 exit 0

@@ -213,3 +213,80 @@ EOS
 	[ "$status" -eq 1 ]
 	[[ "$output" == "idlescope: --save-runs: cannot write in '/nonexistent'"* ]]
 }
+
+# The page (-o NAME.html): report's comparison per workload, from the same
+# runs. Oracles: sysbench's own printed "avg:" of each run, rt-app's logs
+# as printed (awk), the saved runs' summaries read with jq; chromium (with
+# playwright-core) for the units, a sort and the console.
+@test "ab -o page.html: a section per workload, sysbench's and rt-app's figures, --per-cpu" {
+	local g d=$BATS_TEST_TMPDIR
+	for g in menu ladder; do
+		grep -qw "$g" "$CPUIDLE/available_governors" || skip "needs the menu and ladder governors"
+	done
+	command -v sysbench >/dev/null && command -v rt-app >/dev/null || skip "needs sysbench and rt-app (sudo make deps)"
+	mkdir "$d/runs" "$d/rtlog"
+	cat >"$d/rt.json" <<EOS
+{ "tasks": { "t0": { "run": 1000, "timer": { "ref": "a", "period": 5000 } },
+             "t1": { "run": 500, "timer": { "ref": "b", "period": 3000 } } },
+  "global": { "duration": 1, "calibration": "CPU0", "default_policy": "SCHED_OTHER",
+              "logdir": "$d/rtlog", "log_basename": "rt", "log_size": 16 } }
+EOS
+	run --separate-stderr "$IDLESCOPE" ab --set governor=menu,ladder --repeat 2 --per-cpu \
+		--workload "sb=sysbench cpu --events=300 --time=0 run" \
+		--workload "rt=rm -f $d/rtlog/*.log; rt-app $d/rt.json 2>/dev/null && cat $d/rtlog/*.log" \
+		--save-runs "$d/runs" -o "$d/page.html"
+	echo "$stderr" | tail -3
+	[ "$status" -eq 0 ]
+	[ "$(cat "$CPUIDLE/current_governor")" = "$SAVED_GOVERNOR" ]
+	local h=$d/page.html
+	grep -q '<section class="workload" id="w0">' "$h"
+	grep -qF '<h2>workload rt: <code>rm -f' "$h"
+	sed -n 's/^<script type="application\/json" id="ab-json">\(.*\)<\/script>$/\1/p' "$h" >"$d/ab.json"
+	jq -e '.schema == "idlescope-ab-sweep/1" and [.workloads[].name] == ["sb", "rt"]' "$d/ab.json"
+	# sysbench: each run's printed avg (ms), in run order, is its figure
+	awk '/^Latency \(ms\):/ { on = 1; next } on && /avg:/ { print $2 * 1e6; on = 0 }' <<<"$output" >"$d/printed"
+	[ "$(wc -l <"$d/printed")" -eq 4 ]
+	jq -r '.workloads[0].ab.metrics[] | select(.metric == "workload.latency_avg_ns") | .variants |
+	       [.[0].runs[0], .[1].runs[0], .[0].runs[1], .[1].runs[1]][]' "$d/ab.json" |
+		paste - "$d/printed" | awk '{ d = $1 - $2; if (d < 0) d = -d; if (d > 1e-6 * $2) { print "bad", $0; exit 1 } }'
+	# and the page's cell is their mean (A: the menu runs)
+	local want
+	want=$(sed -n '1p;3p' "$d/printed" | awk '{ s += $1 } END { print s / 2 }')
+	grep -oE 'data-i="0" data-e="workload" data-s="" data-c="latency avg" data-v="[^"]*"' "$h" | head -1 |
+		sed -E 's/.*data-v="([^"]*)"/\1/' | awk -v w="$want" '{ d = $1 - w; if (d < 0) d = -d; exit !(d <= 1e-6 * w) }'
+	# rt-app: the largest wu_lat and the smallest slack of every period printed (us)
+	awk '/^#idx/ { on = 1; next } on && NF == 11 && $1 ~ /^[0-9]+$/ {
+		if (!n || $11 > m) m = $11; if (!n || $8 < s) s = $8; n++ }
+		END { print m * 1000, s * 1000, n }' <<<"$output" >"$d/rt.want"
+	jq -r '.workloads[1].ab.metrics[] | select(.metric == "workload.latency_max_ns" or .metric == "workload.slack_min_ns") |
+	       [.variants[].runs[]] | (max, min)' "$d/ab.json" | sed -n '1p;4p' | paste -sd' ' >"$d/rt.got"
+	echo "rt-app: printed $(cat "$d/rt.want"), ab $(cat "$d/rt.got")"
+	[ "$(cut -d' ' -f3 "$d/rt.want")" -gt 100 ]
+	[ "$(cut -d' ' -f1,2 "$d/rt.want")" = "$(cat "$d/rt.got")" ]
+	# the states: A's time of all CPUs per state, the mean of the menu runs' summaries
+	local st mean got
+	for st in $(jq -r '.totals.states[].name' "$d/runs/sb-governor=menu-1.json" | tr ' ' '_'); do
+		mean=$(jq -s --arg s "${st//_/ }" '[.[].totals.states[] | select(.name == $s) | .time_ns] | add / length' \
+			"$d"/runs/sb-governor=menu-*.json)
+		got=$(grep -oE "data-i=\"0\" data-e=\"all CPUs\" data-s=\"${st//_/ }\" data-c=\"time\" data-v=\"[^\"]*\"" "$h" | head -1 |
+			sed -E 's/.*data-v="([^"]*)"/\1/')
+		echo "$st: page $got, runs $mean"
+		[ "$got" = null ] || jq -en --argjson g "$got" --argjson m "$mean" '($g - $m) | fabs <= 1e-6 * $m + 1e-6'
+	done
+	# --per-cpu: a row per CPU after the groups
+	grep -q 'data-e="cpu 0"' "$h"
+	# chromium: units, a click sorts, no console message
+	if command -v node >/dev/null && [ -f "$BATS_TEST_DIRNAME/../browser/node_modules/playwright-core/package.json" ]; then
+		run timeout 120 node "$BATS_TEST_DIRNAME/../browser/sort_check.js" "$h" w0-cv-states "$d/ab.png"
+		echo "$output"
+		[ "$status" -eq 0 ]
+	fi
+	# --html and -o naming two files, --html with --format json, --per-cpu without a table
+	run "$IDLESCOPE" ab --set governor=menu,ladder --html "$d/a.html" -o "$d/b.html" -d 1
+	[ "$status" -eq 2 ]
+	run "$IDLESCOPE" ab --set governor=menu,ladder --html "$d/a.html" --format json -d 1
+	[ "$status" -eq 2 ]
+	run "$IDLESCOPE" ab --set governor=menu,ladder --per-cpu -d 1
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--per-cpu is for compare's tables"* ]]
+}

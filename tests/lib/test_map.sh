@@ -46,7 +46,6 @@ render/render_hist       hist output: tests/bats/hist.bats
 render/top_screen        top on a terminal: tests/bats/top.bats drives it in tmux
 report/report_blocks     the page: tests/bats/report.bats checks every number against the JSON
 report/report_hist       the hist sections: tests/bats/report.bats (tests/fixtures/report/hist-*.json)
-report/report_html       the page: tests/bats/report.bats (headless Chromium)
 report/report_summary    the summary sections: tests/bats/report.bats
 replay/trace_gaps        lost-events gaps: tests/bats/replay_damage.bats
 replay/trace_idle_task   the idle task time: tests/bats/replay_damage.bats (no-cpuidle.ftrace)

@@ -48,6 +48,8 @@ struct ab {
 	json_t **docs;  /* sweep: [workload][variant][repeat], the runs' summaries */
 	int out_fd;     /* sweep: the workload's standard output, read for its figures */
 	const char *save_dir; /* --save-runs: each run's summary kept there */
+	const char *html;     /* --html, or -o NAME.html with the table format */
+	bool per_cpu;         /* compare's tables: rows per CPU too */
 	FILE *out;
 	char warning[256]; /* "" none; on stderr, in the table and the JSON */
 };
@@ -70,7 +72,8 @@ static void on_signal(int sig)
 	interrupted = sig;
 }
 
-enum { OPT_SET = 0x400, OPT_REPEAT, OPT_METRIC, OPT_SET_FROM, OPT_WORKLOAD, OPT_SAVE_RUNS };
+enum { OPT_SET = 0x400, OPT_REPEAT, OPT_METRIC, OPT_SET_FROM, OPT_WORKLOAD, OPT_SAVE_RUNS,
+       OPT_HTML, OPT_PER_CPU };
 
 static const struct argp_option options[] = {
 	{ "set", OPT_SET, "KEY=V1,V2", 0,
@@ -89,6 +92,12 @@ static const struct argp_option options[] = {
 	{ "save-runs", OPT_SAVE_RUNS, "DIR", 0,
 	  "Keep each run's summary in DIR as [WORKLOAD-]VARIANT-ROUND.json, for compare and "
 	  "report (their runs of one variant separated by --)", 0 },
+	{ "html", OPT_HTML, "OUT.html", 0,
+	  "Write report's comparison page to OUT.html (also -o NAME.html): per workload compare's "
+	  "tables with a chart per state, sortable, ab's JSON embedded", 0 },
+	{ "per-cpu", OPT_PER_CPU, NULL, 0,
+	  "In compare's tables (--workload, or the page): rows for each CPU too, after the groups",
+	  0 },
 	{ 0 }
 };
 
@@ -98,8 +107,10 @@ static const char doc[] =
 	"variant.\vWith --workload (repeated), every variant runs under each workload, and each "
 	"workload gets compare's table of its runs (states per group, wakeup causes, and the "
 	"workload's own figures where it prints them: cyclictest's latency), means with 95% "
-	"intervals and * where Welch's test finds a difference. Original settings are restored on "
-	"success, on error and on SIGINT/SIGTERM.";
+	"intervals and * where Welch's test finds a difference. With --html OUT.html (or -o "
+	"OUT.html) the same as report's page: a section per workload (or one for the command), "
+	"sortable tables, a chart per state. Original settings are restored on success, on error "
+	"and on SIGINT/SIGTERM.";
 
 static void add_set(struct argp_state *state, struct ab *a, const char *spec)
 {
@@ -137,6 +148,14 @@ static void set_from(struct argp_state *state, struct ab *a, const char *path)
 	fclose(f);
 }
 
+/* -o NAME.html (or .htm, any case) asks for the page. */
+static bool html_name(const char *path)
+{
+	const char *dot = strrchr(path, '.');
+
+	return dot && (!strcasecmp(dot, ".html") || !strcasecmp(dot, ".htm"));
+}
+
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct ab *a = state->input;
@@ -166,6 +185,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_SAVE_RUNS:
 		a->save_dir = arg;
 		break;
+	case OPT_HTML:
+		a->html = arg;
+		break;
+	case OPT_PER_CPU:
+		a->per_cpu = true;
+		break;
 	case OPT_WORKLOAD: {
 		const char *eq = strchr(arg, '=');
 
@@ -188,6 +213,15 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--workload and -- COMMAND: give the command as a workload");
 		if (!a->o.duration_ns && !a->o.command && !a->nr_workloads)
 			argp_error(state, "need -d SECONDS, -- COMMAND or --workload for each run");
+		if (a->html && a->o.output && strcmp(a->html, a->o.output))
+			argp_error(state, "--html and -o name two files: give one");
+		if (a->html && a->o.format != FMT_TABLE)
+			argp_error(state, "--html writes a page, not --format %s",
+				   a->o.format == FMT_JSON ? "json" : "csv");
+		if (!a->html && a->o.output && a->o.format == FMT_TABLE && html_name(a->o.output))
+			a->html = a->o.output;
+		if (a->per_cpu && !a->nr_workloads && !a->html)
+			argp_error(state, "--per-cpu is for compare's tables: give --workload or --html");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -314,13 +348,13 @@ static int collect(struct ab *a, int w, const char *path, int v, int r, char *er
 		keep(a, w < 0 ? 0 : w, m, v, r, kv != NULL, kv ? kv->value : 0);
 	}
 	metric_set_free(&ms);
-	if (w >= 0) {
-		a->docs[((size_t)w * (size_t)a->nr_variants + (size_t)v) * (size_t)a->repeat +
-			(size_t)r] = doc;
-		workload_output(a, w, v, r);
-	} else {
+	if (a->docs)
+		a->docs[((size_t)(w < 0 ? 0 : w) * (size_t)a->nr_variants + (size_t)v) *
+				(size_t)a->repeat + (size_t)r] = doc;
+	else
 		json_decref(doc);
-	}
+	if (w >= 0)
+		workload_output(a, w, v, r);
 	return 0;
 }
 
@@ -421,9 +455,13 @@ static int view_of(struct ab *a, int w, const int *runs, struct compare_view *v)
 	int ret = -1;
 
 	if (!fig || compare_view_build((const json_t *const *)&a->docs[(size_t)w * nd], runs,
-				       a->nr_variants, false, v)) {
+				       a->nr_variants, a->per_cpu, v)) {
 		free(fig);
 		return -1;
+	}
+	if (!a->nr_workloads) {
+		free(fig);
+		return 0; /* -- COMMAND or -d: its output is not read */
 	}
 	for (int vv = 0; vv < a->nr_variants; vv++)
 		for (int r = 0; r < a->repeat; r++)
@@ -437,8 +475,21 @@ static int view_of(struct ab *a, int w, const int *runs, struct compare_view *v)
 	return ret;
 }
 
+/* What the runs ran without --workload: -- COMMAND's words, or the window. */
+static const char *command_text(const struct ab *a, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (char **c = a->o.command; c && *c && n < len; c++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? " " : "", *c);
+	if (!a->o.command)
+		snprintf(buf, len, "a window of -d %s", ns_text(a->o.duration_ns));
+	return buf;
+}
+
 /* The runs as ab's model (render/render_ab.h), rendered in the format asked;
- * a sweep as one report per workload. */
+ * a sweep as one report per workload, and the page as a sweep. */
 static int report(struct ab *a)
 {
 	int nw = a->nr_workloads ? a->nr_workloads : 1, built = 0, ret = -1;
@@ -449,6 +500,9 @@ static int report(struct ab *a)
 	static char names[MAX_VARIANTS][256];
 	const char *variants[MAX_VARIANTS];
 	int runs[MAX_VARIANTS];
+	struct ab_sweep sweep;
+	char cmd[512];
+	const char *one_name[1] = { "command" }, *one_cmd[1] = { cmd };
 
 	if (!rows || !reps || !views)
 		goto out;
@@ -464,7 +518,7 @@ static int report(struct ab *a)
 					      .metrics = a->metrics, .rows = &rows[(size_t)w * n],
 					      .warning = a->warning };
 	}
-	if (!a->nr_workloads) {
+	if (!a->nr_workloads && !a->html) {
 		render_ab(a->out, a->o.format, &reps[0]);
 		ret = 0;
 		goto out;
@@ -472,12 +526,24 @@ static int report(struct ab *a)
 	for (; built < nw; built++)
 		if (view_of(a, built, runs, &views[built]))
 			goto out;
-	render_ab_sweep(a->out, a->o.format,
-			&(struct ab_sweep){ .nr_workloads = nw, .names = a->wl_name,
-					    .commands = a->wl_cmd, .reports = reps, .views = views });
+	sweep = (struct ab_sweep){ .nr_workloads = nw, .names = a->wl_name, .commands = a->wl_cmd,
+				   .reports = reps, .views = views };
+	if (!a->nr_workloads) {
+		/* the command's runs, as a sweep of one */
+		command_text(a, cmd, sizeof(cmd));
+		sweep.names = one_name;
+		sweep.commands = one_cmd;
+	}
+	if (!a->html) {
+		render_ab_sweep(a->out, a->o.format, &sweep);
+	} else if (render_ab_html(a->out, &sweep, a->nr_workloads > 0)) {
+		diag_error("internal error: bad report template");
+		ret = 1; /* said */
+		goto out;
+	}
 	ret = 0;
 out:
-	if (ret)
+	if (ret < 0)
 		diag_error("out of memory");
 	for (int w = 0; w < built; w++)
 		compare_view_free(&views[w]);
@@ -526,13 +592,15 @@ int cmd_ab(int argc, char **argv)
 	a.values = calloc((size_t)nw * (size_t)a.nr_metrics * (size_t)a.nr_variants *
 				  (size_t)a.repeat, sizeof(*a.values));
 	a.have = calloc((size_t)nw * (size_t)a.nr_metrics * (size_t)a.nr_variants, sizeof(*a.have));
-	if (a.nr_workloads)
+	if (a.nr_workloads || a.html)
 		a.docs = calloc((size_t)nw * (size_t)a.nr_variants * (size_t)a.repeat,
 				sizeof(*a.docs));
-	if (!a.values || !a.have || (a.nr_workloads && !a.docs)) {
+	if (!a.values || !a.have || ((a.nr_workloads || a.html) && !a.docs)) {
 		diag_error("out of memory");
 		goto out;
 	}
+	if (a.html)
+		a.o.output = a.html;
 	if (a.o.output && !(a.out = fopen(a.o.output, "we"))) {
 		diag_error("cannot write '%s': %s", a.o.output, strerror(errno));
 		a.out = stdout;

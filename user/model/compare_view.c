@@ -576,6 +576,13 @@ const char *cv_number_text(char *buf, size_t len, enum cv_unit u, double v, bool
 	return buf;
 }
 
+double cv_cell_half_width(const struct cv_cell *c)
+{
+	if (!c->have || c->st.n < 2)
+		return NAN;
+	return t_crit_95(c->st.n - 1) * c->st.stddev / sqrt(c->st.n);
+}
+
 bool cv_cell_value(const struct cv_table *t, const struct cv_row *r, int variant, int col,
 		   double *out)
 {
@@ -608,9 +615,8 @@ const char *cv_cell_text(char *buf, size_t len, const struct compare_view *v,
 	cv_number_text(a, sizeof(a), u, x, variant > 0);
 	if (variant == 0 && c->st.n >= 2) {
 		/* the 95% interval of the mean */
-		double hw = t_crit_95(c->st.n - 1) * c->st.stddev / sqrt(c->st.n);
-
-		snprintf(buf, len, "%s \xc2\xb1%s", a, cv_number_text(h, sizeof(h), u, hw, false));
+		snprintf(buf, len, "%s \xc2\xb1%s", a,
+			 cv_number_text(h, sizeof(h), u, cv_cell_half_width(c), false));
 	} else if (c->tested) {
 		snprintf(buf, len, "%s \xc2\xb1%s%s", a,
 			 cv_number_text(h, sizeof(h), u, c->w.half_width, false),

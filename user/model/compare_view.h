@@ -71,6 +71,9 @@ int compare_view_add_figures(struct compare_view *v, int ncols, const char *cons
  * Returns buf. */
 const char *cv_cell_text(char *buf, size_t len, const struct compare_view *v,
 			 const struct cv_table *t, const struct cv_row *r, int variant, int col);
+/* The half width of the 95% interval of a cell's mean (Student's t over
+ * its runs); NAN with fewer than 2 runs. */
+double cv_cell_half_width(const struct cv_cell *c);
 /* The exact number behind the cell (variant 0: mean; later: mean - base
  * mean); false when the cell has none. */
 bool cv_cell_value(const struct cv_table *t, const struct cv_row *r, int variant, int col,

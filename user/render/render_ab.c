@@ -7,6 +7,7 @@
 
 #include "render/render_ab.h"
 #include "render/render_compare.h"
+#include "report/report_html.h"
 
 static const struct ab_row *row_of(const struct ab_report *a, int m, int v)
 {
@@ -111,19 +112,41 @@ void render_ab(FILE *f, enum out_format fmt, const struct ab_report *r)
 		table(f, r);
 }
 
+/* "idlescope-ab-sweep/1": each workload's "idlescope-ab/1" under "ab". */
+static json_t *sweep_doc(const struct ab_sweep *s)
+{
+	json_t *root = json_object(), *ws = json_array();
+
+	for (int w = 0; w < s->nr_workloads; w++)
+		json_array_append_new(ws, json_pack("{s:s,s:s,s:o}", "name", s->names[w], "command",
+						    s->commands[w], "ab", ab_doc(&s->reports[w])));
+	json_object_set_new(root, "schema", json_string("idlescope-ab-sweep/1"));
+	json_object_set_new(root, "workloads", ws);
+	return root;
+}
+
+int render_ab_html(FILE *f, const struct ab_sweep *s, bool sweep)
+{
+	const struct ab_report *r0 = &s->reports[0];
+	json_t *doc = sweep ? sweep_doc(s) : ab_doc(r0);
+	int ret = report_write_sweep_html(
+		f, &(struct report_sweep){ .nr_workloads = s->nr_workloads,
+					   .nr_variants = r0->nr_variants, .repeat = r0->repeat,
+					   .names = s->names, .commands = s->commands,
+					   .views = s->views, .variants = r0->variants,
+					   .warning = r0->warning, .doc = doc });
+
+	json_decref(doc);
+	return ret;
+}
+
 void render_ab_sweep(FILE *f, enum out_format fmt, const struct ab_sweep *s)
 {
 	const struct ab_report *r0 = &s->reports[0];
 
 	if (fmt == FMT_JSON) {
-		json_t *root = json_object(), *ws = json_array();
+		json_t *root = sweep_doc(s);
 
-		for (int w = 0; w < s->nr_workloads; w++)
-			json_array_append_new(ws, json_pack("{s:s,s:s,s:o}", "name", s->names[w],
-							    "command", s->commands[w], "ab",
-							    ab_doc(&s->reports[w])));
-		json_object_set_new(root, "schema", json_string("idlescope-ab-sweep/1"));
-		json_object_set_new(root, "workloads", ws);
 		json_dumpf(root, f, JSON_INDENT(2));
 		fputc('\n', f);
 		json_decref(root);

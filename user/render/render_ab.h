@@ -43,4 +43,9 @@ struct ab_sweep {
  * document under "ab"; else per workload its header and compare's table. */
 void render_ab_sweep(FILE *f, enum out_format fmt, const struct ab_sweep *s);
 
+/* report's page of the runs (report/report_html.h): a section per workload
+ * and, embedded, the sweep's JSON (sweep) or the one "idlescope-ab/1"
+ * document of -- COMMAND's runs. Returns 0 or -1 (template error). */
+int render_ab_html(FILE *f, const struct ab_sweep *s, bool sweep);
+
 #endif

@@ -59,6 +59,23 @@ const char *fmt_pct(char *buf, size_t len, double share)
 	return buf;
 }
 
+void html_json_block(FILE *f, const char *id, const json_t *doc)
+{
+	char *text = json_dumps(doc, JSON_COMPACT | JSON_ENSURE_ASCII);
+
+	fputs("<script type=\"application/json\" id=\"", f);
+	html_escape(f, id);
+	fputs("\">", f);
+	/* '<' occurs only inside JSON strings, where \u003c is the same text */
+	for (const char *c = text; c && *c; c++)
+		if (*c == '<')
+			fputs("\\u003c", f);
+		else
+			fputc(*c, f);
+	fputs("</script>\n", f);
+	free(text);
+}
+
 int heat_level(double count, double max)
 {
 	int l;

@@ -28,6 +28,11 @@ void html_pct_cell(FILE *f, int fi, const json_t *v, const char *path);
 /* A cell of escaped text. */
 void html_text_cell(FILE *f, const char *s);
 
+/* doc as a data block, <script type="application/json" id="id"> (not run:
+ * the page's CSP allows one script by its hash), every '<' written as
+ * \u003c so that no text in it closes the element. */
+void html_json_block(FILE *f, const char *id, const json_t *doc);
+
 /* Heat level 0..9 of count against the largest count of a matrix: 0 only
  * for 0, 9 for the maximum, proportional in between. */
 int heat_level(double count, double max);

@@ -250,40 +250,76 @@ static void view_cell(FILE *f, const struct compare_view *v, const struct cv_tab
 	fputs("</td>", f);
 }
 
-static void view_table(FILE *f, const struct compare_view *v, const struct cv_table *t,
-		       const char *const *names, const char *id, const char *first_col)
+/* A variant's tag in the tables' headers: A..Z, then V27 and on. */
+static const char *tag(char *buf, size_t len, int i)
 {
-	fprintf(f, "<div class=\"wide\"><table class=\"data cv\" id=\"%s\">\n<tr><th>%s</th>"
-		   "<th>input</th>", id, first_col);
+	if (i < 26)
+		snprintf(buf, len, "%c", 'A' + i);
+	else
+		snprintf(buf, len, "V%d", i + 1);
+	return buf;
+}
+
+static void row_name(FILE *f, const struct cv_row *row)
+{
+	html_escape(f, row->entity);
+	if (*row->label) {
+		fputs(": ", f);
+		html_escape(f, row->label);
+	}
+}
+
+/* The table as the EAS thread's: a row per entity (and state), under each
+ * column the base's value and each other variant's difference. Sortable:
+ * every header with a data-col (the page's script). */
+static void view_table(FILE *f, const struct compare_view *v, const struct cv_table *t,
+		       const char *const *names, const char *pre, const char *id,
+		       const char *first_col)
+{
+	char a[16], b[16];
+	int k = 1;
+
+	fprintf(f, "<div class=\"wide\"><table class=\"data cv sortable\" id=\"%s%s\">\n<thead><tr>"
+		   "<th rowspan=\"2\" data-col=\"0\">%s</th>", pre, id, first_col);
 	for (int c = 0; c < t->ncols; c++) {
-		fputs("<th>", f);
+		fprintf(f, "<th colspan=\"%d\" class=\"cv-col\">", v->nr_variants);
 		html_escape(f, t->cols[c]);
 		fputs("</th>", f);
 	}
-	fputs("</tr>\n", f);
-	for (int r = 0; r < t->nrows; r++) {
-		const struct cv_row *row = &t->rows[r];
-
+	fputs("</tr>\n<tr>", f);
+	for (int c = 0; c < t->ncols; c++)
 		for (int i = 0; i < v->nr_variants; i++) {
-			fputs(i ? "<tr class=\"cv-other\">" : "<tr class=\"cv-base\">", f);
-			if (!i) {
-				fprintf(f, "<th rowspan=\"%d\">", v->nr_variants);
-				html_escape(f, row->entity);
-				if (*row->label) {
-					fputs(": ", f);
-					html_escape(f, row->label);
-				}
-				fputs("</th>", f);
-			}
-			fputs("<td>", f);
+			fprintf(f, "<th data-col=\"%d\" title=\"", k++);
+			if (i)
+				fprintf(f, "%s \xe2\x88\x92 %s: ", tag(a, sizeof(a), i), tag(b, sizeof(b), 0));
 			html_escape(f, names[i]);
-			fputs("</td>", f);
-			for (int c = 0; c < t->ncols; c++)
-				view_cell(f, v, t, row, i, c);
-			fputs("</tr>\n", f);
+			fprintf(f, "\">%s%s</th>", i ? "\xce\x94" : "", tag(a, sizeof(a), i));
 		}
+	fputs("</tr></thead>\n<tbody>\n", f);
+	for (int r = 0; r < t->nrows; r++) {
+		fputs("<tr><th>", f);
+		row_name(f, &t->rows[r]);
+		fputs("</th>", f);
+		for (int c = 0; c < t->ncols; c++)
+			for (int i = 0; i < v->nr_variants; i++)
+				view_cell(f, v, t, &t->rows[r], i, c);
+		fputs("</tr>\n", f);
 	}
-	fputs("</table></div>\n", f);
+	fputs("</tbody></table></div>\n", f);
+}
+
+/* The tags' meanings, above the tables. */
+static void variant_legend(FILE *f, const struct compare_view *v, const char *const *names)
+{
+	char a[16];
+
+	fputs("<ul class=\"variants\">", f);
+	for (int i = 0; i < v->nr_variants; i++) {
+		fprintf(f, "<li><span class=\"tag\">%s</span> ", tag(a, sizeof(a), i));
+		html_escape(f, names[i]);
+		fprintf(f, "%s</li>", i ? "" : " (the base)");
+	}
+	fputs("</ul>\n", f);
 }
 
 struct diff_ref {
@@ -301,12 +337,14 @@ static int by_size(const void *a, const void *b)
 
 #define TOP_DIFFS 20
 
-/* The page runs no script (its CSP forbids it): this order is the sort. */
-static void largest_differences(FILE *f, const struct compare_view *v, const char *const *names)
+/* Written in this order; a click on a header sorts by another column. */
+static void largest_differences(FILE *f, const struct compare_view *v, const char *const *names,
+				const char *pre)
 {
 	const struct cv_table *t = &v->states;
 	struct diff_ref *d = calloc((size_t)t->nrows * (size_t)v->nr_variants + 1, sizeof(*d));
 	int n = 0;
+	char a[16];
 
 	if (!d)
 		return;
@@ -318,35 +356,168 @@ static void largest_differences(FILE *f, const struct compare_view *v, const cha
 				d[n++] = (struct diff_ref){ &t->rows[r], i, x };
 		}
 	qsort(d, (size_t)n, sizeof(*d), by_size);
-	fprintf(f, "<h3 id=\"compare-largest\">Largest differences in time</h3>\n<p class=\"note\">"
+	fprintf(f, "<h3 id=\"%scompare-largest\">Largest differences in time</h3>\n<p class=\"note\">"
 		   "The rows above sorted by the size of their time difference, largest first (the "
-		   "%d largest of %d). The page runs no script (its Content-Security-Policy allows "
-		   "none), so this order is computed when the page is written.</p>\n",
-		n < TOP_DIFFS ? n : TOP_DIFFS, n);
+		   "%d largest of %d); a click on a column's header sorts by that column, a second "
+		   "click reverses.</p>\n",
+		pre, n < TOP_DIFFS ? n : TOP_DIFFS, n);
 	if (n) {
-		fputs("<div class=\"wide\"><table class=\"data cv\" id=\"cv-largest\">\n<tr><th>"
-		      "group or CPU: state</th><th>input</th>", f);
+		fprintf(f, "<div class=\"wide\"><table class=\"data cv sortable\" id=\"%scv-largest\">\n"
+			   "<thead><tr><th data-col=\"0\">group or CPU: state</th><th data-col=\"1\">"
+			   "input</th>", pre);
 		for (int c = 0; c < t->ncols; c++) {
-			fputs("<th>", f);
+			fprintf(f, "<th data-col=\"%d\">", c + 2);
 			html_escape(f, t->cols[c]);
 			fputs("</th>", f);
 		}
-		fputs("</tr>\n", f);
+		fputs("</tr></thead>\n<tbody>\n", f);
 		for (int k = 0; k < n && k < TOP_DIFFS; k++) {
 			fputs("<tr><th>", f);
-			html_escape(f, d[k].row->entity);
-			fputs(": ", f);
-			html_escape(f, d[k].row->label);
-			fputs("</th><td>", f);
+			row_name(f, d[k].row);
+			fprintf(f, "</th><td>%s: ", tag(a, sizeof(a), d[k].variant));
 			html_escape(f, names[d[k].variant]);
 			fputs("</td>", f);
 			for (int c = 0; c < t->ncols; c++)
 				view_cell(f, v, t, d[k].row, d[k].variant, c);
 			fputs("</tr>\n", f);
 		}
-		fputs("</table></div>\n", f);
+		fputs("</tbody></table></div>\n", f);
 	}
 	free(d);
+}
+
+static int col_named(const struct cv_table *t, const char *name)
+{
+	for (int c = 0; c < t->ncols; c++)
+		if (!strcmp(t->cols[c], name))
+			return c;
+	return -1;
+}
+
+/* One panel of a state's chart: each variant's own mean of column col
+ * (not its difference), its 95% interval as the whisker. */
+static void state_panel(FILE *f, const struct compare_view *v, const struct cv_table *t,
+			const struct cv_row *r, int col, const char *const *names, const char *id,
+			const char *title)
+{
+	int nv = v->nr_variants;
+	double *val = calloc((size_t)nv * 3, sizeof(*val));
+	char (*lab)[16] = calloc((size_t)nv, sizeof(*lab)), (*txt)[80] = calloc((size_t)nv, sizeof(*txt));
+	char (*tip)[400] = calloc((size_t)nv, sizeof(*tip));
+	const char **lp = calloc((size_t)nv * 3, sizeof(*lp));
+
+	if (!val || !lab || !txt || !tip || !lp)
+		goto out;
+	for (int i = 0; i < nv; i++) {
+		const struct cv_cell *c = &r->cells[i * t->ncols + col];
+		double hw = cv_cell_half_width(c);
+		char m[32], h[32];
+
+		tag(lab[i], sizeof(lab[i]), i);
+		val[i] = val[nv + i] = val[2 * nv + i] = NAN;
+		if (!c->have || c->na) {
+			snprintf(txt[i], sizeof(txt[i]), "%s", c->have ? "n.a." : "-");
+			snprintf(tip[i], sizeof(tip[i]), "%s", c->have ? "never entered" : "not in this input");
+			continue;
+		}
+		val[i] = c->st.mean;
+		cv_number_text(m, sizeof(m), t->unit[col], c->st.mean, false);
+		if (isnan(hw)) {
+			snprintf(txt[i], sizeof(txt[i]), "%s", m);
+			snprintf(tip[i], sizeof(tip[i]), "%.60s: %s (one run)", names[i], m);
+		} else {
+			val[nv + i] = c->st.mean - hw;
+			val[2 * nv + i] = c->st.mean + hw;
+			cv_number_text(h, sizeof(h), t->unit[col], hw, false);
+			snprintf(txt[i], sizeof(txt[i]), "%s \xc2\xb1%s", m, h);
+			snprintf(tip[i], sizeof(tip[i]), "%.60s: %s \xc2\xb1 %s, the mean of %d runs and its "
+							 "95%% interval", names[i], m, h, c->st.n);
+		}
+	}
+	for (int i = 0; i < nv; i++) {
+		lp[i] = lab[i];
+		lp[nv + i] = txt[i];
+		lp[2 * nv + i] = tip[i];
+	}
+	svg_whisker_bars(f, &(struct whisker_bars){ id, title, nv, lp, &lp[2 * nv], &lp[nv], val,
+						    &val[nv], &val[2 * nv] });
+out:
+	free(val);
+	free(lab);
+	free(txt);
+	free(tip);
+	free(lp);
+}
+
+/* A small chart per row of the states table: share and entries. */
+static void state_charts(FILE *f, const struct compare_view *v, const char *const *names,
+			 const char *pre)
+{
+	const struct cv_table *t = &v->states;
+	int share = col_named(t, "share"), entries = col_named(t, "entries");
+	char id[96];
+
+	if (!t->nrows || share < 0 || entries < 0)
+		return;
+	fprintf(f, "<h3 id=\"%scompare-state-charts\">Each state, variant by variant</h3>\n"
+		   "<p class=\"note\">Each variant's own mean (not its difference): the share of the "
+		   "window spent in the state and the entries; the whisker is the 95%% interval of the "
+		   "mean where a variant has two runs or more.</p>\n<div class=\"small-charts\">\n", pre);
+	for (int r = 0; r < t->nrows; r++) {
+		fprintf(f, "<figure class=\"chart state\" data-chart=\"%sstate-%d\" data-e=\"", pre, r);
+		html_escape(f, t->rows[r].entity);
+		fputs("\" data-s=\"", f);
+		html_escape(f, t->rows[r].label);
+		fputs("\"><figcaption>", f);
+		row_name(f, &t->rows[r]);
+		fputs("</figcaption>\n", f);
+		snprintf(id, sizeof(id), "%sstate-%d-share", pre, r);
+		state_panel(f, v, t, &t->rows[r], share, names, id, "share of the window");
+		snprintf(id, sizeof(id), "%sstate-%d-entries", pre, r);
+		state_panel(f, v, t, &t->rows[r], entries, names, id, "entries");
+		fputs("</figure>\n", f);
+	}
+	fputs("</div>\n", f);
+}
+
+void report_view_section(FILE *f, const struct compare_view *v, const char *const *names,
+			 const char *pre)
+{
+	bool tested = true;
+
+	for (int i = 0; i < v->nr_variants; i++)
+		tested &= v->nr_runs[i] > 1;
+	fprintf(f, "<h3 id=\"%scompare-states\">Idle states per group</h3>\n<p class=\"note\">As "
+		   "<code>idlescope compare</code> prints it: for all CPUs and each topology group, per "
+		   "state, the base's value (A), then each other variant's difference from it (a share's "
+		   "in percentage points); too deep and too shallow are the CPUs' counts (a group's: the "
+		   "sum over its CPUs); <strong>n.a.</strong>: never entered. The tooltip has the exact "
+		   "number; a click on a header sorts by its column.", pre);
+	fputs(tested ? " Each cell is the mean of the runs \xc2\xb1 its 95% interval; "
+		       "<span class=\"sig\">bold</span> with * is a difference Welch's t-test finds "
+		       "significant.</p>\n"
+		     : " No repetitions: an input of one run, so no difference is tested (give "
+		       "runs per variant separated by <code>--</code>).</p>\n",
+	      f);
+	variant_legend(f, v, names);
+	view_table(f, v, &v->states, names, pre, "cv-states", "group or CPU: state");
+	if (v->figures.nrows) {
+		fprintf(f, "<h3 id=\"%scompare-figures\">The workload's own figures</h3>\n", pre);
+		view_table(f, v, &v->figures, names, pre, "cv-figures", "source");
+	}
+	state_charts(f, v, names, pre);
+	if (v->wakeups.nrows) {
+		fprintf(f, "<h3 id=\"%scompare-causes\">Wakeup causes per group</h3>\n", pre);
+		view_table(f, v, &v->wakeups, names, pre, "cv-wakeups", "group or CPU");
+	}
+	if (v->misses.nrows) {
+		fprintf(f, "<h3 id=\"%scompare-misses\">Why the governor missed</h3>\n<p class=\"note\">"
+			   "Of the periods whose governor inputs were seen: too deep with the timer near "
+			   "or woken early; too shallow for PM QoS (all such periods), with the tick kept, "
+			   "predicted short, or the timer moved.</p>\n", pre);
+		view_table(f, v, &v->misses, names, pre, "cv-misses", "CPU: state");
+	}
+	largest_differences(f, v, names, pre);
 }
 
 /* compare's table over the summaries, their variants as the inputs say. */
@@ -357,7 +528,6 @@ static void view_section(FILE *f, const struct report_input *in, const int *idx,
 	char (*names)[96] = calloc((size_t)ns, sizeof(*names));
 	const char **np = calloc((size_t)ns, sizeof(*np));
 	struct compare_view v;
-	bool tested = true;
 
 	if (!docs || !runs || !names || !np)
 		goto out;
@@ -370,41 +540,15 @@ static void view_section(FILE *f, const struct report_input *in, const int *idx,
 		}
 		runs[nv - 1]++;
 	}
-	for (int i = 0; i < nv; i++) {
+	for (int i = 0; i < nv; i++)
 		if (runs[i] > 1) {
 			size_t l = strlen(names[i]);
 
 			snprintf(names[i] + l, sizeof(names[i]) - l, " (%d runs)", runs[i]);
 		}
-		tested &= runs[i] > 1;
-	}
 	if (nv < 2 || compare_view_build(docs, runs, nv, false, &v))
 		goto out;
-	fputs("<h3 id=\"compare-states\">Idle states per group</h3>\n<p class=\"note\">As "
-	      "<code>idlescope compare</code> prints it: for all CPUs and each topology group, per "
-	      "state, the base's value, then each other input's difference from it (a share's in "
-	      "percentage points); too deep and too shallow are the CPUs' counts (a group's: the sum "
-	      "over its CPUs); <strong>n.a.</strong>: never entered. The tooltip has the exact number.", f);
-	fputs(tested ? " Each cell is the mean of the runs \xc2\xb1 its 95% interval; "
-		       "<span class=\"sig\">bold</span> with * is a difference Welch's t-test finds "
-		       "significant.</p>\n"
-		     : " No repetitions: an input of one run, so no difference is tested (give "
-		       "runs per variant separated by <code>--</code>).</p>\n",
-	      f);
-	view_table(f, &v, &v.states, np, "cv-states", "group or CPU: state");
-	if (v.wakeups.nrows) {
-		fputs("<h3 id=\"compare-causes\">Wakeup causes per group</h3>\n", f);
-		view_table(f, &v, &v.wakeups, np, "cv-wakeups", "group or CPU");
-	}
-	if (v.misses.nrows) {
-		fputs("<h3 id=\"compare-misses\">Why the governor missed</h3>\n<p class=\"note\">Of the "
-		      "periods whose governor inputs were seen: too deep with the timer near or woken "
-		      "early; too shallow for PM QoS (all such periods), with the tick kept, predicted "
-		      "short, or the timer moved.</p>\n",
-		      f);
-		view_table(f, &v, &v.misses, np, "cv-misses", "CPU: state");
-	}
-	largest_differences(f, &v, np);
+	report_view_section(f, &v, np, "");
 	compare_view_free(&v);
 out:
 	free(docs);

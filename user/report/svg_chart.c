@@ -133,6 +133,63 @@ void svg_stacked_bars(FILE *f, const struct stacked_bars *b)
 	fprintf(f, "</ul>\n</figure>\n");
 }
 
+enum { WB_W = 290, WB_LABEL = 26, WB_TEXT = 104, WB_TOP = 20, WB_BAR = 14, WB_GAP = 6 };
+
+void svg_whisker_bars(FILE *f, const struct whisker_bars *b)
+{
+	const double pw = WB_W - WB_LABEL - WB_TEXT;
+	int h = WB_TOP + b->n * (WB_BAR + WB_GAP) + 2;
+	double max = 0;
+	char v[40], lo[40], hi[40];
+
+	for (int i = 0; i < b->n; i++) {
+		if (isfinite(b->value[i]) && b->value[i] > max)
+			max = b->value[i];
+		if (isfinite(b->hi[i]) && b->hi[i] > max)
+			max = b->hi[i];
+	}
+	fprintf(f, "<svg class=\"whisker\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" "
+		   "role=\"img\" xmlns=\"http://www.w3.org/2000/svg\">\n<text x=\"%d\" y=\"13\">",
+		WB_W, h, WB_W, h, WB_LABEL);
+	html_escape(f, b->title);
+	fprintf(f, "</text>\n<line class=\"grid\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n",
+		WB_LABEL, WB_TOP - 2, WB_LABEL, h);
+	fputs("<g class=\"series\" data-chart=\"", f);
+	html_escape(f, b->id);
+	fputs("\">\n", f);
+	for (int i = 0; i < b->n; i++) {
+		int y = WB_TOP + i * (WB_BAR + WB_GAP);
+		bool bar = isfinite(b->value[i]), whisker = isfinite(b->lo[i]) && isfinite(b->hi[i]);
+		double x = bar ? scale_lin(b->value[i], 0, max, pw) : 0;
+
+		fprintf(f, "<text class=\"tick\" x=\"%d\" y=\"%d\" text-anchor=\"end\">", WB_LABEL - 4,
+			y + WB_BAR - 3);
+		html_escape(f, b->labels[i]);
+		fputs("</text>", f);
+		if (bar) {
+			fprintf(f, "<rect class=\"bar\" x=\"%d\" y=\"%d\" width=\"%.2f\" height=\"%d\" "
+				   "fill=\"%s\" data-v=\"%s\" data-lo=\"%s\" data-hi=\"%s\"><title>",
+				WB_LABEL, y, x, WB_BAR, series_color(i), fmt_exact(v, sizeof(v), b->value[i]),
+				whisker ? fmt_exact(lo, sizeof(lo), b->lo[i]) : "",
+				whisker ? fmt_exact(hi, sizeof(hi), b->hi[i]) : "");
+			html_escape(f, b->tips[i]);
+			fputs("</title></rect>", f);
+		}
+		if (whisker) {
+			double x1 = WB_LABEL + scale_lin(b->lo[i], 0, max, pw);
+			double x2 = WB_LABEL + scale_lin(b->hi[i], 0, max, pw);
+			int ym = y + WB_BAR / 2;
+
+			fprintf(f, "<path class=\"whisker\" d=\"M%.2f %dV%dM%.2f %dH%.2fM%.2f %dV%d\"/>", x1,
+				ym - 4, ym + 4, x1, ym, x2, x2, ym - 4, ym + 4);
+		}
+		fprintf(f, "<text x=\"%.2f\" y=\"%d\">", WB_LABEL + pw + 6, y + WB_BAR - 3);
+		html_escape(f, b->texts[i]);
+		fputs("</text>\n", f);
+	}
+	fputs("</g>\n</svg>\n", f);
+}
+
 enum { H_W = 760, H_H = 210, H_LEFT = 64, H_RIGHT = 30, H_TOP = 10, H_BOTTOM = 34 };
 
 void svg_hist(FILE *f, const struct hist_chart *h)

@@ -26,6 +26,21 @@ struct stacked_bars {
 };
 void svg_stacked_bars(FILE *f, const struct stacked_bars *b);
 
+/* A small panel: one bar per item from 0 to value[i] (NAN: none drawn), a
+ * whisker over [lo[i], hi[i]] (NAN: none), texts[i] right of it; the scale
+ * runs from 0 to the largest value or hi. Each bar carries data-v (its
+ * exact value), data-lo and data-hi, and tips[i] as its tooltip. */
+struct whisker_bars {
+	const char *id;             /* data-chart */
+	const char *title;          /* above the bars: "share of the window" */
+	int n;
+	const char *const *labels;  /* left of each bar (a few characters) */
+	const char *const *tips;
+	const char *const *texts;
+	const double *value, *lo, *hi;
+};
+void svg_whisker_bars(FILE *f, const struct whisker_bars *b);
+
 /* [lo, hi) buckets with counts, ascending. */
 struct hist_bucket {
 	double lo, hi, count;
