@@ -17,6 +17,7 @@
 
 /* Set when the kernel has no batch lookups (before 5.6): one by one then. */
 static bool no_batch;
+static bool no_hash_batch; /* no BPF_MAP_LOOKUP_BATCH on hash maps: iterate */
 
 /* Entries 0..n-1 of an array map: in one batch lookup where the kernel has
  * them, so that the values are copied within microseconds of each other,
@@ -159,12 +160,57 @@ static int detail_merge_last(struct idle_raw *out, int *cap, const struct wake_d
 /* The per-CPU last-detail slots; -errno on failure. */
 static int read_last_slots(struct idle_session *s, struct wake_detail *last, uint32_t n)
 {
-	int fd = bpf_map__fd(s->skel->maps.wake_detail_last);
+	return read_array(bpf_map__fd(s->skel->maps.wake_detail_last), n, last, sizeof(*last));
+}
 
-	for (uint32_t k = 0; k < n; k++)
-		if (bpf_map_lookup_elem(fd, &k, &last[k]))
-			return -errno;
-	return 0;
+/* The detail table's entries appended to out, in batches of up to its
+ * size where the kernel has hash batch lookups: a few system calls, not two
+ * per entry (a live reader reads it at every interval, and under
+ * emulation each call costs tens of microseconds). 1: no batch lookups
+ * here, 0 done, -errno. */
+static int read_details_batch(struct idle_session *s, int fd, struct idle_raw *out, int *cap)
+{
+	uint32_t max = bpf_map__max_entries(s->skel->maps.wake_details), in = 0, next = 0;
+	struct wake_detail_key *keys = calloc(max, sizeof(*keys));
+	struct wake_detail_val *vals = calloc(max, sizeof(*vals));
+	bool first = true;
+	int err = 0;
+
+	if (!keys || !vals) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (;;) {
+		LIBBPF_OPTS(bpf_map_batch_opts, opts);
+		uint32_t count = max;
+		int r = bpf_map_lookup_batch(fd, first ? NULL : &in, &next, keys, vals, &count,
+					     &opts);
+
+		if (r && errno != ENOENT) {
+			/* EINVAL/ENOTSUPP before any entry: the kernel lacks it */
+			err = first && (errno == EINVAL || errno == 524) ? 1 : -errno;
+			goto out;
+		}
+		for (uint32_t i = 0; i < count; i++) {
+			struct wake_detail *d = detail_append(out, cap);
+
+			if (!d) {
+				err = -ENOMEM;
+				goto out;
+			}
+			d->key = keys[i];
+			d->val = vals[i];
+			out->nr_details++;
+		}
+		if (r) /* ENOENT: the last batch */
+			break;
+		in = next;
+		first = false;
+	}
+out:
+	free(keys);
+	free(vals);
+	return err;
 }
 
 /* Counts move from a last slot to the table only when its key changes: if
@@ -191,7 +237,16 @@ static int read_details(struct idle_session *s, struct idle_raw *out)
 		out->nr_details = 0;
 		if ((err = read_last_slots(s, before, n)))
 			goto out;
-		while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		if (!no_hash_batch) {
+			err = read_details_batch(s, fd, out, &cap);
+			if (err < 0)
+				goto out;
+			no_hash_batch = err == 1;
+			if (err == 1)
+				out->nr_details = 0;
+			err = 0;
+		}
+		while (no_hash_batch && bpf_map_get_next_key(fd, prev, &next) == 0) {
 			struct wake_detail *d = detail_append(out, &cap);
 
 			if (!d) {

@@ -4,6 +4,8 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* Names found before: `top` resolves at every interval, and a scan of
  * /proc/kallsyms costs tens of milliseconds of CPU. */
@@ -16,9 +18,8 @@ static int ksym_cached;
 
 void kallsyms_resolve(const uint64_t *addr, int n, char (*names)[64])
 {
-	char line[512], sym[256];
+	char line[512];
 	unsigned long long a;
-	char type;
 	FILE *f;
 	int left = n;
 
@@ -36,12 +37,21 @@ void kallsyms_resolve(const uint64_t *addr, int n, char (*names)[64])
 	f = fopen("/proc/kallsyms", "re");
 	if (!f)
 		return;
+	/* procfs says 1 KiB blocks: a scan would be thousands of reads */
+	setvbuf(f, NULL, _IOFBF, 64 * 1024);
 	while (left > 0 && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx %c %255s", &a, &type, sym) != 3 || !a)
+		char *end, *name;
+		size_t len;
+
+		/* "ADDR T NAME\t[module]\n": the name is parsed only for a wanted address */
+		a = strtoull(line, &end, 16);
+		if (!a || end == line || end[0] != ' ' || !end[1] || end[2] != ' ')
 			continue;
 		for (int i = 0; i < n; i++)
 			if (addr[i] == a && names[i][0] == '0') {
-				snprintf(names[i], 64, "%.63s", sym);
+				name = end + 3;
+				len = strcspn(name, "\t\n ");
+				snprintf(names[i], 64, "%.*s", (int)(len < 63 ? len : 63), name);
 				left--;
 			}
 	}
