@@ -58,6 +58,7 @@ static __always_inline struct gov_input *gov_take(__u32 cpu)
 	g->fresh = 0;
 	g->tick_known = 0;
 	g->period_next_ns = valid ? g->next_ns : 0;
+	g->period_tick_kept = g->tick_kept;
 	g->above_unannounced = 0;
 	return valid ? g : NULL;
 }
@@ -108,6 +109,12 @@ static __always_inline void gov_timer_count(__u32 cpu, struct wake_lat_stats *ls
 		ls->gov_later++;
 		err = fired - told;
 	} else if (told > fired + GOV_TIMER_TOLERANCE_NS) {
+		/* the tick kept on fires before the next event, which leaves
+		 * it out (the governor weighs the tick apart) */
+		if (g->period_tick_kept) {
+			ls->gov_tick_first++;
+			return;
+		}
 		ls->gov_earlier++;
 		err = told - fired;
 	} else {

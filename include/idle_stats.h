@@ -134,7 +134,8 @@ struct gov_input {
 	/* that period was too deep, woken before its next timer: its wake's
 	 * cause is counted in gov_above_cause when final */
 	__u8 above_unannounced;
-	__u8 pad[4];
+	__u8 period_tick_kept; /* tick_kept of the period that ended last */
+	__u8 pad[3];
 } __attribute__((aligned(64)));
 
 /* The expiry of the timer that ended a period and the next event the

@@ -54,10 +54,13 @@ struct wake_lat_stats {
 	__u64 max_ns;
 	/* of count, with the governor's inputs seen (bpf/gov.bpf.h): the
 	 * timer's expiry against the next event the governor was told of,
-	 * later or earlier by more than GOV_TIMER_TOLERANCE_NS, and |difference| */
+	 * later or earlier by more than GOV_TIMER_TOLERANCE_NS (earlier with the
+	 * tick kept on: tick_first, the sleep length leaves the tick out), and
+	 * |difference| of the later and earlier ones */
 	__u64 gov_known;
 	__u64 gov_later;
 	__u64 gov_earlier;
+	__u64 gov_tick_first;
 	__u64 gov_err_sum_ns;
 	__u64 gov_err_max_ns;
 	__u64 hist[IS_HIST_BUCKETS];

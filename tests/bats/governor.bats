@@ -144,17 +144,20 @@ SH
 	done
 	# The timers that ended periods, against the next event the governor
 	# was told of (its sleep length from the kernel's own idle entry time):
-	# with cyclictest's timer alone nearly all came as told; the rest
-	# (another CPU's timer armed here meanwhile, the tick kept and firing
-	# first) are counted as later or earlier, never lost
+	# with cyclictest's timer alone they came as told, or were the tick,
+	# kept on, before it (the sleep length leaves the tick out: seen in the
+	# acpi_idle guest, 678 of 1868 where the tick stayed on); the rest
+	# (another CPU's timer armed here meanwhile, a cancelled one) are
+	# counted as later or earlier, never lost
 	te='[.cpus[0].states[].governor | select(. != null) | .timer_ended] |
 		{periods: (map(.periods) | add), as_told: (map(.as_told) | add),
-		 later: (map(.later_than_told) | add), earlier: (map(.earlier_than_told) | add)}'
+		 tick_first: (map(.tick_first) | add), later: (map(.later_than_told) | add),
+		 earlier: (map(.earlier_than_told) | add)}'
 	echo "# timer run, timer-ended periods: $(jq -c "$te" "$OUT.timer"), timer wakeups $(jq .cpus[0].wakeups.causes.timer.count "$OUT.timer")" >&3
-	jq -e "$te | .periods == .as_told + .later + .earlier and .periods > 0" "$OUT.timer"
-	# cyclictest ran 4 s at 3 ms on this CPU: at least 1000 of its timers
-	# ended a period (its timer and the next event told are the same ktime)
-	jq -e "$te | .as_told >= 1000 and .as_told >= 0.9 * .periods" "$OUT.timer"
+	jq -e "$te | .periods == .as_told + .tick_first + .later + .earlier and .periods > 0" "$OUT.timer"
+	# cyclictest ran 4 s at 3 ms on this CPU (1333 timers; 1190 came as
+	# told in the guest): at least 600 as told, and 95% as told or the tick
+	jq -e "$te | .as_told >= 600 and .as_told + .tick_first >= 0.95 * .periods" "$OUT.timer"
 }
 
 # ab over two governors: the sweep's table has the split beside each

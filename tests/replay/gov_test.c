@@ -143,6 +143,10 @@ static int setup(void **state)
 	gov(&f.s, 4, 20 * MS, 5 * MS, false);   /* told: 25 ms */
 	period(&f.s, 4, 20 * MS, 22 * MS, 1);
 	timer(&f.s, 4, 22001 * US, 22 * MS);    /* after the exit (MWAIT-style): 3 ms earlier */
+	gov(&f.s, 4, 25 * MS, 3 * MS, true);    /* told: 28 ms, the tick kept on */
+	replay_idle(&f.s, 4, 25 * MS, 1);
+	timer(&f.s, 4, 26001 * US, 26 * MS);    /* the tick at 26 ms, before: tick first */
+	replay_idle(&f.s, 4, 26002 * US, EXIT);
 	replay_idle(&f.s, 4, 30 * MS, 1);       /* no inputs: lateness counted, not compared */
 	timer(&f.s, 4, 31 * MS, 31 * MS);
 	replay_idle(&f.s, 4, 31001 * US, EXIT);
@@ -214,11 +218,12 @@ static void test_timer_against_told(void **state)
 	const struct replay_fixture *f = *state;
 	const struct wake_lat_stats *l = &f->raw.lat[4 * IS_MAX_STATES + 1];
 
-	assert_int_equal(l->count, 4);
-	assert_int_equal(l->gov_known, 3);
+	assert_int_equal(l->count, 5);
+	assert_int_equal(l->gov_known, 4);
 	assert_int_equal(l->gov_later, 1);
 	assert_int_equal(l->gov_earlier, 1);
-	assert_int_equal(l->gov_err_sum_ns, 4 * MS);
+	assert_int_equal(l->gov_tick_first, 1);
+	assert_int_equal(l->gov_err_sum_ns, 4 * MS); /* the tick's 2 ms not in it */
 	assert_int_equal(l->gov_err_max_ns, 3 * MS);
 	/* CPU 3's near period: its timer came as told */
 	assert_int_equal(f->raw.lat[3 * IS_MAX_STATES + 1].gov_known, 1);

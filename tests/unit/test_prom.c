@@ -396,6 +396,7 @@ static void test_qos_and_governor(void **state)
 	s.totals.states[1].gov.above_cause[WAKE_IPI_RESCHED] = 2;
 	s.totals.states[1].gov.timer_known = 8;
 	s.totals.states[1].gov.timer_later = 1;
+	s.totals.states[1].gov.timer_tick_first = 2;
 	s.totals.states[1].gov.timer_err_sum_ns = 2500;
 	text = render(&p);
 	assert_non_null(strstr(text,
@@ -403,7 +404,8 @@ static void test_qos_and_governor(void **state)
 	assert_non_null(strstr(text,
 		"idlescope_governor_woken_early_total{state=\"C1\",cause=\"ipi-resched\"} 2\n"));
 	assert_non_null(strstr(text,
-		"idlescope_governor_timer_ended_periods_total{state=\"C1\",vs=\"as_told\"} 7\n"
+		"idlescope_governor_timer_ended_periods_total{state=\"C1\",vs=\"as_told\"} 5\n"
+		"idlescope_governor_timer_ended_periods_total{state=\"C1\",vs=\"tick_first\"} 2\n"
 		"idlescope_governor_timer_ended_periods_total{state=\"C1\",vs=\"later\"} 1\n"
 		"idlescope_governor_timer_ended_periods_total{state=\"C1\",vs=\"earlier\"} 0\n"));
 	assert_non_null(strstr(text,

@@ -79,24 +79,26 @@ static void test_wakes_cells(void **state)
 	(void)state;
 	fill(&s, &c);
 	/* C1's 7 woken early: 5 by reschedule IPIs, 2 by an IRQ; 30 periods a
-	 * timer ended: 26 as told, 3 later, 1 earlier, |error| summing 12 us */
+	 * timer ended: 4 by the kept tick first, 22 as told, 3 later, 1
+	 * earlier, |error| of the 26 others summing 13 us: mean 500 ns */
 	c.states[1].gov.above_cause[WAKE_IPI_RESCHED] = 5;
 	c.states[1].gov.above_cause[WAKE_IRQ] = 2;
 	c.states[1].gov.timer_known = 30;
 	c.states[1].gov.timer_later = 3;
 	c.states[1].gov.timer_earlier = 1;
-	c.states[1].gov.timer_err_sum_ns = 12000;
+	c.states[1].gov.timer_tick_first = 4;
+	c.states[1].gov.timer_err_sum_ns = 13000;
 	t = render(&s);
 	assert_null(strstr(t, "What ended them")); /* wakeups off: not said */
 	free(t);
 	s.wake_enabled = true;
 	t = render(&s);
 	assert_non_null(strstr(t, "What ended them"));
-	assert_non_null(strstr(t, "  3    C1                   30       26        3        1      400ns"
-				  "  irq 2, ipi-resched 5\n"));
+	assert_non_null(strstr(t, "  3    C1                   30       22        4        3        1"
+				  "      500ns  irq 2, ipi-resched 5\n"));
 	/* C0: no timer-ended period, no cause */
-	assert_non_null(strstr(t, "  3    C0                    0        0        0        0          -"
-				  "  -\n"));
+	assert_non_null(strstr(t, "  3    C0                    0        0        0        0        0"
+				  "          -  -\n"));
 	free(t);
 }
 

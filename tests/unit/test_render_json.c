@@ -503,7 +503,8 @@ static void test_json_governor(void **state)
 	(void)state;
 	c1->have_gov = true;
 	c1->gov = (struct gov_split){ .known = 9, .above_near = 1, .above_unannounced = 3,
-				      .timer_known = 5, .timer_later = 1, .timer_earlier = 2,
+				      .timer_known = 6, .timer_later = 1, .timer_earlier = 2,
+				      .timer_tick_first = 1,
 				      .timer_err_sum_ns = 7000, .timer_err_max_ns = 4000 };
 	c1->gov.above_cause[WAKE_IPI_CALL_SINGLE] = 2;
 	c1->gov.above_cause[WAKE_UNKNOWN] = 1;
@@ -524,8 +525,9 @@ static void test_json_governor(void **state)
 	assert_int_equal(get_int(json_object_get(g, "woken_before_timer_by_cause"), "ipi-call-single"), 2);
 	assert_int_equal(get_int(json_object_get(g, "woken_before_timer_by_cause"), "unknown"), 1);
 	assert_int_equal(get_int(json_object_get(g, "woken_before_timer_by_cause"), "irq"), 0);
-	assert_int_equal(get_int(json_object_get(g, "timer_ended"), "periods"), 5);
+	assert_int_equal(get_int(json_object_get(g, "timer_ended"), "periods"), 6);
 	assert_int_equal(get_int(json_object_get(g, "timer_ended"), "as_told"), 2);
+	assert_int_equal(get_int(json_object_get(g, "timer_ended"), "tick_first"), 1);
 	assert_int_equal(get_int(json_object_get(g, "timer_ended"), "later_than_told"), 1);
 	assert_int_equal(get_int(json_object_get(g, "timer_ended"), "earlier_than_told"), 2);
 	assert_int_equal(get_int(json_object_get(g, "timer_ended"), "error_sum_ns"), 7000);

@@ -172,6 +172,7 @@ static void build_wake(struct cpu_summary *cs, int cpu, const struct window_capt
 		cs->states[i].gov.timer_known = l->gov_known;
 		cs->states[i].gov.timer_later = l->gov_later;
 		cs->states[i].gov.timer_earlier = l->gov_earlier;
+		cs->states[i].gov.timer_tick_first = l->gov_tick_first;
 		cs->states[i].gov.timer_err_sum_ns = l->gov_err_sum_ns;
 		cs->states[i].gov.timer_err_max_ns = l->gov_err_max_ns;
 	}
@@ -632,6 +633,7 @@ static void gov_split_add(struct gov_split *t, const struct gov_split *s)
 	t->timer_known += s->timer_known;
 	t->timer_later += s->timer_later;
 	t->timer_earlier += s->timer_earlier;
+	t->timer_tick_first += s->timer_tick_first;
 	t->timer_err_sum_ns += s->timer_err_sum_ns;
 	if (s->timer_err_max_ns > t->timer_err_max_ns)
 		t->timer_err_max_ns = s->timer_err_max_ns;

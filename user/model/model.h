@@ -70,7 +70,7 @@ struct state_summary {
 		/* periods a timer ended, with the inputs seen: that timer's
 		 * expiry later or earlier than the next event the governor was
 		 * told of (by more than GOV_TIMER_TOLERANCE_NS), |difference| */
-		uint64_t timer_known, timer_later, timer_earlier;
+		uint64_t timer_known, timer_later, timer_earlier, timer_tick_first;
 		uint64_t timer_err_sum_ns, timer_err_max_ns;
 	} gov;
 };

@@ -313,7 +313,7 @@ static void group_families(FILE *f, const struct summary *s, bool hist)
 
 /* With wakeups on: the causes of the woken-early periods (10 series per
  * state) and the timers that ended periods against what the governor was
- * told (4 per state). */
+ * told (5 per state). */
 static void gov_wake_families(FILE *f, const struct summary *s)
 {
 	char st[96], sec[48];
@@ -336,14 +336,15 @@ static void gov_wake_families(FILE *f, const struct summary *s)
 	       "of (as told: within 1 us).");
 	for (int i = 0; i < s->totals.nr_states; i++) {
 		const struct gov_split *g = &s->totals.states[i].gov;
-		const uint64_t v[] = { g->timer_known - g->timer_later - g->timer_earlier,
-				       g->timer_later, g->timer_earlier };
-		static const char *const vs[] = { "as_told", "later", "earlier" };
+		const uint64_t v[] = { g->timer_known - g->timer_later - g->timer_earlier -
+					       g->timer_tick_first,
+				       g->timer_tick_first, g->timer_later, g->timer_earlier };
+		static const char *const vs[] = { "as_told", "tick_first", "later", "earlier" };
 
 		if (!s->totals.states[i].classified)
 			continue;
 		prom_label(st, sizeof(st), s->totals.states[i].name);
-		for (int k = 0; k < 3; k++)
+		for (int k = 0; k < 4; k++)
 			fprintf(f, "idlescope_governor_timer_ended_periods_total{state=\"%s\",vs=\"%s\"} %"
 				   PRIu64 "\n", st, vs[k], v[k]);
 	}

@@ -54,7 +54,8 @@ static void known_rows(FILE *f, const struct summary *s,
 static void wake_row(FILE *f, const char *cpu, const struct state_summary *st)
 {
 	const struct gov_split *g = &st->gov;
-	uint64_t as_told = g->timer_known - g->timer_later - g->timer_earlier;
+	uint64_t compared = g->timer_known - g->timer_tick_first;
+	uint64_t as_told = compared - g->timer_later - g->timer_earlier;
 	char causes[256] = "", mean[32] = "-";
 	size_t n = 0;
 
@@ -62,23 +63,25 @@ static void wake_row(FILE *f, const char *cpu, const struct state_summary *st)
 		if (g->above_cause[k])
 			n += (size_t)snprintf(causes + n, sizeof(causes) - n, "%s%s %" PRIu64,
 					      n ? ", " : "", wake_kind_name(k), g->above_cause[k]);
-	if (g->timer_known)
-		fmt_ns(mean, sizeof(mean), g->timer_err_sum_ns / g->timer_known);
-	fprintf(f, "  %-4s %-14s %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %10s  %s\n", cpu,
-		st->name, g->timer_known, as_told, g->timer_later, g->timer_earlier, mean,
-		causes[0] ? causes : "-");
+	if (compared)
+		fmt_ns(mean, sizeof(mean), g->timer_err_sum_ns / compared);
+	fprintf(f, "  %-4s %-14s %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64
+		   " %10s  %s\n",
+		cpu, st->name, g->timer_known, as_told, g->timer_tick_first, g->timer_later,
+		g->timer_earlier, mean, causes[0] ? causes : "-");
 }
 
 static void render_gov_wakes(FILE *f, const struct summary *s)
 {
 	fprintf(f, "\nWhat ended them: timers against the next event the governor was told of, "
 		   "and the woken-early periods' causes\n");
-	fprintf(f, "  %-4s %-14s %8s %8s %8s %8s %10s  %s\n", "cpu", "state", "by-timer", "as-told",
-		"later", "earlier", "mean-err", "woken-early by cause");
+	fprintf(f, "  %-4s %-14s %8s %8s %8s %8s %8s %10s  %s\n", "cpu", "state", "by-timer",
+		"as-told", "tick", "later", "earlier", "mean-err", "woken-early by cause");
 	known_rows(f, s, wake_row);
 	fprintf(f, "  by-timer = periods an hrtimer ended: as-told, at the next event the governor "
-		   "was told of (within 1 us); later or earlier than it; mean-err, the mean "
-		   "|difference|.\n");
+		   "was told of (within 1 us); tick, the tick kept on came first (the sleep length "
+		   "leaves it out); later or earlier than it; mean-err, the mean |difference| of "
+		   "the others.\n");
 }
 
 void render_gov_table(FILE *f, const struct summary *s)

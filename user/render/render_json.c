@@ -65,10 +65,11 @@ static json_t *gov_wake_json(const struct gov_split *g, bool wake)
 	causes = json_object();
 	for (int k = 0; k < WAKE_NR_KINDS; k++)
 		json_object_set_new(causes, wake_kind_name(k), json_u64(g->above_cause[k]));
-	on_time = g->timer_known - g->timer_later - g->timer_earlier;
-	return json_pack("{s:o,s:{s:o,s:o,s:o,s:o,s:o,s:o}}", "woken_before_timer_by_cause", causes,
-			 "timer_ended", "periods", json_u64(g->timer_known), "as_told",
-			 json_u64(on_time), "later_than_told", json_u64(g->timer_later),
+	on_time = g->timer_known - g->timer_later - g->timer_earlier - g->timer_tick_first;
+	return json_pack("{s:o,s:{s:o,s:o,s:o,s:o,s:o,s:o,s:o}}", "woken_before_timer_by_cause",
+			 causes, "timer_ended", "periods", json_u64(g->timer_known), "as_told",
+			 json_u64(on_time), "tick_first", json_u64(g->timer_tick_first),
+			 "later_than_told", json_u64(g->timer_later),
 			 "earlier_than_told", json_u64(g->timer_earlier), "error_sum_ns",
 			 json_u64(g->timer_err_sum_ns), "error_max_ns",
 			 json_u64(g->timer_err_max_ns));
