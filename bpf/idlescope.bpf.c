@@ -104,8 +104,7 @@ TP_PAIR(irq_handler_entry,
 	__u64 irq, void *action)
 TP_PAIR(softirq_entry,
 	handle_wake_event(this_cpu(), 0, WAKE_SOFTIRQ, (__u32)vec), __u64 vec)
-TP_PAIR(sched_wake_idle_without_ipi,
-	handle_wake_event((__u32)cpu, 0, WAKE_NO_IPI, this_cpu()), __u64 cpu)
+TP_PAIR(sched_wake_idle_without_ipi, handle_no_ipi((__u32)cpu, 0, this_cpu()), __u64 cpu)
 TP_PAIR(ipi_send_cpu, handle_ipi_send(this_cpu(), (__u32)cpu), __u64 cpu, __u64 callsite,
 	__u64 callback)
 

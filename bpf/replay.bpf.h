@@ -63,7 +63,7 @@ static __always_inline int replay_one(const struct replay_event *e)
 		handle_wake_event(cpu, now, WAKE_SOFTIRQ, e->wake.detail);
 		return 0;
 	case RE_NO_IPI:
-		handle_wake_event(cpu, now, WAKE_NO_IPI, e->wake.detail);
+		handle_no_ipi(cpu, now, (__u32)e->wake.detail);
 		return 0;
 	case RE_IPI_SEND:
 		handle_ipi_send((__u32)e->wake.detail, cpu);

@@ -130,6 +130,18 @@ static __always_inline void wake_count(__u32 cpu, struct idle_cpu_slot *slot)
 		wake_account_timer(cpu, slot);
 }
 
+/* A waker that found this CPU polling during this wake, before anything
+ * else came (handle_no_ipi left its mark on the sender line): the wake's
+ * cause. Read only while the cause is unknown. */
+static __always_inline bool noipi_take(struct idle_cpu_slot *slot)
+{
+	if (!slot->noipi_from || slot->noipi_gen != slot->wake_gen)
+		return false;
+	slot->wake_kind = WAKE_NO_IPI;
+	slot->wake_detail = slot->noipi_from - 1;
+	return true;
+}
+
 /* From handle_idle at a counted exit. early: 1/0, or -1 without a table. */
 static __always_inline void wake_on_exit(__u32 cpu, struct idle_cpu_slot *slot, __u64 now_ns,
 					 __u32 state, int early)
@@ -137,7 +149,7 @@ static __always_inline void wake_on_exit(__u32 cpu, struct idle_cpu_slot *slot, 
 	slot->exit_ns = now_ns;
 	slot->wake_state = (__u8)state;
 	slot->wake_early = early > 0;
-	if (slot->wake_kind != WAKE_UNKNOWN)
+	if (slot->wake_kind != WAKE_UNKNOWN || noipi_take(slot))
 		wake_count(cpu, slot); /* HLT-style: the interrupt ran inside */
 	else
 		slot->wake_pending = 1; /* MWAIT/WFI-style: it comes after the exit */
@@ -146,8 +158,10 @@ static __always_inline void wake_on_exit(__u32 cpu, struct idle_cpu_slot *slot, 
 /* From handle_idle at an enter: close the previous period's wake. */
 static __always_inline void wake_on_enter(__u32 cpu, struct idle_cpu_slot *slot)
 {
-	if (slot->wake_pending)
-		wake_count(cpu, slot); /* nothing came in the window: unknown */
+	if (slot->wake_pending) {
+		noipi_take(slot);
+		wake_count(cpu, slot); /* nothing else came in the window: unknown */
+	}
 	if (details_enabled && slot->wake_open && slot->wakee_tag == WAKEE_TAG(slot->wake_gen)) {
 		wake_detail_add(cpu, WDETAIL_WAKEE, slot->waker_cpu, slot->wakee_pid,
 				slot->wake_early, slot->wakee_comm);
@@ -164,8 +178,10 @@ static __always_inline void wake_on_enter(__u32 cpu, struct idle_cpu_slot *slot)
 	slot->wake_lat_done = 0;
 	/* a new wake: the wakee tagged with the last one is stale; the tag is
 	 * cleared once per wrap so that no old tag matches again */
-	if (!++slot->wake_gen)
+	if (!++slot->wake_gen) {
 		slot->wakee_tag = 0;
+		slot->noipi_from = 0;
+	}
 }
 
 /* A wake is in progress on this CPU: idle, or just out of a counted period. */
@@ -194,7 +210,7 @@ static __always_inline void handle_wake_event(__u32 cpu, __u64 now_ns, __u32 kin
 		slot->wake_softirq_seen = 1;
 	if (slot->enter_ns) {
 		/* inside the period: the first event is its cause */
-		if (slot->wake_kind == WAKE_UNKNOWN) {
+		if (slot->wake_kind == WAKE_UNKNOWN && !noipi_take(slot)) {
 			slot->wake_kind = (__u8)kind;
 			slot->wake_detail = detail;
 		}
@@ -203,12 +219,36 @@ static __always_inline void handle_wake_event(__u32 cpu, __u64 now_ns, __u32 kin
 	if (slot->wake_pending && !stopped) {
 		if (!now_ns)
 			now_ns = bpf_ktime_get_ns();
-		if (now_ns - slot->exit_ns <= wake_window_ns) {
+		if (!noipi_take(slot) && now_ns - slot->exit_ns <= wake_window_ns) {
 			slot->wake_kind = (__u8)kind;
 			slot->wake_detail = detail;
 		}
 		wake_count(cpu, slot);
 	}
+}
+
+/* sched_wake_idle_without_ipi on the waker: target was polling and is
+ * told to reschedule. The waker reads the target's line 0 (a wake in
+ * progress: in a period, or exited within the wake window) and marks the
+ * target's sender line; the target takes the mark as its cause when
+ * nothing came before it (noipi_take), so that no waker writes the
+ * attribution line the target's own interrupt-path programs write. */
+static __always_inline void handle_no_ipi(__u32 target, __u64 now_ns, __u32 waker)
+{
+	struct idle_cpu_slot *slot = bpf_map_lookup_elem(&idle_slots, &target);
+
+	if (!slot || !wake_in_progress(slot))
+		return;
+	if (!slot->enter_ns) {
+		if (!slot->wake_pending || stopped)
+			return;
+		if (!now_ns)
+			now_ns = bpf_ktime_get_ns();
+		if (now_ns - slot->exit_ns > wake_window_ns)
+			return;
+	}
+	slot->noipi_gen = slot->wake_gen;
+	slot->noipi_from = (__u16)(waker + 1);
 }
 
 /* hrtimer_expire_entry on `cpu`: the slot when this timer may have ended

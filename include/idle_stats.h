@@ -35,14 +35,17 @@ struct idle_params {
 	__u64 target_residency_ns[IS_MAX_STATES];
 };
 
-/* Per-CPU slot: what the CPU is doing now. The first cache line is written
- * only by the CPU itself; the second holds what other CPUs write into it
- * (wakeups aimed at this CPU) and the wakeup attribution state. */
+/* Per-CPU slot: what the CPU is doing now. Line 0 is written only by the
+ * CPU at its idle events and read by the CPUs that wake it; line 1 only
+ * by the CPU (its wakeup attribution, touched by its interrupt-path
+ * programs: no other CPU reads it, so their writes hit); the wakee's and
+ * the IPI senders' lines are written by the other CPUs. */
 /* The wakee of the current wake is valid while its tag is this. */
 #define WAKEE_TAG(gen) (0x10000u | (__u16)(gen))
 
 struct idle_cpu_slot {
-	/* Line 0: written by this CPU at every idle entry and exit. */
+	/* Line 0: written by this CPU at every idle entry and exit; read by
+	 * its wakers (is a wake in progress, which). */
 	__u64 enter_ns;  /* 0 = not in an idle period we saw begin */
 	__u32 state;     /* state requested at enter */
 	__u16 pack_group1; /* 1 + the CPU's group at the packing level, 0 = none */
@@ -50,28 +53,31 @@ struct idle_cpu_slot {
 	/* an idle event was handled: a later unmatched exit lost its enter
 	 * (here, not on line 1: every idle event writes it) */
 	__u8 idle_seen;
-	/* wakeup attribution of the current / last counted period */
 	__u64 exit_ns;         /* exit of the last counted period */
-	__u64 wake_detail;     /* irq, softirq vector of the first cause */
-	__u8 wake_kind;        /* enum wake_kind, WAKE_UNKNOWN until seen */
 	__u8 wake_pending;     /* counted period exited, cause not seen yet */
 	__u8 wake_open;        /* cause counted; timer refinement still allowed */
+	__u8 last_counted;     /* the last exit was counted: its miss event counts too */
+	__u8 pad0;
+	__u16 group_id1;    /* 1 + this CPU's smallest topology group, 0 = none (loader-written) */
+	__u16 seq;          /* odd while an idle event updates this slot and the CPU's stats */
+	__u16 wake_gen;     /* wakes begun (idle entries with wakeups on): tags the wakee */
+	/* Line 1: the wakeup attribution of the current / last counted
+	 * period, this CPU's alone */
+	__u64 wake_detail __attribute__((aligned(64))); /* irq, softirq vector, waker of the first cause */
+	__u8 wake_kind;        /* enum wake_kind, WAKE_UNKNOWN until seen */
 	__u8 wake_early;       /* that period was shorter than its target */
 	__u8 wake_state;       /* that period's state */
 	__u8 wake_softirq_seen;
 	__u8 wake_lat_done;    /* its timer lateness was recorded */
-	__u8 last_counted;     /* the last exit was counted: its miss event counts too */
-	__u16 group_id1;    /* 1 + this CPU's smallest topology group, 0 = none (loader-written) */
+	__u8 pad1;
 	__u16 ended_group;  /* 1 + the largest group whose all-idle time this CPU's exit ended */
-	__u16 seq;          /* odd while an idle event updates this slot and the CPU's stats */
-	__u16 wake_gen;     /* wakes begun (idle entries with wakeups on): tags the wakee */
 	/* the hrtimer that ended the period */
 	__u64 timer_fn;
 	__u64 timer_lat_ns;
-	/* Line 1: the wakee, written by its waker (another CPU, or this one
+	/* Line 2: the wakee, written by its waker (another CPU, or this one
 	 * for a queued wakeup), and rare counters, apart from line 0 so that
 	 * wakers do not steal it. */
-	__u32 wakee_pid;       /* task woken onto this CPU during the period */
+	__u32 wakee_pid __attribute__((aligned(64)));       /* task woken onto this CPU during the period */
 	__u32 waker_cpu;       /* CPU that woke it (sent the IPI, or itself) */
 	char wakee_comm[16];
 	/* WAKEE_TAG(wake_gen) of the wake the wakee belongs to, 0 none: the
@@ -87,7 +93,7 @@ struct idle_cpu_slot {
 	__u32 edge_unknown;
 	__u8 edge_state;       /* after stop: 0 the frozen period's, 1 + state entered, 0xff none */
 	__u8 pad_edge[3];
-	/* Line 2: idle entry/exit overhead (hist idle-entry / idle-exit) */
+	/* Line 3: idle entry/exit overhead (hist idle-entry / idle-exit) */
 	__u64 to_idle_ns;   /* switch to the idle task, not yet in cpu_idle */
 	__u64 last_exit_ns; /* last idle exit, no switch away yet */
 	/* packing: who runs now, since when */
@@ -102,11 +108,18 @@ struct idle_cpu_slot {
 	/* Topology-node updates (fetch-and-adds) this CPU's idle
 	 * events caused, per level: the cost of group idle, counted */
 	__u64 node_updates[IS_MAX_LEVELS];
-	/* Line 4: written by the CPUs that send this one an IPI, only when the
-	 * sender changes, and read by this CPU's wakeup: apart from line 1,
-	 * which this CPU's own wakeups write, so that a sender's read hits */
+	/* Its own line: written by the CPUs that send this one an IPI (only
+	 * when the sender changes) or wake it polling, and read by this CPU's
+	 * wakeup: apart from the wakee's line, which this CPU's own wakeups
+	 * write, so that a sender's read hits */
 	__u32 ipi_from __attribute__((aligned(64))); /* 1 + the last sender, 0 none */
-	/* Line 5: this CPU at a live reader's cut (cut_ns, bpf/idle.bpf.h),
+	/* a waker that found this CPU polling (sched_wake_idle_without_ipi):
+	 * 1 + its CPU, for wake wake_gen of this CPU's; this CPU takes it as
+	 * its wake's cause when nothing came before (bpf/wake.bpf.h), so that
+	 * the waker writes only this line, never the attribution's */
+	__u16 noipi_from;
+	__u16 noipi_gen;
+	/* The cut lines: this CPU at a live reader's cut (cut_ns, bpf/idle.bpf.h),
 	 * kept by its first idle event after it: the period in flight then,
 	 * and the time of the periods that ended after it, per state. A read
 	 * spread over milliseconds gives every CPU and group as at one

@@ -151,6 +151,40 @@ static void init_summary(struct summary *s, const char *driver, const char *miss
 	s->miss_attach = miss;
 }
 
+/* A wake still pending at the read: unknown, unless a waker marked the CPU
+ * polling during it (bpf/wake.bpf.h, noipi_take), then without an IPI. */
+static void test_model_in_flight_mark(void **state)
+{
+	static struct wake_cpu_stats wake[NCPU];
+	static struct wake_lat_stats lat[NCPU * IS_MAX_STATES];
+	struct summary s;
+
+	(void)state;
+	fx.raw.wake = wake;
+	fx.raw.lat = lat;
+	fx.slots[0].wake_pending = 1;
+	fx.slots[0].wake_early = 1;
+	fx.slots[0].wake_gen = 7;
+	fx.slots[0].noipi_gen = 7;
+	fx.slots[0].noipi_from = 1 + 3;
+	fx.slots[3].wake_pending = 1;
+	fx.slots[3].wake_gen = 7;
+	fx.slots[3].noipi_gen = 6; /* an older wake's mark */
+	fx.slots[3].noipi_from = 1 + 1;
+	init_summary(&s, "intel_idle", NULL);
+	s.wake_enabled = true;
+	assert_int_equal(summary_build(&s, &fx.w, &fx.sel), 0);
+	assert_int_equal(s.cpus[0].wake.count[WAKE_NO_IPI], 1);
+	assert_int_equal(s.cpus[0].wake.early[WAKE_NO_IPI], 1);
+	assert_int_equal(s.cpus[0].wake.count[WAKE_UNKNOWN], 0);
+	assert_int_equal(s.cpus[0].wake.in_flight, 1);
+	assert_int_equal(s.cpus[3].wake.count[WAKE_UNKNOWN], 1);
+	assert_int_equal(s.cpus[3].wake.count[WAKE_NO_IPI], 0);
+	summary_free(&s);
+	fx.raw.wake = NULL;
+	fx.raw.lat = NULL;
+}
+
 /* --packing's top 10 tasks by runtime: with more tasks than rows, each new
  * one replaces the last-ranked row (it once replaced the first: the
  * busiest task dropped out of a ping-pong's table); ties go to the lower
@@ -577,6 +611,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_model_per_state, build_model),
+		cmocka_unit_test_setup(test_model_in_flight_mark, build_model),
 		cmocka_unit_test_setup(test_model_pack_top_tasks, build_model),
 		cmocka_unit_test_setup(test_model_edges_and_status, build_model),
 		cmocka_unit_test_setup(test_model_enter_at_stop, build_model),

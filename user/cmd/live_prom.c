@@ -33,7 +33,7 @@ void live_prom_free(struct live_prom *p)
 }
 
 /* What the model holds for a report, adjusted for counters that must not go
- * back: a cause still pending at this instant is left out of unknown (it
+ * back: a cause still pending at this instant is left out of its cause (it
  * gets its real cause later), in the CPU's counts and in the totals, and
  * busy time is held at its last value when the in-flight estimate of this
  * instant reads lower. */
@@ -44,11 +44,13 @@ static void keep_monotonic(struct live_prom *p, struct summary *s, const struct 
 		const struct idle_cpu_slot *slot = &raw->slots[cs->cpu];
 
 		if (cs->wake.in_flight) {
-			cs->wake.count[WAKE_UNKNOWN]--;
-			cs->wake.early[WAKE_UNKNOWN] -= slot->wake_early;
+			int k = wake_pending_kind(slot);
+
+			cs->wake.count[k]--;
+			cs->wake.early[k] -= slot->wake_early;
 			cs->wake.in_flight = 0;
-			s->totals.wake.count[WAKE_UNKNOWN]--;
-			s->totals.wake.early[WAKE_UNKNOWN] -= slot->wake_early;
+			s->totals.wake.count[k]--;
+			s->totals.wake.early[k] -= slot->wake_early;
 			s->totals.wake.in_flight--;
 		}
 		if (cs->busy_ns < p->busy_prev[cs->cpu])

@@ -140,6 +140,11 @@ static void add_lat(struct lat_summary *t, const struct lat_summary *s)
 
 /* Causes from the BPF counters, plus the last period's cause if it was
  * still pending at the end (counted as unknown, so causes sum to entries). */
+int wake_pending_kind(const struct idle_cpu_slot *slot)
+{
+	return slot->noipi_from && slot->noipi_gen == slot->wake_gen ? WAKE_NO_IPI : WAKE_UNKNOWN;
+}
+
 static void build_wake(struct cpu_summary *cs, int cpu, const struct window_capture *w)
 {
 	const struct wake_cpu_stats *ws = &w->raw->wake[cpu];
@@ -151,8 +156,10 @@ static void build_wake(struct cpu_summary *cs, int cpu, const struct window_capt
 		wk->early[k] = ws->early[k];
 	}
 	if (slot->wake_pending) {
-		wk->count[WAKE_UNKNOWN]++;
-		wk->early[WAKE_UNKNOWN] += slot->wake_early;
+		int k = wake_pending_kind(slot);
+
+		wk->count[k]++;
+		wk->early[k] += slot->wake_early;
 		wk->in_flight = 1;
 	}
 	for (int k = 0; k < WAKE_NR_KINDS; k++)

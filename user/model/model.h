@@ -87,10 +87,15 @@ struct wake_summary {
 	uint64_t count[WAKE_NR_KINDS];
 	uint64_t early[WAKE_NR_KINDS]; /* shorter than the entered state's target */
 	uint64_t total;                /* sum of count[], = the CPU's entries */
-	uint64_t in_flight;            /* of unknown: cause still pending at the end */
+	uint64_t in_flight;            /* cause still pending at the end: unknown, or a polling mark */
 	uint64_t detail_drops;
 	struct lat_summary lat[IS_MAX_STATES]; /* parallel to cpu_summary.states */
 };
+
+/* The cause a wake still pending in slot counts under: unknown, or without
+ * an IPI where a waker marked the CPU polling during it and nothing came
+ * since (bpf/wake.bpf.h, noipi_take). */
+int wake_pending_kind(const struct idle_cpu_slot *slot);
 
 /* One line of the detail tables: an IRQ, softirq, timer function or wakee. */
 struct wake_row {

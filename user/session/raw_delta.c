@@ -125,6 +125,7 @@ static void sub_lat(struct wake_lat_stats *d, const struct wake_lat_stats *a)
 	d->gov_known = sub(d->gov_known, a->gov_known);
 	d->gov_later = sub(d->gov_later, a->gov_later);
 	d->gov_earlier = sub(d->gov_earlier, a->gov_earlier);
+	d->gov_tick_first = sub(d->gov_tick_first, a->gov_tick_first);
 	d->gov_err_sum_ns = sub(d->gov_err_sum_ns, a->gov_err_sum_ns);
 	d->gov_err_max_ns = 0; /* a maximum has no delta: the interval's is unknown */
 	for (int b = 0; b < IS_HIST_BUCKETS; b++)
