@@ -106,36 +106,30 @@ table_rows() {
 	     { print ent "\t" st "\t" $1 "\t" $2 "\t" $3 "\t" $4 "\t" $5 "\t" $6 }'
 }
 
-@test "compare: two replays of a two-cluster trace, every cell the JSON's value" {
-	local a="$BATS_TEST_TMPDIR/a.json" t="$BATS_TEST_TMPDIR/t.json"
-	"$IDLESCOPE" replay --profile "$TR/arm-2x2.json" "$TR/two-cluster.ftrace" --format json -o "$a"
-	"$IDLESCOPE" replay --profile "$TR/arm-2x2.json" "$TR/two-cluster-truncated.ftrace" --format json -o "$t"
-	run "$IDLESCOPE" compare "$a" "$t"
-	[ "$status" -eq 0 ]
-	echo "$output"
-	[[ "$output" == *"No repetitions: each side is one run"* ]]
-	table_rows <<<"$output" > "$BATS_TEST_TMPDIR/cells"
-	compare_expected_rows "$a" > "$BATS_TEST_TMPDIR/ea"
-	compare_expected_rows "$t" > "$BATS_TEST_TMPDIR/et"
-	# 3 entities (all CPUs, cluster0, cluster1) x 3 states x 2 files
-	[ "$(wc -l < "$BATS_TEST_TMPDIR/cells")" -eq 18 ]
-	# each cell parsed back from its units: the base's value, the other's
-	# difference (points for shares); n.a. exactly where that file has no
-	# entries; 3 significant digits, so within 0.5%
-	awk -F'\t' -v A="$a" '
-	function num(s,   m) {
+# Each table cell of compare A T (in $BATS_TEST_TMPDIR/cells, table_rows)
+# parsed back from its units against the JSON (compare_expected_rows, in
+# ea and et): the base's value, the other's difference (points for shares);
+# n.a. exactly where that file has no entries; 3 significant digits, so
+# within 0.5%. At least MIN cells checked.
+cells_match() { # A MIN
+	awk -F'\t' -v A="$1" -v MIN="$2" '
+	# the value of a cell, and in ulp half its last printed digit (the
+	# display rounds to it: 3 significant digits, or 2 decimals of a point)
+	function num(s,   m, i) {
 		m = 1
 		if (s ~ /ns$/) sub(/ns$/, "", s)
 		else if (s ~ /us$/) { sub(/us$/, "", s); m = 1e3 }
 		else if (s ~ /ms$/) { sub(/ms$/, "", s); m = 1e6 }
 		else if (s ~ /s$/) { sub(/s$/, "", s); m = 1e9 }
 		else if (s ~ /%$/) { sub(/%$/, "", s); m = 0.01 }
+		i = index(s, ".")
+		ulp = 0.5 * m * (i ? 10 ^ -(length(s) - i) : 1)
 		return (s + 0) * m
 	}
 	function near(got, want) {
 		d = got - want; if (d < 0) d = -d
 		w = want < 0 ? -want : want
-		return d <= 0.005 * w + 1e-9
+		return d <= 0.005 * w + 1e-9 || d <= ulp + 1e-12
 	}
 	FILENAME ~ /ea$/ { ea[$1 FS $2] = $0; next }
 	FILENAME ~ /et$/ { et[$1 FS $2] = $0; next }
@@ -153,8 +147,24 @@ table_rows() {
 			checked++
 		}
 	}
-	END { print checked, "cells checked"; exit bad > 0 || checked < 40 }
+	END { print checked, "cells checked"; exit bad > 0 || checked < MIN }
 	' "$BATS_TEST_TMPDIR/ea" "$BATS_TEST_TMPDIR/et" "$BATS_TEST_TMPDIR/cells"
+}
+
+@test "compare: two replays of a two-cluster trace, every cell the JSON's value" {
+	local a="$BATS_TEST_TMPDIR/a.json" t="$BATS_TEST_TMPDIR/t.json"
+	"$IDLESCOPE" replay --profile "$TR/arm-2x2.json" "$TR/two-cluster.ftrace" --format json -o "$a"
+	"$IDLESCOPE" replay --profile "$TR/arm-2x2.json" "$TR/two-cluster-truncated.ftrace" --format json -o "$t"
+	run "$IDLESCOPE" compare "$a" "$t"
+	[ "$status" -eq 0 ]
+	echo "$output"
+	[[ "$output" == *"No repetitions: each side is one run"* ]]
+	table_rows <<<"$output" > "$BATS_TEST_TMPDIR/cells"
+	compare_expected_rows "$a" > "$BATS_TEST_TMPDIR/ea"
+	compare_expected_rows "$t" > "$BATS_TEST_TMPDIR/et"
+	# 3 entities (all CPUs, cluster0, cluster1) x 3 states x 2 files
+	[ "$(wc -l < "$BATS_TEST_TMPDIR/cells")" -eq 18 ]
+	cells_match "$a" 40
 	# --per-cpu adds each CPU after the groups
 	run "$IDLESCOPE" compare --per-cpu "$a" "$t"
 	[ "$status" -eq 0 ]
@@ -164,6 +174,31 @@ table_rows() {
 	irq=$(jq .totals.wakeups.causes.irq.count "$a")
 	awk '/^woken by/ { split($0, h); for (i = 1; i <= NF; i++) if ($i == "irq") col = i - 1 }
 	     /^all CPUs$/ { getline; print $col; exit }' <<<"$output" | grep -qx "$irq"
+}
+
+# A real trace: the arm64 guest's own ftrace text (tests/vm/capture-trace.sh:
+# 4 CPUs in 2 clusters, WFI and two PSCI states, a CPU of each cluster
+# waking every 3 and 20 ms), whole against its first half.
+@test "compare: two replays of the arm64 guest's real two-cluster trace, every cell the JSON's value" {
+	local a="$BATS_TEST_TMPDIR/a.json" t="$BATS_TEST_TMPDIR/t.json" w="$BATS_TEST_TMPDIR/whole.ftrace" n
+	zcat "$TR/arm64-guest.ftrace.gz" >"$w"
+	n=$(wc -l <"$w")
+	head -n $((n / 2)) "$w" >"$BATS_TEST_TMPDIR/half.ftrace"
+	"$IDLESCOPE" replay --profile "$TR/arm64-guest.json" "$w" --format json -o "$a"
+	"$IDLESCOPE" replay --profile "$TR/arm64-guest.json" "$BATS_TEST_TMPDIR/half.ftrace" --format json -o "$t"
+	# two clusters of two CPUs, three states, periods in each cluster's
+	# deepest state
+	[ "$(jq '.groups.groups | length' "$a")" -ge 2 ]
+	[ "$(jq '[.totals.states[].name] | length' "$a")" -eq 3 ]
+	run "$IDLESCOPE" compare "$a" "$t"
+	[ "$status" -eq 0 ]
+	echo "$output"
+	table_rows <<<"$output" >"$BATS_TEST_TMPDIR/cells"
+	compare_expected_rows "$a" >"$BATS_TEST_TMPDIR/ea"
+	compare_expected_rows "$t" >"$BATS_TEST_TMPDIR/et"
+	# all CPUs and the two clusters, 3 states, 2 files
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/cells")" -eq 18 ]
+	cells_match "$a" 40
 }
 
 @test "compare: runs per variant (BASE... -- OTHER...): means, intervals, significance" {

@@ -675,6 +675,43 @@ for s in /sys/devices/system/cpu/cpu0/cpuidle/state*; do
 	states="$states${states:+, }$(cat "$s/name") $(cat "$s/latency")/$(cat "$s/residency")us"
 done
 echo "INFO idle states ${states:-none} (name latency/residency)"
+
+# vmtest_capture=SECONDS (tests/vm/capture-trace.sh): the guest's own ftrace
+# text of the idle and wakeup events for that long, under a light load on
+# one CPU of each cluster (one waking every 3 ms, one every 20 ms), gzipped
+# and base64'd between markers with the state table and the clusters, then
+# nothing else: a real trace for replay's fixtures.
+if [ -n "${vmtest_capture:-}" ]; then
+	tr=/sys/kernel/tracing
+	[ -d $tr/events ] || tr=/sys/kernel/debug/tracing
+	echo 0 >$tr/tracing_on
+	echo 8192 >$tr/buffer_size_kb
+	: >$tr/trace
+	for e in power/cpu_idle sched/sched_wakeup irq/irq_handler_entry irq/softirq_entry \
+		timer/hrtimer_expire_entry; do
+		[ -e "$tr/events/$e/enable" ] && echo 1 >"$tr/events/$e/enable"
+	done
+	taskset -c 1 sh -c 'while :; do usleep 3000; done' &
+	w1=$!
+	taskset -c "$((ncpus - 1))" sh -c 'while :; do usleep 20000; done' &
+	w2=$!
+	usleep 300000
+	echo 1 >$tr/tracing_on
+	sleep "$vmtest_capture"
+	echo 0 >$tr/tracing_on
+	kill $w1 $w2
+	echo "CAPTURE-CPUIDLE: $driver $gov"
+	for s in /sys/devices/system/cpu/cpu0/cpuidle/state*; do
+		echo "CAPTURE-STATE: $(cat "$s/name") $(cat "$s/latency") $(cat "$s/residency")"
+	done
+	for c in $(cpus_of "$(cat /sys/devices/system/cpu/online)"); do
+		echo "CAPTURE-CLUSTER: $c $(cat /sys/devices/system/cpu/cpu$c/topology/cluster_cpus_list)"
+	done
+	echo "CAPTURE-BEGIN"
+	grep -v '^#' $tr/trace | gzip -c | base64
+	echo "CAPTURE-END"
+	exit 0
+fi
 if [ -n "$driver" ] && [ "$driver" != none ] && [ -n "$states" ]; then
 	ok "cpuidle driver $driver with states"
 elif [ "$(uname -m)" = aarch64 ]; then
