@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* A trigger-type column: x86 "IO-APIC 1-edge", "PCI-MSI 49152-edge",
  * arm64 GIC "27 Level", "Edge". */
@@ -15,9 +16,42 @@ static bool is_trigger(const char *tok)
 	return strcasestr(tok, "edge") || strcasestr(tok, "level") || strcasestr(tok, "fasteoi");
 }
 
+/* Names found before: `top` names its IRQ rows at every interval, and each
+ * open of /proc/interrupts costs the machine an RCU callback (the path's
+ * dentries), whose grace period wakes an idle CPU and keeps this one's tick
+ * on (seen in the haltpoll guest: rcu_preempt woken on the other CPU every
+ * interval). An IRQ /proc/interrupts does not list is asked again after
+ * IRQ_NAME_RETRY_S. */
+#define IRQ_NAME_CACHE 64
+#define IRQ_NAME_RETRY_S 30
+static struct {
+	unsigned int irq;
+	char name[64];
+	time_t asked;
+} irq_cache[IRQ_NAME_CACHE];
+static int irq_cached;
+
 void irq_name(unsigned int irq, char *buf, size_t len)
 {
+	struct timespec now;
+	int i;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	for (i = 0; i < irq_cached && irq_cache[i].irq != irq; i++)
+		;
+	if (i < irq_cached &&
+	    (irq_cache[i].name[0] || now.tv_sec - irq_cache[i].asked < IRQ_NAME_RETRY_S)) {
+		snprintf(buf, len, "%s", irq_cache[i].name);
+		return;
+	}
 	irq_name_in("/proc/interrupts", irq, buf, len);
+	if (i == irq_cached && irq_cached < IRQ_NAME_CACHE)
+		irq_cached++;
+	if (i < irq_cached) {
+		irq_cache[i].irq = irq;
+		irq_cache[i].asked = now.tv_sec;
+		snprintf(irq_cache[i].name, sizeof(irq_cache[i].name), "%s", buf);
+	}
 }
 
 void irq_name_in(const char *path, unsigned int irq, char *buf, size_t len)
