@@ -281,6 +281,13 @@ EOS
 		echo "$output"
 		[ "$status" -eq 0 ]
 	fi
+	# one command (no --workload): one section, ab's own JSON embedded
+	run "$IDLESCOPE" ab --set governor=menu,ladder -o "$d/c.html" -- sleep 0.2
+	[ "$status" -eq 0 ]
+	[ "$(cat "$CPUIDLE/current_governor")" = "$SAVED_GOVERNOR" ]
+	[ "$(grep -c '<section class="workload"' "$d/c.html")" -eq 1 ]
+	sed -n 's/^<script type="application\/json" id="ab-json">\(.*\)<\/script>$/\1/p' "$d/c.html" |
+		jq -e '.schema == "idlescope-ab/1" and (.variants | length) == 2'
 	# --html and -o naming two files, --html with --format json, --per-cpu without a table
 	run "$IDLESCOPE" ab --set governor=menu,ladder --html "$d/a.html" -o "$d/b.html" -d 1
 	[ "$status" -eq 2 ]
