@@ -56,9 +56,7 @@ CFLAGS   += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude -Iuser -I$(OU
 	    -DIDLESCOPE_VERSION='"$(VERSION)"'
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Werror \
 	    -Iinclude -Ivmlinux/$(ARCH) $(CLANG_BPF_SYS_INCLUDES)
-# nettle: SHA-256 of the report page's one script, for its Content-Security-
-# Policy (user/util/sha256.c); libnettle.a in the static build.
-LDLIBS   := -lbpf -lelf -lz -ljansson -lm -lncurses -ltinfo -lyaml -lcrypt -lnettle
+LDLIBS   := -lbpf -lelf -lz -ljansson -lm -lncurses -ltinfo -lyaml -lcrypt
 ifeq ($(STATIC),1)
 LDFLAGS  += -static
 endif
@@ -167,17 +165,23 @@ $(OUT)/user/%.o: user/%.c $(wildcard include/*.h) $(USER_HDRS) $(SKELS) | $(OUT)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
 # report's page template, stylesheet and script as C strings (report_page_html,
-# _css, _js), byte for byte (the script's hash is its CSP source); '?'
-# escaped against trigraphs.
+# _css, _js), byte for byte; '?' escaped against trigraphs. The script's
+# SHA-256 in base64, its Content-Security-Policy source, is computed here
+# (REPORT_PAGE_JS_SHA256): the script is a constant, so no hashing library
+# is mapped by every command at run time.
 REPORT_ASSETS := user/report/report_page.html user/report/report_page.css user/report/report_page.js
-$(OUT)/report_assets.h: $(REPORT_ASSETS) | $(OUT)
+$(OUT)/report_assets.h: $(REPORT_ASSETS) Makefile | $(OUT)
 	$(call msg,GEN,$@)
 	$(Q)for f in $(REPORT_ASSETS); do \
 		printf 'static const char %s[] =\n' "$$(basename $$f | tr .- __)"; \
 		sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/?/\\?/g' -e 's/^/"/' -e 's/$$/\\n"/' $$f; \
 		printf ';\n'; \
-	done > $@
-$(OUT)/user/report/report_html.o: $(OUT)/report_assets.h
+	done > $@.tmp
+	$(Q)printf '#define REPORT_PAGE_JS_SHA256 "%s"\n' "$$(python3 -c 'import base64, hashlib, sys; \
+		print(base64.b64encode(hashlib.sha256(open(sys.argv[1], "rb").read()).digest()).decode())' \
+		user/report/report_page.js)" >> $@.tmp
+	$(Q)mv $@.tmp $@
+$(OUT)/user/report/report_html.o $(OUT)/tests/test_report_html: $(OUT)/report_assets.h
 
 $(OUT)/idlescope: $(USER_OBJS)
 	$(call msg,LINK,$@)
@@ -311,7 +315,7 @@ SYSROOT_STAMP := $(SYSROOT)/.idlescope-sysroot
 CFLAGS   += -isystem $(SYSROOT)/usr/include -isystem $(SYSROOT)/usr/include/aarch64-linux-gnu
 LDFLAGS  += -L$(SYSROOT)/usr/lib/aarch64-linux-gnu
 # Recipe-time check: -lzstd only when the sysroot script found libelf.a needs it.
-LDLIBS    = -lbpf -lelf -lz -ljansson -lm -lncurses -ltinfo -lyaml -lcrypt -lnettle \
+LDLIBS    = -lbpf -lelf -lz -ljansson -lm -lncurses -ltinfo -lyaml -lcrypt \
 	    $(shell test -f $(SYSROOT)/usr/lib/aarch64-linux-gnu/libzstd.a && echo -lzstd)
 
 .PHONY: cross-toolchain

@@ -53,9 +53,6 @@ FILES=(usr/include/bpf/libbpf.h usr/include/bpf/bpf.h usr/include/libelf.h
 PKGS+=(libtraceevent-dev libzstd-dev)
 FILES+=(usr/include/traceevent/event-parse.h usr/include/zstd.h
 	"$LIBDIR/libtraceevent.a" "$LIBDIR/libzstd.a")
-# the report page's script hash (user/util/sha256.c)
-PKGS+=(nettle-dev)
-FILES+=(usr/include/nettle/sha2.h "$LIBDIR/libnettle.a")
 
 die() { echo "arm64-sysroot: $*" >&2; exit 1; }
 log() { echo "arm64-sysroot: $*"; }

@@ -26,8 +26,6 @@ else
 	      libmicrohttpd-dev dpkg-dev curl iproute2 prometheus chromium fonts-dejavu-core
 	      idlestat trace-cmd rt-app python3 libncurses-dev tmux bash-completion
 	      libtraceevent-dev libzstd-dev sysbench)
-	# the report page's script hash (SHA-256 for its Content-Security-Policy)
-	pkgs+=(nettle-dev)
 	# record --format prom: textfile.bats runs the real node_exporter on it
 	pkgs+=(prometheus-node-exporter python3-prometheus-client)
 	# make bench's anchor observers (what a user would run instead): only where
