@@ -264,11 +264,12 @@ nstates() { # cpu
 	BG=
 	# the last block: the cpu1 row's timer column (the 5th from the end is timer)
 	echo "$output" | tail -n 20
-	local timer busy loops rate tick cyc hz
+	local timer wakes busy loops rate tick cyc hz
 	timer=$(echo "$output" | awk '$1 "" == "1" && $2 ~ /^[0-9.]+$/ { t = $(NF - 4) } END { print t }')
+	wakes=$(echo "$output" | awk '$1 "" == "1" && $2 ~ /^[0-9.]+$/ { w = $(NF - 5) } END { print w }')
 	busy=$(echo "$output" | awk '$1 "" == "1" && $2 ~ /^[0-9.]+$/ { b = $2 } END { print b }')
-	# The oracle is cyclictest's own loop count: its thread wakes loops / 6 s
-	# times a second on CPU 1, each wake ending an idle period.
+	# The oracles are cyclictest's own loop count (its thread wakes loops / 6 s
+	# times a second on CPU 1) and CPU 1's wakes, the row's wake/s (below).
 	loops=$(sed -n 's/.*C: *\([0-9]*\).*/\1/p' "$BATS_TEST_TMPDIR/cyc.txt")
 	[ -n "$loops" ]
 	rate=$((loops / 6))
@@ -288,7 +289,7 @@ nstates() { # cpu
 	# cyclictest's thread as the first task woken in a wake (the busiest
 	# cyclictest[tid] wakee row; the main thread has its own)
 	cyc=$(echo "$wakers" | awk '{ for (i = 3; i <= NF; i++) if ($i ~ /^cyclictest\[[0-9]+\]$/ && $(i - 2) + 0 > m) m = $(i - 2) + 0 } END { print m + 0 }')
-	echo "timer/s $timer (tick $tick/s, CONFIG_HZ $hz), cyclictest wakee $cyc/s, cyclictest $rate loops/s, busy $busy%"
+	echo "timer/s $timer of $wakes wakes/s (tick $tick/s, CONFIG_HZ $hz), cyclictest wakee $cyc/s, cyclictest $rate loops/s, busy $busy%"
 	# the oracle needs CPU 1 idle between the timers (not so while other
 	# jobs share the machine)
 	awk -v b="$busy" 'BEGIN { exit !(b < 30) }' || skip "CPU 1 busy $busy% with other work"
@@ -298,8 +299,19 @@ nstates() { # cpu
 	awk -v r="$rate" 'BEGIN { exit !(r > 900) }' || skip "cyclictest made $rate loops/s of 1000 (an emulated CPU)"
 	[ "$rate" -le 1010 ]
 	awk -v t="$tick" -v hz="$hz" 'BEGIN { exit !(t <= hz * 1.05) }'
-	awk -v t="$timer" -v k="$tick" -v r="$rate" 'BEGIN { exit !(t >= r * 0.8 && t - k <= r * 1.3) }'
-	awk -v c="$cyc" -v r="$rate" 'BEGIN { exit !(c >= r * 0.8 && c <= r * 1.05) }'
+	# Each loop ends an idle period only where the CPU reached idle before
+	# the next 1 ms timer: under TCG's slow idle exits and entries (exit
+	# cost 6-11% here) 626 and 960 timer wakes/s were seen for 984 loops,
+	# and with CONFIG_HZ 1000 the kept tick can end the period just before
+	# cyclictest's timer. So the lower bounds are cyclictest's loops or,
+	# where fewer, the CPU's own wakes: timers end 80% of them, and
+	# cyclictest is the wakee of 80% of the timer wakes the tick did not end
+	# (seen: 719 of 780, 571 of 480 + the tick's shared ones); the upper
+	# bounds are cyclictest's loops.
+	awk -v t="$timer" -v w="$wakes" -v k="$tick" -v r="$rate" \
+		'BEGIN { m = r < w ? r : w; exit !(t >= m * 0.8 && t - k <= r * 1.3) }'
+	awk -v c="$cyc" -v t="$timer" -v k="$tick" -v r="$rate" \
+		'BEGIN { m = r < t - k ? r : t - k; exit !(c >= m * 0.8 && c <= r * 1.05) }'
 	echo "$wakers" | grep -q 'timer hrtimer_wakeup'
 }
 
