@@ -117,7 +117,8 @@ static __always_inline void wake_count(__u32 cpu, struct idle_cpu_slot *slot)
 	if (!ws)
 		return;
 	ws->count[kind]++;
-	if (gov_enabled)
+	/* only an early period can be too deep: the rest skip the lookup */
+	if (gov_enabled && slot->wake_early)
 		gov_above_cause(cpu, slot->wake_state, kind);
 	/* early[] is another cache line than count[]: touched only when early */
 	if (slot->wake_early)
