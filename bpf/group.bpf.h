@@ -72,16 +72,16 @@ static __always_inline void group_on_exit(__u32 cpu, struct idle_cpu_slot *slot,
 }
 #else
 /* join_ns only grows: a join whose store comes late (its CPU stalled
- * between its clock read and here) leaves the latest entry in place. A few
- * tries: a lost one costs a start a little early, never a lost interval. */
+ * between its clock read and here) puts the later entry it replaced back.
+ * An exchange, not a read and a compare-and-swap: the line comes over
+ * once, owned, rather than shared and then owned. A lost put-back costs
+ * a start a little early, never a lost interval. */
 static __always_inline void group_join_time(struct group_slot *gs, __u64 now_ns)
 {
-	for (int i = 0; i < 4; i++) {
-		__u64 old = gs->join_ns;
+	__u64 old = __sync_lock_test_and_set(&gs->join_ns, now_ns);
 
-		if (old >= now_ns || __sync_val_compare_and_swap(&gs->join_ns, old, now_ns) == old)
-			return;
-	}
+	if (old > now_ns)
+		__sync_val_compare_and_swap(&gs->join_ns, now_ns, old);
 }
 
 /* cpu entered an idle state: it joins its smallest node, and each node it
@@ -91,6 +91,9 @@ static __always_inline void group_on_enter(__u32 cpu, struct idle_cpu_slot *slot
 {
 	__u32 node1 = slot->group_id1, s = state;
 	int pack_dg = 0;
+
+	if (slot->group_lazy)
+		return; /* the slot's enter_ns, stored by the caller, is the join */
 
 	for (int i = 0; i < IS_MAX_LEVELS && node1; i++) {
 		__u32 g = node1 - 1;
@@ -171,6 +174,92 @@ static __always_inline void group_account(__u32 g, __u64 since, __u64 now_ns, __
 	group_cut_count(st, now_ns, s, d);
 }
 
+/* A lazy group (group_slot.lazy): a top node of a few CPUs whose members
+ * write only their own slots. An entry stores its enter_ns (the caller);
+ * an exit stores its period in grp_enter_ns/grp_exit_ns and clears
+ * enter_ns (the caller, in that order), then, after a full barrier, reads
+ * the other members: the node was all idle until this exit when each of
+ * them is still idle, or left at or after it (concurrent exits). From
+ * then [the latest of their entries, now] is this exit's to count, but two
+ * concurrent exits can each see the other still idle or each see it gone
+ * after itself: the interval, named by its start, is claimed with one
+ * exchange on the node's line, and only the exit that claims it counts
+ * it. Where the idle periods of the members overlap the node's line moves
+ * once per all-idle interval, not at every idle entry and exit. */
+
+/* The interval [start, ...) is this exit's to count: the first claim of
+ * that start. A claim of a later start already there (this exit stalled)
+ * is put back. */
+/* A member's field, read once from memory (another CPU writes it). */
+#define GROUP_READ(x) (*(volatile __typeof__(x) *)&(x))
+
+static __always_inline bool group_lazy_claim(struct group_slot *gs, __u64 start)
+{
+	__u64 old = __sync_lock_test_and_set(&gs->claimed_ns, start);
+
+	if (old > start)
+		__sync_val_compare_and_swap(&gs->claimed_ns, start, old);
+	return old < start;
+}
+
+static __always_inline void group_lazy_exit(__u32 cpu, struct idle_cpu_slot *slot, __u64 now_ns,
+					    __u64 enter_ns)
+{
+	__u32 node1 = slot->group_id1, g = node1 - 1, s = slot->state, last, n, l;
+	struct group_slot *gs = bpf_map_lookup_elem(&group_slots, &g);
+	__u64 start = enter_ns;
+
+	if (!gs)
+		return;
+	/* the barrier between this CPU's stores and its reads of the others:
+	 * a fetch op whose result is used (on arm64 only those are fully
+	 * ordered; x86 locks either), on its own line */
+	l = gs->level < IS_MAX_LEVELS ? gs->level : 0;
+	if (__sync_fetch_and_add(&slot->node_updates[l], 1) == ~0ULL)
+		return;
+	n = gs->nr_children < GROUP_LAZY_MAX ? gs->nr_children : GROUP_LAZY_MAX;
+	for (__u32 i = 0; i < GROUP_LAZY_MAX && i < n; i++) {
+		__u32 m = gs->member[i];
+		struct idle_cpu_slot *o;
+		__u64 e, x;
+
+		if (m == cpu)
+			continue;
+		o = bpf_map_lookup_elem(&idle_slots, &m);
+		if (!o)
+			return;
+		e = GROUP_READ(o->enter_ns);
+		if (e) {
+			/* still idle; an entry after this exit means it left
+			 * meanwhile: not an interval of this exit's */
+			if (e > now_ns)
+				return;
+		} else {
+			/* left: after this exit, it was idle until then, from
+			 * its period's start; at the same instant, before it
+			 * (a replayed trace's order; live, a nanosecond tie) */
+			x = GROUP_READ(o->grp_exit_ns);
+			if (x <= now_ns)
+				return;
+			e = GROUP_READ(o->grp_enter_ns);
+			if (!e || e > now_ns)
+				return;
+		}
+		if (e > start)
+			start = e;
+		if (o->state < s)
+			s = o->state;
+	}
+	if (start > now_ns || !group_lazy_claim(gs, start))
+		return;
+	last = gs->fields ? gs->fields - 1 : 0;
+	if (s > last)
+		s = last;
+	group_account(g, start, now_ns, enter_ns, s,
+		      gs->fields && s == last && s + 1 < state_slots);
+	slot->ended_group = node1;
+}
+
 /* cpu left idle after a period that began at enter_ns: it leaves its
  * smallest node, and each node that stops being all idle leaves its parent
  * in the state it joined with. */
@@ -179,6 +268,11 @@ static __always_inline void group_on_exit(__u32 cpu, struct idle_cpu_slot *slot,
 {
 	__u32 node1 = slot->group_id1, s = slot->state, ended = 0;
 	int pack_dg = 0;
+
+	if (slot->group_lazy) {
+		group_lazy_exit(cpu, slot, now_ns, enter_ns);
+		return;
+	}
 
 	for (int i = 0; i < IS_MAX_LEVELS && node1; i++) {
 		__u32 g = node1 - 1;

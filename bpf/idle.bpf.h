@@ -235,12 +235,19 @@ static __always_inline void idle_event(__u32 cpu, struct idle_cpu_slot *slot, __
 			sched_on_idle(cpu, slot, now_ns, state, false);
 		enter = slot->enter_ns;
 		slot->state = state;
+		asm volatile("" ::: "memory"); /* state first: group.bpf.h */
 		slot->enter_ns = now_ns;
 		if (groups_enabled && !enter)
 			group_on_enter(cpu, slot, now_ns, state);
 		return;
 	}
 	enter = slot->enter_ns;
+	/* a lazy group's members read these once enter_ns is 0 (group.bpf.h) */
+	if (groups_enabled && enter) {
+		slot->grp_enter_ns = enter;
+		slot->grp_exit_ns = now_ns;
+		asm volatile("" ::: "memory");
+	}
 	slot->enter_ns = 0;
 	slot->last_counted = 0;
 	/* taken at every exit, so an entry the governor did not choose

@@ -18,6 +18,7 @@
  * theirs, is the lowest non-empty field: no loop over members, no cap. */
 #define GROUP_COUNT_BITS 16
 #define GROUP_FIELD_BITS 48
+#define GROUP_LAZY_MAX 8
 
 /* Shared by a node's children. Loader-written but for word and idle_since:
  * the child whose join makes count == nr_children starts the all-idle
@@ -32,6 +33,9 @@ struct group_slot {
 	 * left before the completing child stored idle_since. */
 	__u64 join_ns;
 	__u32 state;       /* the node state of the current all-idle interval */
+	__u32 pad;
+	/* lazy: the start of the last all-idle interval an exit claimed */
+	__u64 claimed_ns;
 	/* Line 1: the loader's, read-only: read before the fetch-and-add
 	 * without bringing line 0 in shared first (one transfer, not two) */
 	__u32 nr_children __attribute__((aligned(64))); /* the count that means all idle */
@@ -39,6 +43,12 @@ struct group_slot {
 	__u32 fields;      /* state fields in the word */
 	__u32 parent1;     /* 1 + the parent node, 0 = top */
 	__u32 level;       /* index of the node's level, smallest first */
+	/* Lazy (a top node of at most GROUP_LAZY_MAX CPUs, without packing):
+	 * no word; each member's exit reads the others' slots, and the one
+	 * that ends an all-idle interval counts it (bpf/group.bpf.h). The
+	 * reader derives word, idle_since and state from the CPU slots. */
+	__u32 lazy;
+	__u16 member[GROUP_LAZY_MAX];
 } __attribute__((aligned(64)));
 
 /* Every child idle: the word's count at nr_children. */

@@ -57,10 +57,17 @@ struct idle_cpu_slot {
 	__u8 wake_pending;     /* counted period exited, cause not seen yet */
 	__u8 wake_open;        /* cause counted; timer refinement still allowed */
 	__u8 last_counted;     /* the last exit was counted: its miss event counts too */
-	__u8 pad0;
+	/* its smallest group is counted from its members' slots, not a
+	 * shared word (loader-written: group_slot.lazy, bpf/group.bpf.h) */
+	__u8 group_lazy;
 	__u16 group_id1;    /* 1 + this CPU's smallest topology group, 0 = none (loader-written) */
 	__u16 seq;          /* odd while an idle event updates this slot and the CPU's stats */
 	__u16 wake_gen;     /* wakes begun (idle entries with wakeups on): tags the wakee */
+	__u16 pad0;
+	/* the last period that ended, seen or not, while groups are on: read
+	 * by the other members of a lazy group at their exits */
+	__u64 grp_enter_ns;
+	__u64 grp_exit_ns;
 	/* Line 1: the wakeup attribution of the current / last counted
 	 * period, this CPU's alone */
 	__u64 wake_detail __attribute__((aligned(64))); /* irq, softirq vector, waker of the first cause */
@@ -105,8 +112,9 @@ struct idle_cpu_slot {
 	__u64 util_ts;
 	__u64 util_acc;     /* sum of util x ns since the start */
 	__u64 util_max;
-	/* Topology-node updates (fetch-and-adds) this CPU's idle
-	 * events caused, per level: the cost of group idle, counted */
+	/* Topology-node updates (fetch-and-adds; for a lazy group, exits that
+	 * read its members) this CPU's idle events caused, per level: the
+	 * cost of group idle, counted */
 	__u64 node_updates[IS_MAX_LEVELS];
 	/* Its own line: written by the CPUs that send this one an IPI (only
 	 * when the sender changes) or wake it polling, and read by this CPU's

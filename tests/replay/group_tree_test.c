@@ -2,8 +2,10 @@
  * cores (2 CPUs), clusters (8) and packages (32) with hand-computed all-idle
  * time, states and node updates per level; a flat group of 128 CPUs whose
  * shallowest member is the 101st (past the old 64-member cap); the last
- * word field shared by the deep states; and a 256-CPU random trace checked
- * against a brute-force oracle that scans every member at every event. Root. */
+ * word field shared by the deep states; a 256-CPU random trace checked
+ * against a brute-force oracle that scans every member at every event;
+ * small top nodes counted lazily, on a random trace against the same
+ * oracle and with two exits at once. Root. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,19 +24,25 @@ struct tree_fixture {
 	struct groups g;
 };
 
-static struct tree_fixture *open_tree(int nr_cpus, int nr, const char *const *names,
-				      const char *const *lists)
+static struct tree_fixture *open_tree_packing(int nr_cpus, int nr, const char *const *names,
+					      const char *const *lists, bool packing)
 {
 	struct tree_fixture *f = calloc(1, sizeof(*f));
 	char err[256];
 
 	assert_non_null(f);
 	replay_tree(&f->g, nr_cpus, nr, names, lists);
-	struct session_opts o = { .replay = true, .groups = &f->g };
+	struct session_opts o = { .replay = true, .groups = &f->g, .packing = packing };
 
 	if (idle_session_open(&f->s, nr_cpus, &o, err, sizeof(err)))
 		fail_msg("replay: %s", err);
 	return f;
+}
+
+static struct tree_fixture *open_tree(int nr_cpus, int nr, const char *const *names,
+				      const char *const *lists)
+{
+	return open_tree_packing(nr_cpus, nr, names, lists, false);
 }
 
 static void close_tree(struct tree_fixture *f)
@@ -345,6 +353,102 @@ static void test_random_256(void **state)
 	close_tree(f);
 }
 
+/* Top nodes of at most GROUP_LAZY_MAX CPUs are lazy (no word: each exit
+ * reads the other members' slots and claims the interval it ends); with
+ * packing the same nodes keep the word. Both against the brute-force
+ * oracle on one random trace of 8 CPUs in nodes of 2, 3 and 3, with
+ * events of several CPUs at the same microsecond (ties), and the slots
+ * read at the end (the lazy ones derived from the CPU slots) against the
+ * oracle's interval in flight. */
+#define LAZY_CPUS 8
+#define LAZY_EVENTS 100000
+
+static void random_lazy(bool packing)
+{
+	static const char *const names[] = { "cluster" };
+	const char *const lists[] = { "0-1;2-4;5-7" };
+	static const int first[3] = { 0, 2, 5 }, n[3] = { 2, 3, 3 };
+	bool idle[LAZY_CPUS] = { false };
+	uint32_t st[LAZY_CPUS] = { 0 };
+	uint64_t last[LAZY_CPUS] = { 0 }, now = 1000;
+	struct oracle_node on[3];
+	struct tree_fixture *f;
+
+	rnd_state = 88172645463325252ULL;
+	memset(on, 0, sizeof(on));
+	for (int i = 0; i < 3; i++) {
+		on[i].first = first[i];
+		on[i].n = n[i];
+	}
+	f = open_tree_packing(LAZY_CPUS, 1, names, lists, packing);
+	assert_int_equal(f->g.nr_groups, 3);
+	for (int i = 0; i < LAZY_EVENTS; i++) {
+		int c = (int)(rnd() % LAZY_CPUS);
+
+		now += rnd() % 3; /* microseconds; 0: a tie with the last event */
+		if (last[c] == now)
+			continue; /* one CPU's events are never at one instant */
+		last[c] = now;
+		idle[c] = !idle[c];
+		if (idle[c])
+			st[c] = (uint32_t)(rnd() % 3);
+		ev(f, (uint64_t)c, now, idle[c] ? st[c] : EXIT);
+		oracle_step(on, 3, idle, st, now * US);
+	}
+	assert_int_equal(idle_session_read(&f->s, &f->raw), 0);
+	for (int i = 0; i < 3; i++) {
+		const struct group_stats *gs = &f->raw.groups[i];
+		const struct group_slot *sl = &f->raw.group_slots[i];
+
+		assert_int_equal(sl->lazy, !packing);
+		if (gs->periods != on[i].periods || gs->time_ns != on[i].time)
+			fail_msg("node %d (%s): BPF %" PRIu64 " periods %" PRIu64 " ns, oracle %" PRIu64
+				 " periods %" PRIu64 " ns", i, packing ? "word" : "lazy", gs->periods,
+				 gs->time_ns, on[i].periods, on[i].time);
+		for (int s = 0; s < 3; s++)
+			assert_int_equal(gs->state_time_ns[s], on[i].state_time[s]);
+		assert_int_equal(gs->races, 0);
+		assert_true(on[i].periods > 1000);
+		assert_int_equal(group_slot_all_idle(sl), on[i].idle);
+		if (on[i].idle) {
+			assert_int_equal(sl->idle_since, on[i].since);
+			assert_int_equal(sl->state, on[i].state);
+		}
+	}
+	close_tree(f);
+}
+
+static void test_random_lazy(void **state)
+{
+	(void)state;
+	random_lazy(false);
+	random_lazy(true);
+}
+
+/* Two exits of a lazy node's members at once: the later clock's handler
+ * runs first and finds the other still idle; then the other's, whose
+ * clock is earlier, finds it gone after its own exit: both end the same
+ * interval, and the claim counts it once (from the later, by 10 us). */
+static void test_lazy_concurrent_exits(void **state)
+{
+	static const char *const names[] = { "cluster" };
+	const char *const lists[] = { "0-1" };
+	struct tree_fixture *f = open_tree(2, 1, names, lists);
+
+	(void)state;
+	ev(f, 0, 100, 1);
+	ev(f, 1, 200, 0);
+	ev(f, 1, 500, EXIT);
+	ev(f, 0, 490, EXIT);
+	assert_int_equal(idle_session_read(&f->s, &f->raw), 0);
+	assert_true(f->raw.group_slots[0].lazy);
+	assert_int_equal(f->raw.groups[0].periods, 1);
+	assert_int_equal(f->raw.groups[0].time_ns, 300 * US);
+	assert_int_equal(f->raw.groups[0].state_time_ns[0], 300 * US);
+	assert_false(group_slot_all_idle(&f->raw.group_slots[0]));
+	close_tree(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -352,6 +456,8 @@ int main(void)
 		cmocka_unit_test(test_shallowest_past_64),
 		cmocka_unit_test(test_folded_states),
 		cmocka_unit_test(test_random_256),
+		cmocka_unit_test(test_random_lazy),
+		cmocka_unit_test(test_lazy_concurrent_exits),
 	};
 
 	return cmocka_run_group_tests_name("replay-tree", tests, NULL, NULL);

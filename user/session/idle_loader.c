@@ -320,6 +320,26 @@ static uint32_t bits_for(uint32_t n)
 	return b;
 }
 
+/* Whether node g is counted lazily (bpf/group.bpf.h): a top node whose
+ * children are at most GROUP_LAZY_MAX CPUs, without packing (which needs
+ * each node's change as it happens). Its CPUs into member when given. */
+static bool group_lazy_members(const struct groups *gr, uint32_t g, bool packing, __u16 *member)
+{
+	const struct group_node *n = &gr->node[g];
+	int k = 0;
+
+	if (packing || n->parent >= 0 || n->nr_children > GROUP_LAZY_MAX)
+		return false;
+	for (int c = 0; c < gr->nr_cpus; c++) {
+		if (gr->group_of[c] != (int)g)
+			continue;
+		if (member && k < GROUP_LAZY_MAX)
+			member[k] = (__u16)c;
+		k++;
+	}
+	return k == n->nr_children; /* no child group */
+}
+
 /* The tree into group_slots and the CPU slots, the packing level into
  * group_of (before attach: every word starts at zero, every CPU busy). */
 static int load_groups(struct idle_session *s, const struct session_opts *o)
@@ -347,6 +367,7 @@ static int load_groups(struct idle_session *s, const struct session_opts *o)
 			gs.fields = s->state_slots;
 		gs.parent1 = n->parent < 0 ? 0 : (uint32_t)n->parent + 1;
 		gs.level = (uint32_t)n->level;
+		gs.lazy = group_lazy_members(gr, g, o->packing, gs.member);
 		pack_groups += n->level == gr->pack_level;
 		if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.group_slots), &g, &gs, BPF_ANY))
 			return -1;
@@ -358,6 +379,8 @@ static int load_groups(struct idle_session *s, const struct session_opts *o)
 		if ((int)c < gr->nr_cpus) {
 			slot.group_id1 = gr->group_of[c] < 0 ? 0 : (uint32_t)gr->group_of[c] + 1;
 			slot.pack_group1 = gr->pack_of[c] < 0 ? 0 : (uint32_t)gr->pack_of[c] + 1;
+			slot.group_lazy = gr->group_of[c] >= 0 &&
+					  group_lazy_members(gr, (uint32_t)gr->group_of[c], o->packing, NULL);
 		}
 		if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.idle_slots), &c, &slot, BPF_ANY))
 			return -1;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "session/group_slots.h"
 #include "session/idle_loader.h"
 #include "util/clock.h"
 
@@ -32,60 +33,6 @@ static void cpus_at_cut(struct idle_raw *r, uint64_t cut)
 	}
 }
 
-/* A node is all idle at the cut when every member CPU is, since its last
- * member's entry, in the shallowest of their states as each level's word
- * folds them (bpf/group.bpf.h): children come before their parents. */
-static int groups_at_cut(struct idle_raw *r)
-{
-	int ng = r->nr_groups;
-	bool *idle = malloc((size_t)ng * sizeof(*idle));
-	uint64_t *since = calloc((size_t)ng, sizeof(*since));
-	uint32_t *state = malloc((size_t)ng * sizeof(*state));
-
-	if (!idle || !since || !state) {
-		free(idle);
-		free(since);
-		free(state);
-		return -1;
-	}
-	for (int g = 0; g < ng; g++) {
-		idle[g] = true;
-		state[g] = UINT32_MAX;
-	}
-	for (int c = 0; c < r->nr_cpus; c++) {
-		const struct idle_cpu_slot *sl = &r->slots[c];
-		int g = (int)sl->group_id1 - 1;
-
-		if (g < 0 || g >= ng)
-			continue;
-		if (!sl->enter_ns) {
-			idle[g] = false;
-			continue;
-		}
-		since[g] = sl->enter_ns > since[g] ? sl->enter_ns : since[g];
-		state[g] = sl->state < state[g] ? sl->state : state[g];
-	}
-	for (int g = 0; g < ng; g++) {
-		struct group_slot *gs = &r->group_slots[g];
-		uint32_t last = gs->fields ? gs->fields - 1 : 0;
-		int p = (int)gs->parent1 - 1;
-
-		state[g] = state[g] < last ? state[g] : last;
-		if (p > g && p < ng) {
-			idle[p] &= idle[g];
-			since[p] = since[g] > since[p] ? since[g] : since[p];
-			state[p] = state[g] < state[p] ? state[g] : state[p];
-		}
-		gs->word = idle[g] ? gs->nr_children & 0xffff : 0;
-		gs->idle_since = idle[g] ? since[g] : 0;
-		gs->state = idle[g] ? state[g] : 0;
-	}
-	free(idle);
-	free(since);
-	free(state);
-	return 0;
-}
-
 void idle_raw_at_cut(struct idle_raw *r, uint64_t cut_ns)
 {
 	cpus_at_cut(r, cut_ns);
@@ -100,7 +47,7 @@ void idle_raw_at_cut(struct idle_raw *r, uint64_t cut_ns)
 	}
 	/* without memory for the tree the slots stay as read: spread, not wrong */
 	if (r->nr_groups && r->group_slots)
-		groups_at_cut(r);
+		group_slots_from_cpus(r->group_slots, r->nr_groups, r->slots, r->nr_cpus, false);
 	r->read_ns = cut_ns;
 }
 

@@ -10,6 +10,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "session/group_slots.h"
 #include "session/idle_loader.h"
 #include "util/alloc.h"
 #include "util/clock.h"
@@ -345,6 +346,8 @@ static int read_group_core(struct idle_session *s, struct idle_raw *out)
 		}
 		out->torn_reads += i == READ_ATTEMPTS;
 	}
+	/* the lazy nodes' slots from the member slots read with them */
+	group_slots_from_cpus(out->group_slots, (int)n, cpus, (int)nc, true);
 out:
 	free(again);
 	free(cpus);
