@@ -357,6 +357,14 @@ vmtest-top64: $(OUT)/idlescope
 vmtest-oracle: $(STATIC_BIN)
 	$(Q)IDLESCOPE=$(abspath $(STATIC_BIN)) ./tests/vm/oracle.sh
 
+# The host-side BATS tests (untagged) in the haltpoll guest, as on a host with
+# the haltpoll driver (not in make test: about 40 min under TCG). A test that
+# needs the source tree or a tool the guest lacks skips with its reason.
+.PHONY: vmtest-haltpoll-host
+vmtest-haltpoll-host: $(STATIC_BIN)
+	$(Q)IDLESCOPE=$(abspath $(STATIC_BIN)) ORACLE_KINDS=haltpoll ORACLE_TIMEOUT=3300 \
+	    VMTEST_APPEND='vmtest_tags=!oracle $(VMTEST_APPEND)' ./tests/vm/oracle.sh
+
 # libFuzzer targets (tests/fuzz/README.md): tests/fuzz/fuzz_X.c becomes
 # $(OUT)/fuzz/fuzz_X, linked with every user/ object built with ASan/UBSan.
 FUZZ_CC     ?= clang

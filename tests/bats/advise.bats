@@ -119,6 +119,7 @@ adv() { # jq filter, then advise arguments
 }
 
 @test "advise: the fixture energy model is valid for idlestat 0.8 itself" {
+	command -v idlestat >/dev/null || skip "idlestat not installed"
 	run idlestat --import -f /dev/null -e "$FIX/armada-xp.em"
 	[[ "$output" == *"Parsed energy model file successfully"* ]]
 }

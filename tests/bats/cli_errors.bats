@@ -92,6 +92,9 @@ load helpers
 }
 
 @test "make install honours PREFIX and DESTDIR" {
+	# the source tree and make: the host's (the oracle guests have only tests/)
+	[ -f "$BATS_TEST_DIRNAME/../../Makefile" ] && command -v make >/dev/null ||
+		skip "no Makefile or make (not a source tree)"
 	local dest="$BATS_TEST_TMPDIR/root"
 	run make -C "$BATS_TEST_DIRNAME/../.." --no-print-directory install DESTDIR="$dest" PREFIX=/opt/is
 	[ "$status" -eq 0 ]

@@ -12,24 +12,27 @@ setup() {
 
 # The names of the BPF programs a running idlescope holds, one per line,
 # as bpftool lists them (its view, not idlescope's).
+# (one bpftool call per listing: under TCG one per program took seconds)
 held_programs() { # pid
-	local id
-	for id in $(grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -un); do
-		bpftool -j prog show id "$id" | jq -r .name
-	done | sort
+	local ids
+	ids=$(grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{ print $2 }' | jq -sc .)
+	bpftool -j prog show | jq -r --argjson ids "${ids:-[]}" '.[] | select(.id as $i | $ids | index($i)) | .name' | sort
 }
 
-# Starts record with the given options for a while, prints its programs.
+# Starts record with the given options for a while, prints its programs:
+# once cpu_idle's is held and the set stopped growing (the programs load one
+# by one, for seconds in a TCG guest: a fixed wait there saw none).
 programs_of() {
-	local pid names
+	local pid names prev=
 	"$IDLESCOPE" record -d 3 -o /dev/null "$@" &
 	pid=$!
-	for _ in $(seq 100); do
+	for _ in $(seq 300); do
 		names=$(held_programs "$pid")
-		[[ "$names" == *cpu_idle* ]] && sleep 0.3 && break
-		sleep 0.05
+		[[ "$names" == *cpu_idle* && "$names" == "$prev" ]] && break
+		prev=$names
+		sleep 0.2
 	done
-	held_programs "$pid"
+	printf '%s\n' "$names"
 	wait "$pid"
 }
 

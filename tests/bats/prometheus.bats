@@ -52,6 +52,7 @@ nonempty_finite() {
 }
 
 @test "promtool: the rules are valid; their unit tests give the hand-worked values and fire each alert where it should, and only there" {
+	command -v yq >/dev/null || skip "yq not installed (make deps)"
 	local n
 	n=$(yq '[.groups[].rules[]] | length' "$RULES")
 	[ "$n" -ge 15 ]
@@ -132,6 +133,7 @@ nonempty_finite() {
 }
 
 @test "every metric a panel or a rule names is one serve exports or a rule records" {
+	command -v yq >/dev/null || skip "yq not installed (make deps)"
 	local d=$BATS_TEST_TMPDIR
 	start_serve --listen 127.0.0.1:0
 	curl -sS -o "$d/m" "$URL"

@@ -18,6 +18,18 @@ record_then_signal() { # signal seconds args...
 	t0=$(date +%s%N)
 	"$IDLESCOPE" record "$@" >"$OUT" 2>"$OUT.err" &
 	local pid=$!
+	# with -- COMMAND: the command is exec'd only once the measurement
+	# started; before that a signal is a start-up error (exit 1), and a slow
+	# start (a TCG guest: 1-3 s) can take longer than $after
+	local cmd=" $* "
+	if [[ $cmd == *" -- "* ]]; then
+		cmd=${cmd##* -- }
+		local i
+		for i in $(seq 300); do
+			pgrep -P "$pid" -x -f "${cmd% }" >/dev/null && break
+			sleep 0.1
+		done
+	fi
 	sleep "$after"
 	kill -"$sig" "$pid"
 	# the process's life up to the signal: no window can be longer
@@ -66,6 +78,7 @@ record_then_signal() { # signal seconds args...
 
 @test "SIGINT with a command: summary printed, command stopped" {
 	record_then_signal INT 1 -- sleep 30
+	echo "status $status, stderr: $(cat "$OUT.err")"
 	[ "$status" -eq $((128 + 15)) ]
 	assert_cross_check_complete "$output"
 	run ! pgrep -x -f 'sleep 30'

@@ -241,6 +241,7 @@ text_events() { awk '/ \[[0-9]+\] +[0-9]+\.[0-9]+: /' "$1" | wc -l; }
 # copy is read or refused in one line, never a crash or a hang; a changed
 # byte in the ring-buffer pages is a garbled record or page, counted.
 @test "replay trace.dat: bit-flipped copies are read or refused in one line, never a crash" {
+	command -v python3 >/dev/null || skip "no python3 to flip the bits"
 	record "$D/f.dat" --file-version 6 -B idlescope_dat -e power:cpu_idle -e sched:sched_wakeup \
 		-e sched:sched_switch
 	record "$D/g.dat" -B idlescope_dat -e power:cpu_idle -e sched:sched_switch

@@ -19,6 +19,8 @@ export IDLESCOPE_TEST_BIAS_NS=$((bias * 1000))
 [ "${vmtest_accel:-tcg}" = tcg ] && export IDLESCOPE_TEST_STALL_PERIODS=2 IDLESCOPE_TEST_RATE_TOLERANCE=0.3
 ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
 mount -t tmpfs tmpfs /tmp
+# tmux's panes (top.bats) are pseudo-terminals: devtmpfs has /dev/ptmx, not devpts
+mkdir -p /dev/pts && mount -t devpts -o ptmxmode=0666 devpts /dev/pts
 # bash's process substitution (bats uses it) needs /dev/fd, which devtmpfs lacks
 [ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
 # The haltpoll guest (oracle.sh): bind the kernel's haltpoll driver and

@@ -14,7 +14,11 @@ mkdir -p "$r/usr/bin" "$r/usr/sbin" "$r/etc" "$r/root" "$r/src/tests" "$r/src/bu
 
 # Whole packages' programs (GNU userland), then single tools.
 pkgs=(coreutils grep sed findutils mawk procps util-linux)
-tools=(bash bats jq cyclictest curl ss strace env trace-cmd getconf perf)
+# tmux (top.bats's terminal), setcap/getcap/capsh (privilege.bats), promtool
+# (serve.bats, textfile.bats), perl (signals.bats's pending signals),
+# bpftool (helpers.bash: what a run left attached), dash (tests/lib/pingpong.sh)
+tools=(bash bats jq cyclictest curl ss strace env trace-cmd getconf perf
+	tmux setcap getcap capsh promtool perl bpftool dash)
 
 # A program goes to /usr/bin or /usr/sbin (before busybox's /bin in the
 # guest's PATH: bookworm has coreutils in /bin, where busybox's links are);
@@ -38,17 +42,33 @@ for p in "${pkgs[@]}"; do
 done
 # Debian's awk is an alternatives link; the tests call awk.
 ln -sf mawk "$r/usr/bin/awk"
+# capsh runs /bin/bash by that path (privilege.bats); busybox's /bin has none
+mkdir -p "$r/bin"
+ln -sf /usr/bin/bash "$r/bin/bash"
 for t in "${tools[@]}"; do
 	p=$(command -v "$t") || { echo "oracle-initrd.sh: $t not installed (make deps)" >&2; exit 1; }
 	copy_with_libs "$p"
 done
 # bats is a script: its libexec helpers and libraries
 for d in /usr/lib/bats-core /usr/libexec/bats-core; do cp -r --parents "$d" "$r"; done
+# perl's own modules (signals.bats uses POSIX), and the terminfo entries
+# of top.bats's tmux-256color (tmux and the static idlescope read them)
+perl_lib=$(perl -MPOSIX -e 'print $INC{"POSIX.pm"}')
+cp -r --parents "${perl_lib%/POSIX.pm}" "$r"
+cp -r --parents /lib/terminfo "$r"
+# tmux refuses to start without a UTF-8 locale: glibc's C.UTF-8
+cp -r --parents /usr/lib/locale/C.utf8 "$r"
 
 # Users the tests name, and the tests themselves
 printf 'root:x:0:0:root:/root:/bin/bash\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n' >"$r/etc/passwd"
 printf 'root:x:0:\nnogroup:x:65534:\n' >"$r/etc/group"
 cp -a "$root/tests/bats" "$root/tests/fixtures" "$root/tests/lib" "$r/src/tests/"
+# compat.bats runs tests/vm/compat.sh; man_help.bats reads the man page,
+# prometheus.bats the examples
+mkdir -p "$r/src/tests/vm" "$r/src/docs"
+cp "$root/tests/vm/compat.sh" "$r/src/tests/vm/"
+cp "$root"/docs/idlescope.[1-8] "$r/src/docs/"
+cp -r "$root/examples" "$r/src/"
 # the wakeups bench (vmtest_wakeups=1 in oracle-guest.sh)
 mkdir -p "$r/src/tests/bench"
 cp "$root/tests/bench/wakeups.sh" "$r/src/tests/bench/"
