@@ -243,11 +243,8 @@ static __always_inline void idle_event(__u32 cpu, struct idle_cpu_slot *slot, __
 	}
 	enter = slot->enter_ns;
 	/* a lazy group's members read these once enter_ns is 0 (group.bpf.h) */
-	if (groups_enabled && enter) {
-		slot->grp_enter_ns = enter;
-		slot->grp_exit_ns = now_ns;
-		asm volatile("" ::: "memory");
-	}
+	if (groups_enabled && enter && slot->group_lazy)
+		group_lazy_publish(slot, enter, now_ns);
 	slot->enter_ns = 0;
 	slot->last_counted = 0;
 	/* taken at every exit, so an entry the governor did not choose

@@ -85,6 +85,16 @@ struct {
 	__type(value, struct group_stats);
 } group_stats SEC(".maps");
 
+/* A lazy node's statistics, one copy per member CPU (key: the CPU), kept
+ * by the exits that claim its intervals: no line of them moves between
+ * CPUs; the reader sums a node's members (session/snapshot.c). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct group_stats);
+} group_stats_cpu SEC(".maps");
+
 /* Packing: the global busy-group state (one entry) and runtime per task
  * and group. */
 struct {

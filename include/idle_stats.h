@@ -57,8 +57,9 @@ struct idle_cpu_slot {
 	__u8 wake_pending;     /* counted period exited, cause not seen yet */
 	__u8 wake_open;        /* cause counted; timer refinement still allowed */
 	__u8 last_counted;     /* the last exit was counted: its miss event counts too */
-	/* its smallest group is counted from its members' slots, not a
-	 * shared word (loader-written: group_slot.lazy, bpf/group.bpf.h) */
+	/* 1 + the level of its smallest group when that group is counted
+	 * from its members' slots, not a shared word, else 0 (loader-written:
+	 * group_slot.lazy, bpf/group.bpf.h) */
 	__u8 group_lazy;
 	__u16 group_id1;    /* 1 + this CPU's smallest topology group, 0 = none (loader-written) */
 	__u16 seq;          /* odd while an idle event updates this slot and the CPU's stats */

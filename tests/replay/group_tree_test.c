@@ -428,7 +428,8 @@ static void test_random_lazy(void **state)
 /* Two exits of a lazy node's members at once: the later clock's handler
  * runs first and finds the other still idle; then the other's, whose
  * clock is earlier, finds it gone after its own exit: both end the same
- * interval, and the claim counts it once (from the later, by 10 us). */
+ * interval, and the claim counts it once (from the later, by 10 us);
+ * without the claim, twice. */
 static void test_lazy_concurrent_exits(void **state)
 {
 	static const char *const names[] = { "cluster" };

@@ -1,5 +1,6 @@
 /* Unit tests for user/session/group_slots.c: a node's slot (all idle, since
- * when, state) from its members' CPU slots, worked out by hand. */
+ * when, state) from its members' CPU slots, and a lazy node's statistics
+ * from its members' copies, worked out by hand. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -90,11 +91,64 @@ static void test_lazy_only(void **state)
 	assert_int_equal(g[3].state, 0);
 }
 
+/* A lazy node {1,3} of 4 CPUs: its statistics are CPU 1's and CPU 3's
+ * copies summed (CPU 0's and 2's belong to other nodes); min over the
+ * copies that counted, max; the cut part of the latest cut only (CPU 3's
+ * copy last ended before the cut at 2000: nothing of it after). */
+static void test_stats_sum(void **state)
+{
+	struct group_slot gs = { .nr_children = 2, .lazy = 1, .member = { 1, 3 } };
+	struct group_stats c[4], d;
+
+	(void)state;
+	memset(c, 0, sizeof(c));
+	c[0] = (struct group_stats){ .periods = 100, .time_ns = 1 };
+	c[1] = (struct group_stats){ .periods = 3, .time_ns = 600, .min_ns = 50, .max_ns = 400,
+				     .races = 1, .folded = 2, .cut_epoch = 2000, .cut_time_ns = 400 };
+	c[1].state_periods[1] = 3;
+	c[1].state_time_ns[1] = 600;
+	c[1].hist[7] = 3;
+	c[1].cut_state_time_ns[1] = 400;
+	c[3] = (struct group_stats){ .periods = 2, .time_ns = 90, .min_ns = 30, .max_ns = 60,
+				     .cut_epoch = 1000, .cut_time_ns = 60 };
+	c[3].state_periods[0] = 2;
+	c[3].state_time_ns[0] = 90;
+	c[3].hist[7] = 1;
+	c[3].hist[9] = 1;
+	c[3].cut_state_time_ns[0] = 60;
+	group_stats_from_cpus(&d, &gs, c, 4);
+	assert_int_equal(d.periods, 5);
+	assert_int_equal(d.time_ns, 690);
+	assert_int_equal(d.min_ns, 30);
+	assert_int_equal(d.max_ns, 400);
+	assert_int_equal(d.races, 1);
+	assert_int_equal(d.folded, 2);
+	assert_int_equal(d.state_periods[0], 2);
+	assert_int_equal(d.state_periods[1], 3);
+	assert_int_equal(d.state_time_ns[0], 90);
+	assert_int_equal(d.state_time_ns[1], 600);
+	assert_int_equal(d.hist[7], 4);
+	assert_int_equal(d.hist[9], 1);
+	assert_int_equal(d.cut_epoch, 2000);
+	assert_int_equal(d.cut_time_ns, 400);
+	assert_int_equal(d.cut_state_time_ns[0], 0);
+	assert_int_equal(d.cut_state_time_ns[1], 400);
+	/* a member past the CPUs read is left out; a copy without periods
+	 * gives no minimum */
+	gs.member[1] = 7;
+	c[1].min_ns = 0;
+	c[1].periods = 0;
+	group_stats_from_cpus(&d, &gs, c, 4);
+	assert_int_equal(d.time_ns, 600);
+	assert_int_equal(d.min_ns, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_node),
 		cmocka_unit_test(test_lazy_only),
+		cmocka_unit_test(test_stats_sum),
 	};
 
 	return cmocka_run_group_tests_name("group_slots", tests, NULL, NULL);

@@ -3,6 +3,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 int group_slots_from_cpus(struct group_slot *gslots, int nr_groups,
 			  const struct idle_cpu_slot *cpus, int nr_cpus, bool lazy_only)
@@ -55,4 +56,42 @@ int group_slots_from_cpus(struct group_slot *gslots, int nr_groups,
 	free(since);
 	free(state);
 	return 0;
+}
+
+void group_stats_from_cpus(struct group_stats *dst, const struct group_slot *gs,
+			   const struct group_stats *copies, int nr_cpus)
+{
+	uint32_t n = gs->nr_children < GROUP_LAZY_MAX ? gs->nr_children : GROUP_LAZY_MAX;
+
+	memset(dst, 0, sizeof(*dst));
+	for (uint32_t i = 0; i < n; i++) {
+		const struct group_stats *c;
+
+		if (gs->member[i] >= nr_cpus)
+			continue;
+		c = &copies[gs->member[i]];
+		if (c->periods && (!dst->min_ns || (c->min_ns && c->min_ns < dst->min_ns)))
+			dst->min_ns = c->min_ns;
+		dst->max_ns = c->max_ns > dst->max_ns ? c->max_ns : dst->max_ns;
+		dst->periods += c->periods;
+		dst->time_ns += c->time_ns;
+		dst->races += c->races;
+		dst->folded += c->folded;
+		for (int s = 0; s < IS_MAX_STATES; s++) {
+			dst->state_periods[s] += c->state_periods[s];
+			dst->state_time_ns[s] += c->state_time_ns[s];
+		}
+		for (int b = 0; b < IS_HIST_BUCKETS; b++)
+			dst->hist[b] += c->hist[b];
+		if (c->cut_epoch > dst->cut_epoch) {
+			dst->cut_epoch = c->cut_epoch;
+			dst->cut_time_ns = 0;
+			memset(dst->cut_state_time_ns, 0, sizeof(dst->cut_state_time_ns));
+		}
+		if (c->cut_epoch && c->cut_epoch == dst->cut_epoch) {
+			dst->cut_time_ns += c->cut_time_ns;
+			for (int s = 0; s < IS_MAX_STATES; s++)
+				dst->cut_state_time_ns[s] += c->cut_state_time_ns[s];
+		}
+	}
 }

@@ -379,8 +379,9 @@ static int load_groups(struct idle_session *s, const struct session_opts *o)
 		if ((int)c < gr->nr_cpus) {
 			slot.group_id1 = gr->group_of[c] < 0 ? 0 : (uint32_t)gr->group_of[c] + 1;
 			slot.pack_group1 = gr->pack_of[c] < 0 ? 0 : (uint32_t)gr->pack_of[c] + 1;
-			slot.group_lazy = gr->group_of[c] >= 0 &&
-					  group_lazy_members(gr, (uint32_t)gr->group_of[c], o->packing, NULL);
+			if (gr->group_of[c] >= 0 &&
+			    group_lazy_members(gr, (uint32_t)gr->group_of[c], o->packing, NULL))
+				slot.group_lazy = (__u8)(1 + gr->node[gr->group_of[c]].level);
 		}
 		if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.idle_slots), &c, &slot, BPF_ANY))
 			return -1;
@@ -560,6 +561,10 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 		bpf_map__set_max_entries(s->skel->maps.group_of, (uint32_t)nr_cpus);
 		bpf_map__set_max_entries(s->skel->maps.group_slots, (uint32_t)gr->nr_groups);
 		bpf_map__set_max_entries(s->skel->maps.group_stats, (uint32_t)gr->nr_groups);
+		for (int g = 0; g < gr->nr_groups && !s->lazy_groups; g++)
+			s->lazy_groups = group_lazy_members(gr, (uint32_t)g, o->packing, NULL);
+		if (s->lazy_groups)
+			bpf_map__set_max_entries(s->skel->maps.group_stats_cpu, (uint32_t)nr_cpus);
 		s->skel->rodata->groups_enabled = true;
 		s->packing = o->packing;
 		s->skel->rodata->packing_enabled = o->packing;

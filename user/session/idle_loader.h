@@ -58,6 +58,7 @@ struct idle_session {
 	bool replay;
 	bool wake;               /* wakeup attribution loaded */
 	int nr_groups;           /* topology groups tracked, 0 = none */
+	bool lazy_groups;        /* some counted from member slots (group_stats_cpu) */
 	bool packing;
 	bool freq;
 	bool haltpoll;           /* halt-polling counted (bpf/haltpoll.bpf.h) */

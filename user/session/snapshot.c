@@ -311,24 +311,60 @@ static bool group_consistent(const struct group_stats *s1, const struct group_st
 /* Every group's statistics and slot, consistent (group_consistent): the
  * statistics, the slots, every CPU's slot, the statistics again; a group
  * that did not agree is read again on its own. */
+/* The statistics of group g (or, for a lazy node, its members' copies,
+ * summed) into st. */
+static int read_group_stats(struct idle_session *s, uint32_t g, const struct group_slot *gs,
+			    struct group_stats *copies, struct group_stats *st)
+{
+	if (!gs->lazy)
+		return bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.group_stats), &g, st) ? -errno
+											     : 0;
+	int err = read_array(bpf_map__fd(s->skel->maps.group_stats_cpu), (uint32_t)s->nr_cpus,
+			     copies, sizeof(*copies));
+
+	if (!err)
+		group_stats_from_cpus(st, gs, copies, s->nr_cpus);
+	return err;
+}
+
+/* Every group's statistics of both kinds: the shared ones, then each lazy
+ * node's from its members' copies. */
+static int read_group_stats_all(struct idle_session *s, const struct group_slot *slots,
+				struct group_stats *copies, struct group_stats *st)
+{
+	uint32_t n = (uint32_t)s->nr_groups;
+	int err = read_array(bpf_map__fd(s->skel->maps.group_stats), n, st, sizeof(*st));
+
+	if (err || !s->lazy_groups)
+		return err;
+	err = read_array(bpf_map__fd(s->skel->maps.group_stats_cpu), (uint32_t)s->nr_cpus, copies,
+			 sizeof(*copies));
+	for (uint32_t g = 0; !err && g < n; g++)
+		if (slots[g].lazy)
+			group_stats_from_cpus(&st[g], &slots[g], copies, s->nr_cpus);
+	return err;
+}
+
 static int read_group_core(struct idle_session *s, struct idle_raw *out)
 {
-	int stats_fd = bpf_map__fd(s->skel->maps.group_stats);
 	int slots_fd = bpf_map__fd(s->skel->maps.group_slots);
 	int cpus_fd = bpf_map__fd(s->skel->maps.idle_slots);
 	uint32_t n = (uint32_t)s->nr_groups, nc = (uint32_t)s->nr_cpus;
 	struct group_stats *again = idle_calloc(n, sizeof(*again));
 	struct idle_cpu_slot *cpus = idle_calloc(nc, sizeof(*cpus));
+	struct group_stats *copies = s->lazy_groups ? idle_calloc(nc, sizeof(*copies)) : NULL;
 	int err;
 
-	if (!again || !cpus) {
+	if (!again || !cpus || (s->lazy_groups && !copies)) {
 		err = -ENOMEM;
 		goto out;
 	}
-	if ((err = read_array(stats_fd, n, out->groups, sizeof(*out->groups))) ||
+	/* the slots first: which nodes are lazy is loader-written */
+	if ((err = read_array(slots_fd, n, out->group_slots, sizeof(*out->group_slots))) ||
+	    (err = read_group_stats_all(s, out->group_slots, copies, out->groups)) ||
 	    (err = read_array(slots_fd, n, out->group_slots, sizeof(*out->group_slots))) ||
 	    (err = read_array(cpus_fd, nc, cpus, sizeof(*cpus))) ||
-	    (err = read_array(stats_fd, n, again, sizeof(*again))))
+	    (err = read_group_stats_all(s, out->group_slots, copies, again)))
 		goto out;
 	for (uint32_t g = 0; g < n; g++) {
 		int i;
@@ -336,10 +372,11 @@ static int read_group_core(struct idle_session *s, struct idle_raw *out)
 		for (i = 0; i < READ_ATTEMPTS && !group_consistent(&out->groups[g], &again[g],
 								     out->group_slots, n, cpus, nc, g);
 		     i++) {
-			if (bpf_map_lookup_elem(stats_fd, &g, &out->groups[g]) ||
+			if ((err = read_group_stats(s, g, &out->group_slots[g], copies,
+						    &out->groups[g])) ||
 			    bpf_map_lookup_elem(slots_fd, &g, &out->group_slots[g]) ||
 			    (err = read_array(cpus_fd, nc, cpus, sizeof(*cpus))) ||
-			    bpf_map_lookup_elem(stats_fd, &g, &again[g])) {
+			    (err = read_group_stats(s, g, &out->group_slots[g], copies, &again[g]))) {
 				err = err ? err : -errno;
 				goto out;
 			}
@@ -351,6 +388,7 @@ static int read_group_core(struct idle_session *s, struct idle_raw *out)
 out:
 	free(again);
 	free(cpus);
+	free(copies);
 	return err;
 }
 
