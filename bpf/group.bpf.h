@@ -125,9 +125,22 @@ static __always_inline void group_on_enter(__u32 cpu, struct idle_cpu_slot *slot
 		pack_update(now_ns, pack_dg, -1);
 }
 
+/* A state index the verifier sees bounded where it is used: a checked
+ * index spilled to the stack and read back loses its bounds on older
+ * verifiers (6.1: "unbounded memory access"); the clamp, which the
+ * compiler cannot drop after the barrier, bounds it in the register used.
+ * Callers check s < IS_MAX_STATES first, so it never changes it. */
+static __always_inline __u32 group_state_index(__u64 s)
+{
+	__u32 i = (__u32)s;
+
+	asm volatile("" : "+r"(i));
+	return i < IS_MAX_STATES ? i : IS_MAX_STATES - 1;
+}
+
 /* An end after a reader's cut is counted apart too (idle.bpf.h, cut_open):
  * the group's time at the cut is its time less these. */
-static __always_inline void group_cut_count(struct group_stats *st, __u64 now_ns, __u32 s, __u64 d)
+static __always_inline void group_cut_count(struct group_stats *st, __u64 now_ns, __u64 s, __u64 d)
 {
 	__u64 cut = cut_ns;
 
@@ -142,7 +155,7 @@ static __always_inline void group_cut_count(struct group_stats *st, __u64 now_ns
 	}
 	st->cut_time_ns += d;
 	if (s < IS_MAX_STATES)
-		st->cut_state_time_ns[s] += d;
+		st->cut_state_time_ns[group_state_index(s)] += d;
 }
 
 /* A node's all-idle interval [since, now_ns] ended, counted into st (the
@@ -150,7 +163,7 @@ static __always_inline void group_cut_count(struct group_stats *st, __u64 now_ns
  * enter_ns is the exiting CPU's own entry, which no start of it can
  * precede. */
 static __always_inline void group_account_into(struct group_stats *st, __u64 since, __u64 now_ns,
-					       __u64 enter_ns, __u32 s, bool folded)
+					       __u64 enter_ns, __u64 s, bool folded)
 {
 	__u64 d;
 
@@ -172,8 +185,10 @@ static __always_inline void group_account_into(struct group_stats *st, __u64 sin
 	if (folded)
 		st->folded++;
 	if (s < IS_MAX_STATES) {
-		st->state_periods[s]++;
-		st->state_time_ns[s] += d;
+		__u32 i = group_state_index(s);
+
+		st->state_periods[i]++;
+		st->state_time_ns[i] += d;
 	}
 	group_cut_count(st, now_ns, s, d);
 }
