@@ -347,13 +347,19 @@ static int load_groups(struct idle_session *s, const struct session_opts *o)
 	const struct groups *gr = o->groups;
 	int of_fd = bpf_map__fd(s->skel->maps.group_of);
 	uint32_t pack_groups = 0, pack_cpus = 0;
+	/* which nodes are lazy, for their CPUs' slots */
+	bool *lazy = calloc((size_t)gr->nr_groups + 1, sizeof(*lazy));
+	int err = -1;
+
+	if (!lazy)
+		return -1;
 
 	for (uint32_t c = 0; c < (uint32_t)s->nr_cpus; c++) {
 		int p = (int)c < gr->nr_cpus ? gr->pack_of[c] : -1;
 		uint32_t g = p < 0 ? IS_NO_GROUP : (uint32_t)p;
 
 		if (bpf_map_update_elem(of_fd, &c, &g, BPF_ANY))
-			return -1;
+			goto out;
 		pack_cpus += p >= 0;
 	}
 	for (uint32_t g = 0; g < (uint32_t)gr->nr_groups; g++) {
@@ -368,9 +374,10 @@ static int load_groups(struct idle_session *s, const struct session_opts *o)
 		gs.parent1 = n->parent < 0 ? 0 : (uint32_t)n->parent + 1;
 		gs.level = (uint32_t)n->level;
 		gs.lazy = group_lazy_members(gr, g, o->packing, gs.member);
+		lazy[g] = gs.lazy;
 		pack_groups += n->level == gr->pack_level;
 		if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.group_slots), &g, &gs, BPF_ANY))
-			return -1;
+			goto out;
 	}
 	/* each CPU's slot carries its smallest group, read on every idle event */
 	for (uint32_t c = 0; c < (uint32_t)s->nr_cpus; c++) {
@@ -379,12 +386,11 @@ static int load_groups(struct idle_session *s, const struct session_opts *o)
 		if ((int)c < gr->nr_cpus) {
 			slot.group_id1 = gr->group_of[c] < 0 ? 0 : (uint32_t)gr->group_of[c] + 1;
 			slot.pack_group1 = gr->pack_of[c] < 0 ? 0 : (uint32_t)gr->pack_of[c] + 1;
-			if (gr->group_of[c] >= 0 &&
-			    group_lazy_members(gr, (uint32_t)gr->group_of[c], o->packing, NULL))
+			if (gr->group_of[c] >= 0 && lazy[gr->group_of[c]])
 				slot.group_lazy = (__u8)(1 + gr->node[gr->group_of[c]].level);
 		}
 		if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.idle_slots), &c, &slot, BPF_ANY))
-			return -1;
+			goto out;
 	}
 	if (o->packing) {
 		/* every grouped CPU counts as busy until its first idle entry */
@@ -393,9 +399,12 @@ static int load_groups(struct idle_session *s, const struct session_opts *o)
 
 		pg.word = PACK_WORD((uint64_t)pack_groups, (uint64_t)pack_cpus, 0);
 		if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.pack_global), &zero, &pg, BPF_ANY))
-			return -1;
+			goto out;
 	}
-	return 0;
+	err = 0;
+out:
+	free(lazy);
+	return err;
 }
 
 /* The skeleton over the object this kernel can load: the default one, or

@@ -308,43 +308,49 @@ static bool group_consistent(const struct group_stats *s1, const struct group_st
 	return true;
 }
 
-/* Every group's statistics and slot, consistent (group_consistent): the
- * statistics, the slots, every CPU's slot, the statistics again; a group
- * that did not agree is read again on its own. */
-/* The statistics of group g (or, for a lazy node, its members' copies,
- * summed) into st. */
+/* The statistics of group g into st: its own, or for a lazy node the sum
+ * of its members' copies (read into copies). */
 static int read_group_stats(struct idle_session *s, uint32_t g, const struct group_slot *gs,
 			    struct group_stats *copies, struct group_stats *st)
 {
+	int err;
+
 	if (!gs->lazy)
 		return bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.group_stats), &g, st) ? -errno
 											     : 0;
-	int err = read_array(bpf_map__fd(s->skel->maps.group_stats_cpu), (uint32_t)s->nr_cpus,
-			     copies, sizeof(*copies));
-
+	err = read_array(bpf_map__fd(s->skel->maps.group_stats_cpu), (uint32_t)s->nr_cpus, copies,
+			 sizeof(*copies));
 	if (!err)
 		group_stats_from_cpus(st, gs, copies, s->nr_cpus);
 	return err;
 }
 
-/* Every group's statistics of both kinds: the shared ones, then each lazy
- * node's from its members' copies. */
-static int read_group_stats_all(struct idle_session *s, const struct group_slot *slots,
-				struct group_stats *copies, struct group_stats *st)
+/* Every group's statistics as BPF keeps them, and with lazy nodes every
+ * CPU's copies (summed by lazy_stats once the slots are read). */
+static int read_group_stats_all(struct idle_session *s, struct group_stats *copies,
+				struct group_stats *st)
 {
-	uint32_t n = (uint32_t)s->nr_groups;
-	int err = read_array(bpf_map__fd(s->skel->maps.group_stats), n, st, sizeof(*st));
+	int err = read_array(bpf_map__fd(s->skel->maps.group_stats), (uint32_t)s->nr_groups, st,
+			     sizeof(*st));
 
 	if (err || !s->lazy_groups)
 		return err;
-	err = read_array(bpf_map__fd(s->skel->maps.group_stats_cpu), (uint32_t)s->nr_cpus, copies,
-			 sizeof(*copies));
-	for (uint32_t g = 0; !err && g < n; g++)
-		if (slots[g].lazy)
-			group_stats_from_cpus(&st[g], &slots[g], copies, s->nr_cpus);
-	return err;
+	return read_array(bpf_map__fd(s->skel->maps.group_stats_cpu), (uint32_t)s->nr_cpus, copies,
+			  sizeof(*copies));
 }
 
+/* Each lazy node's statistics: its members' copies, summed. */
+static void lazy_stats(struct idle_session *s, const struct group_slot *slots,
+		       const struct group_stats *copies, struct group_stats *st)
+{
+	for (uint32_t g = 0; s->lazy_groups && g < (uint32_t)s->nr_groups; g++)
+		if (slots[g].lazy)
+			group_stats_from_cpus(&st[g], &slots[g], copies, s->nr_cpus);
+}
+
+/* Every group's statistics and slot, consistent (group_consistent): the
+ * statistics, the slots, every CPU's slot, the statistics again; a group
+ * that did not agree is read again on its own. */
 static int read_group_core(struct idle_session *s, struct idle_raw *out)
 {
 	int slots_fd = bpf_map__fd(s->skel->maps.group_slots);
@@ -352,20 +358,22 @@ static int read_group_core(struct idle_session *s, struct idle_raw *out)
 	uint32_t n = (uint32_t)s->nr_groups, nc = (uint32_t)s->nr_cpus;
 	struct group_stats *again = idle_calloc(n, sizeof(*again));
 	struct idle_cpu_slot *cpus = idle_calloc(nc, sizeof(*cpus));
-	struct group_stats *copies = s->lazy_groups ? idle_calloc(nc, sizeof(*copies)) : NULL;
+	/* two sets of lazy nodes' copies: one per read of the statistics */
+	struct group_stats *copies = s->lazy_groups ? idle_calloc(2 * (size_t)nc, sizeof(*copies))
+						    : NULL;
 	int err;
 
 	if (!again || !cpus || (s->lazy_groups && !copies)) {
 		err = -ENOMEM;
 		goto out;
 	}
-	/* the slots first: which nodes are lazy is loader-written */
-	if ((err = read_array(slots_fd, n, out->group_slots, sizeof(*out->group_slots))) ||
-	    (err = read_group_stats_all(s, out->group_slots, copies, out->groups)) ||
+	if ((err = read_group_stats_all(s, copies, out->groups)) ||
 	    (err = read_array(slots_fd, n, out->group_slots, sizeof(*out->group_slots))) ||
 	    (err = read_array(cpus_fd, nc, cpus, sizeof(*cpus))) ||
-	    (err = read_group_stats_all(s, out->group_slots, copies, again)))
+	    (err = read_group_stats_all(s, copies ? copies + nc : NULL, again)))
 		goto out;
+	lazy_stats(s, out->group_slots, copies, out->groups);
+	lazy_stats(s, out->group_slots, copies ? copies + nc : NULL, again);
 	for (uint32_t g = 0; g < n; g++) {
 		int i;
 
