@@ -198,7 +198,7 @@ static __always_inline void cut_count(struct idle_cpu_slot *slot, __u32 s, __u64
 
 /* One idle event on the CPU's slot (handle_idle, below). */
 static __always_inline void idle_event(__u32 cpu, struct idle_cpu_slot *slot, __u64 now_ns,
-				       __u32 state)
+				       __u32 state, int live, __u32 facts)
 {
 	struct gov_input *g;
 	__u64 enter;
@@ -275,7 +275,7 @@ static __always_inline void idle_event(__u32 cpu, struct idle_cpu_slot *slot, __
 	if (slot->state < state_slots)
 		cut_count(slot, slot->state, now_ns - enter);
 	if (wake_enabled)
-		wake_on_exit(cpu, slot, now_ns, slot->state, early);
+		wake_on_exit(cpu, slot, now_ns, slot->state, early, live, facts);
 }
 
 /* The slot's sequence count goes odd before an event changes the slot, the
@@ -291,8 +291,11 @@ static __always_inline void slot_seq_bump(struct idle_cpu_slot *slot)
 }
 
 /* One idle event: state != IS_PWR_EVENT_EXIT starts a period on cpu, EXIT
- * ends it. now_ns is read as early as the caller can on exit. */
-static __always_inline void handle_idle(__u32 cpu, __u64 now_ns, __u32 state)
+ * ends it. now_ns is read as early as the caller can on exit. live: the
+ * attach flavour (1 tp_btf, 2 raw_tp), 0 for replay, whose exits bring
+ * their facts (RE_EXIT_*) instead of reading the running kernel. */
+static __always_inline void handle_idle(__u32 cpu, __u64 now_ns, __u32 state, int live,
+					__u32 facts)
 {
 	struct idle_cpu_slot *slot;
 
@@ -303,7 +306,7 @@ static __always_inline void handle_idle(__u32 cpu, __u64 now_ns, __u32 state)
 	}
 	slot->known = 1; /* from here on its state is tracked (poke.bpf.h) */
 	slot_seq_bump(slot);
-	idle_event(cpu, slot, now_ns, state);
+	idle_event(cpu, slot, now_ns, state, live, facts);
 	slot_seq_bump(slot);
 }
 

@@ -48,7 +48,7 @@ static __always_inline __u32 this_cpu(void)
 }
 
 /* power */
-TP_PAIR(cpu_idle, handle_idle((__u32)cpu_id, bpf_ktime_get_ns(), (__u32)state),
+TP_PAIR(cpu_idle, handle_idle((__u32)cpu_id, bpf_ktime_get_ns(), (__u32)state, btf ? 1 : 2, 0),
 	__u64 state, __u64 cpu_id)
 TP_PAIR(cpu_frequency, handle_cpu_frequency((__u32)cpu_id, bpf_ktime_get_ns(), (__u32)state),
 	__u64 state, __u64 cpu_id)

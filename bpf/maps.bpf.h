@@ -188,6 +188,9 @@ const volatile bool details_enabled = true;
 /* How long after an idle exit the first event still counts as its cause
  * (MWAIT/WFI-style states handle the waking interrupt after the exit). */
 const volatile __u64 wake_window_ns = 50000;
+/* A live session takes poll-resched at the exit (wake.bpf.h noipi_at_exit)
+ * instead of hooking the waker's sched_wake_idle_without_ipi. */
+const volatile bool noipi_inferred = false;
 const volatile bool groups_enabled = false;
 const volatile bool packing_enabled = false;
 const volatile __u32 pack_max_group_cpus = 0; /* CPUs of the packing level's largest group */

@@ -14,9 +14,9 @@
  * its own, instead of once per path through replay_one's switch (inlined
  * there, the batch program passed the verifier's 1M-instruction limit on a
  * 6.18 kernel with groups on). Scalar arguments only: kernels from 5.6. */
-__noinline int replay_handle_idle(__u32 cpu, __u64 now, __u32 state)
+__noinline int replay_handle_idle(__u32 cpu, __u64 now, __u32 state, __u32 facts)
 {
-	handle_idle(cpu, now, state);
+	handle_idle(cpu, now, state, 0, facts);
 	return 0;
 }
 
@@ -30,7 +30,7 @@ static __always_inline int replay_one(const struct replay_event *e)
 
 	switch (e->kind) {
 	case RE_IDLE:
-		replay_handle_idle(cpu, now, (__u32)e->idle.state);
+		replay_handle_idle(cpu, now, (__u32)e->idle.state, (__u32)e->idle.facts);
 		return 0;
 	case RE_IDLE_MISS:
 		handle_idle_miss(cpu, (__u32)e->miss.state, (__u32)(e->miss.below & 1));
@@ -142,5 +142,6 @@ int replay_idle_batch(struct bpf_raw_tracepoint_args *ctx)
 	bpf_loop(replay_batch_len, replay_batch_cb, &rejected, 0);
 	return (int)rejected;
 }
+
 
 #endif

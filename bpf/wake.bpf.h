@@ -143,17 +143,72 @@ static __always_inline bool noipi_take(struct idle_cpu_slot *slot)
 	return true;
 }
 
+/* Whether this CPU's run queue has work at its idle exit: a task queued
+ * (nr_running) or a wakelist entry (ttwu_pending). Reached through the idle
+ * task's root cfs_rq (CONFIG_FAIR_GROUP_SCHED), not the per-CPU
+ * `runqueues`: a kernel without CONFIG_KALLSYMS_ALL cannot resolve a data
+ * ksym. The loader checks the same fields (noipi_inferred). */
+struct cfs_rq___grp {
+	struct rq *rq;
+} __attribute__((preserve_access_index));
+
+static __always_inline bool rq_has_work(bool btf)
+{
+	struct task_struct *t;
+	struct cfs_rq___grp *cfs;
+	struct rq *rq;
+
+	if (!bpf_core_field_exists(struct sched_entity, cfs_rq) ||
+	    !bpf_core_field_exists(struct cfs_rq___grp, rq))
+		return false;
+	t = btf ? bpf_get_current_task_btf() : (struct task_struct *)bpf_get_current_task();
+	cfs = (struct cfs_rq___grp *)KREAD(btf, t, se.cfs_rq);
+	if (!cfs)
+		return false;
+	rq = KREAD(btf, cfs, rq);
+	if (!rq)
+		return false;
+	if (KREAD(btf, rq, nr_running))
+		return true;
+	return bpf_core_field_exists(struct rq, ttwu_pending) && KREAD(btf, rq, ttwu_pending);
+}
+
+/* A period of a state whose wakers need no IPI (idle_params.noipi_mask: it
+ * polls, or takes its interrupts inside) that ended with no interrupt seen
+ * and work on the run queue was ended by a waker that set need-resched
+ * without an IPI: poll-resched, known at the exit, so that the waker's
+ * sched_wake_idle_without_ipi (a read of this CPU's slot from the waker)
+ * is not hooked. live: 1 tp_btf, 2 raw_tp, 0 replay (facts: the event's). */
+static __always_inline bool noipi_at_exit(__u32 cpu, __u32 state, int live, __u32 facts)
+{
+	struct idle_params *p;
+
+	if (!live)
+		return facts & RE_EXIT_NOIPI;
+	if (!noipi_inferred || state >= 32)
+		return false;
+	p = bpf_map_lookup_elem(&idle_params, &cpu);
+	if (!p || !((p->noipi_mask >> state) & 1))
+		return false;
+	return rq_has_work(live == 1);
+}
+
 /* From handle_idle at a counted exit. early: 1/0, or -1 without a table. */
 static __always_inline void wake_on_exit(__u32 cpu, struct idle_cpu_slot *slot, __u64 now_ns,
-					 __u32 state, int early)
+					 __u32 state, int early, int live, __u32 facts)
 {
 	slot->exit_ns = now_ns;
 	slot->wake_state = (__u8)state;
 	slot->wake_early = early > 0;
-	if (slot->wake_kind != WAKE_UNKNOWN || noipi_take(slot))
+	if (slot->wake_kind != WAKE_UNKNOWN || noipi_take(slot)) {
 		wake_count(cpu, slot); /* HLT-style: the interrupt ran inside */
-	else
+	} else if (noipi_at_exit(cpu, state, live, facts)) {
+		slot->wake_kind = WAKE_NO_IPI;
+		slot->wake_detail = 0; /* the waker is not known here */
+		wake_count(cpu, slot);
+	} else {
 		slot->wake_pending = 1; /* MWAIT/WFI-style: it comes after the exit */
+	}
 }
 
 /* From handle_idle at an enter: close the previous period's wake. */

@@ -27,6 +27,11 @@ struct idle_params {
 	__u32 flags;
 	__u32 disabled_mask; /* bit i: state i disabled (sysfs disable) */
 	__u32 poll_mask;     /* bit i: state i is a polling state (POLL) */
+	/* bit i: a waker of a CPU in state i sends no IPI, or the IPI runs
+	 * inside the period (cpuidle_sysfs.c): a period of it that ends with no
+	 * interrupt seen and work queued was ended without one */
+	__u32 noipi_mask;
+	__u32 pad_noipi;
 	__u64 qos_limit_ns;  /* PM QoS resume-latency limit, ~0 = none */
 	__u32 qos_slot;      /* the ledger slot that limit is charged to (qos_stats.h) */
 	__u32 pad_qos;

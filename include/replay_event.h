@@ -46,6 +46,11 @@ enum replay_kind {
 	RE_NR_KINDS
 };
 
+/* What the kernel's state said at an idle exit, which a live session reads
+ * then and a replay event brings with it (bpf/wake.bpf.h noipi_at_exit). */
+#define RE_EXIT_NOIPI 0x1 /* a state whose wakers need no IPI, no interrupt
+			   * seen in the period, work on the run queue */
+
 /* One event. Its size is a multiple of 8 bytes (a raw_tp test-run context is
  * read as u64 words) and at most 12 words. */
 struct replay_event {
@@ -55,6 +60,7 @@ struct replay_event {
 	union {
 		struct {
 			__u64 state;
+			__u64 facts; /* an exit's RE_EXIT_* bits (a trace has none: 0) */
 		} idle;
 		struct {
 			__u64 state;

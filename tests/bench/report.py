@@ -490,6 +490,13 @@ if "floor" in observers:
         check("`%s` <= %.1fx the floor's `%s` (ns/event, its own event)" % (p, t, fp), ci, t,
               False, "%.2f", "x", n=len(ns_pairs(FULL, p, "floor", fp)),
               of="repetition-workload pairs")
+    # an event the floor hooks and the default does not (sched_switch; the
+    # no-IPI wakeup, found at the idle exit): nothing of ours runs there
+    hooked = {own_floor(p) for p in progs(FULL)}
+    for fp in sorted(progs("floor")) if progs(FULL) else []:
+        if fp not in hooked:
+            checks.append(("`%s`'s event: <= 1.5x the floor's" % fp.replace("floor_", "", 1),
+                           "no program attached by `%s`" % FULL, "met (nothing runs on it)"))
 if "idlescope-packing" in observers:
     for w in PIPES:
         if not (vals(w, FULL) and vals(w, "idlescope-packing")):
@@ -583,10 +590,12 @@ out.append("Why the handler targets are missed where they are. The floor's `cpu_
            "1.5x the floor's `sched_wakeup`, a hot-path event; the floor's own programs on the "
            "interrupt path cost several times that on this guest (the table above: a timer "
            "interrupt or an IRQ arrives on a CPU that was halted, its caches cold), so those "
-           "rows are judged against their own event's floor as well. `sched_wakeup` and "
-           "`sched_wake_idle_without_ipi` read (and, for the first wakee, write) the target "
-           "CPU's slot, which that CPU writes at every idle entry and exit: a cross-CPU cache "
-           "miss whenever the target just went idle. RSS: after the load the embedded BPF "
+           "rows are judged against their own event's floor as well. `sched_wakeup` reads "
+           "(and, for the first wakee, writes) the target CPU's slot, which that CPU writes at "
+           "every idle entry and exit: a cross-CPU cache miss whenever the target just went "
+           "idle. `sched_wake_idle_without_ipi` did the same on every wakeup of a polling CPU "
+           "(4.5x its floor on the haltpoll host); the woken CPU now finds that cause at its "
+           "own exit (docs/metrics.md, poll-resched) and the event is not hooked. RSS: after the load the embedded BPF "
            "objects' pages are dropped from the resident set and the freed heap is trimmed; "
            "what remains is the binary's code in use, the maps' bookkeeping and the "
            "snapshots. In the dynamic build only `serve` maps libmicrohttpd and GnuTLS "

@@ -1,9 +1,11 @@
-/* Replay tests of wakeups without an IPI (sched_wake_idle_without_ipi,
- * bpf/wake.bpf.h handle_no_ipi and noipi_take): the waker marks the
- * polling CPU's sender line, and the CPU takes the mark as its wake's cause
- * only when nothing came before it, inside the period or in the wake window
- * after the exit. Every expected cause worked out by hand next to its
- * events. Needs root. */
+/* Replay tests of wakeups without an IPI. From a trace
+ * (sched_wake_idle_without_ipi, bpf/wake.bpf.h handle_no_ipi and
+ * noipi_take): the waker marks the polling CPU's sender line, and the CPU
+ * takes the mark as its wake's cause only when nothing came before it,
+ * inside the period or in the wake window after the exit. Live (an exit's
+ * RE_EXIT_NOIPI, noipi_at_exit): the CPU finds it at its exit, when no
+ * interrupt came inside. Every expected cause worked out by hand next to
+ * its events. Needs root. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,7 +17,7 @@
 
 #include "replay.h"
 
-#define NR_CPUS 6
+#define NR_CPUS 10
 
 /* kind: a wakeup cause, RE_LOCAL_TIMER to RE_NO_IPI (detail: the waker) */
 static void wake(struct idle_session *s, uint64_t cpu, uint64_t now, uint32_t kind,
@@ -23,6 +25,14 @@ static void wake(struct idle_session *s, uint64_t cpu, uint64_t now, uint32_t ki
 {
 	replay_send(s, (struct replay_event){ .kind = kind, .cpu = (uint32_t)cpu, .now_ns = now,
 					      .wake.detail = detail });
+}
+
+/* An idle exit whose CPU found work queued and no interrupt inside (what
+ * a live session reads at the exit: RE_EXIT_NOIPI). */
+static void exit_noipi(struct idle_session *s, uint64_t cpu, uint64_t now)
+{
+	replay_send(s, (struct replay_event){ .kind = RE_IDLE, .cpu = (uint32_t)cpu, .now_ns = now,
+					      .idle.state = EXIT, .idle.facts = RE_EXIT_NOIPI });
 }
 
 static struct replay_fixture f;
@@ -87,6 +97,33 @@ static int setup(void **state)
 	replay_idle(s, 5, 1300 * US, EXIT);
 	wake(s, 5, 1330 * US, RE_NO_IPI, 4);
 
+	/* CPU 6: the exit finds work queued, nothing came inside: poll-resched
+	 * at the exit; a timer interrupt 10 us later is not its cause */
+	replay_idle(s, 6, 1 * MS, 0);
+	exit_noipi(s, 6, 1300 * US);
+	wake(s, 6, 1310 * US, RE_LOCAL_TIMER, 0);
+	replay_idle(s, 6, 2 * MS, 0);
+
+	/* CPU 7: an IRQ inside, then the exit finds work queued (the IRQ's
+	 * handler woke a task): irq */
+	replay_idle(s, 7, 1 * MS, 0);
+	wake(s, 7, 1100 * US, RE_IRQ, 11);
+	exit_noipi(s, 7, 1300 * US);
+
+	/* CPU 8: the same periods without the fact: the exit leaves the cause
+	 * pending, and the timer in the window is it */
+	replay_idle(s, 8, 1 * MS, 0);
+	replay_idle(s, 8, 1300 * US, EXIT);
+	wake(s, 8, 1310 * US, RE_LOCAL_TIMER, 0);
+	replay_idle(s, 8, 2 * MS, 0);
+
+	/* CPU 9: a waker's mark inside and the fact at the exit: one
+	 * poll-resched, the marker's (CPU 2) */
+	replay_idle(s, 9, 1 * MS, 0);
+	wake(s, 9, 1100 * US, RE_NO_IPI, 2);
+	exit_noipi(s, 9, 1300 * US);
+	replay_idle(s, 9, 2 * MS, 0);
+
 	*state = &f;
 	return idle_session_read(s, &f.raw);
 }
@@ -137,6 +174,28 @@ static void test_in_flight_mark(void **state)
 	assert_int_equal(f.raw.slots[1].wake_detail, 3);
 }
 
+static void test_found_at_the_exit(void **state)
+{
+	(void)state;
+	assert_int_equal(ws(6)->count[WAKE_NO_IPI], 1);
+	assert_int_equal(ws(6)->count[WAKE_TIMER], 0);
+	assert_int_equal(ws(6)->count[WAKE_UNKNOWN], 0);
+	/* counted at the exit: nothing pending after it */
+	assert_false(f.raw.slots[7].wake_pending);
+	assert_int_equal(ws(7)->count[WAKE_IRQ], 1);
+	assert_int_equal(ws(7)->count[WAKE_NO_IPI], 0);
+	assert_int_equal(ws(8)->count[WAKE_TIMER], 1);
+	assert_int_equal(ws(8)->count[WAKE_NO_IPI], 0);
+}
+
+static void test_mark_and_exit_fact_count_once(void **state)
+{
+	(void)state;
+	assert_int_equal(ws(9)->count[WAKE_NO_IPI], 1);
+	assert_int_equal(ws(9)->count[WAKE_UNKNOWN], 0);
+	assert_int_equal(f.raw.slots[9].wake_detail, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -144,6 +203,8 @@ int main(void)
 		cmocka_unit_test(test_after_the_exit),
 		cmocka_unit_test(test_a_mark_is_one_wake_s),
 		cmocka_unit_test(test_in_flight_mark),
+		cmocka_unit_test(test_found_at_the_exit),
+		cmocka_unit_test(test_mark_and_exit_fact_count_once),
 	};
 
 	return cmocka_run_group_tests_name("replay_noipi", tests, setup, replay_fixture_teardown);

@@ -390,6 +390,8 @@ static void test_cpuidle_to_params(void **state)
 	assert_int_equal(p.flags, IS_PARAMS_VALID);
 	assert_int_equal(p.disabled_mask, 1u << 2); /* 0b0100 = 4 */
 	assert_int_equal(p.poll_mask, 1u << 0);     /* 0b0001 = 1 */
+	/* POLL and the three MWAIT states: wakers need no IPI */
+	assert_int_equal(p.noipi_mask, 0xf);
 	assert_int_equal(p.qos_limit_ns, 0);
 	assert_int_equal(p.poll_limit_ns, 250000); /* C6 600 us capped at 250 us */
 	assert_int_equal(p.exit_latency_ns[0], 0);
@@ -415,6 +417,43 @@ static void test_cpuidle_to_params(void **state)
 	assert_int_equal(p.qos_limit_ns, 0);
 }
 
+/* Which states' wakes can come without an IPI (bpf/wake.bpf.h
+ * noipi_at_exit): by the state's name and description, as sysfs has them. */
+static void test_cpuidle_noipi_mask(void **state)
+{
+	static const char *const acpi[][2] = {
+		{ "POLL", "CPUIDLE CORE POLL IDLE" }, /* polls: bit 0 */
+		{ "C1", "ACPI HLT" },                 /* IPI runs inside HLT */
+		{ "C2", "ACPI FFH MWAIT 0x10" },      /* MWAIT watches the flag: bit 2 */
+		{ "C3", "ACPI IOPORT 0x414" },        /* IPI after the exit */
+	};
+	struct cpuidle_cpu_info info;
+
+	(void)state;
+	memset(&info, 0, sizeof(info));
+	/* no driver: x86's default idle takes its IPI inside (state 1), and
+	 * idle=poll polls (state 0); arm64's WFI takes it after the exit */
+	assert_int_equal(cpuidle_noipi_mask(&info, true), 0x3);
+	assert_int_equal(cpuidle_noipi_mask(&info, false), 0);
+	info.nr_states = 4;
+	for (int i = 0; i < 4; i++) {
+		snprintf(info.states[i].name, sizeof(info.states[i].name), "%s", acpi[i][0]);
+		snprintf(info.states[i].desc, sizeof(info.states[i].desc), "%s", acpi[i][1]);
+		info.states[i].poll = i == 0;
+	}
+	assert_int_equal(cpuidle_noipi_mask(&info, true), 0x5); /* 0b0101 */
+	/* haltpoll: POLL, then HLT ("haltpoll idle") */
+	info.nr_states = 2;
+	snprintf(info.states[1].name, sizeof(info.states[1].name), "haltpoll idle");
+	snprintf(info.states[1].desc, sizeof(info.states[1].desc), "default architecture idle");
+	assert_int_equal(cpuidle_noipi_mask(&info, true), 0x1);
+	/* arm64 PSCI: WFI and deeper, none polls */
+	info.states[0].poll = false;
+	snprintf(info.states[0].name, sizeof(info.states[0].name), "WFI");
+	snprintf(info.states[0].desc, sizeof(info.states[0].desc), "ARM WFI");
+	assert_int_equal(cpuidle_noipi_mask(&info, false), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -428,6 +467,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cpuidle_counter_files, build_tree, destroy_tree),
 		cmocka_unit_test_setup_teardown(test_cpuidle_counter_fds, build_tree, destroy_tree),
 		cmocka_unit_test_setup_teardown(test_cpuidle_to_params, build_tree, destroy_tree),
+		cmocka_unit_test(test_cpuidle_noipi_mask),
 	};
 
 	return cmocka_run_group_tests_name("cpuidle_sysfs", tests, NULL, NULL);

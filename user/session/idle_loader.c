@@ -191,6 +191,14 @@ static void choose_programs(struct idle_session *s, const struct kernel_features
 			note_missing(s, e->name);
 			continue;
 		}
+		/* poll-resched is taken at the idle exit where the run queue
+		 * is reachable (bpf/wake.bpf.h noipi_at_exit): the waker's
+		 * event, a read of the target's slot on every such wakeup, is
+		 * not hooked then */
+		if (!strcmp(e->name, "sched_wake_idle_without_ipi") && f->rq_via_idle_task) {
+			s->skel->rodata->noipi_inferred = true;
+			continue;
+		}
 		if (e->needed_by & F_MISS)
 			s->miss_attach = s->idle_attach;
 		bpf_program__set_autoload(

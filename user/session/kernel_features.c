@@ -46,6 +46,29 @@ static bool btf_has(const char *name, int kind)
 	return vmlinux_btf() && btf__find_by_name_kind(vmlinux, name, kind) > 0;
 }
 
+/* struct sname has a member mname (at its top level) in vmlinux BTF. */
+static bool btf_has_member(const char *sname, const char *mname)
+{
+	const struct btf_member *m;
+	const struct btf_type *t;
+	int id;
+
+	if (!vmlinux_btf())
+		return false;
+	id = btf__find_by_name_kind(vmlinux, sname, BTF_KIND_STRUCT);
+	if (id <= 0)
+		return false;
+	t = btf__type_by_id(vmlinux, (__u32)id);
+	m = btf_members(t);
+	for (int i = 0; i < btf_vlen(t); i++, m++) {
+		const char *n = btf__name_by_offset(vmlinux, m->name_off);
+
+		if (n && !strcmp(n, mname))
+			return true;
+	}
+	return false;
+}
+
 bool features_has_func(const char *name)
 {
 	features_get();
@@ -219,6 +242,9 @@ const struct kernel_features *features_get(void)
 	feat.pelt_cfs = features_has_event("pelt_cfs_tp");
 	feat.sched_switch_prev_state = sched_switch_has_prev_state();
 	feat.tp_btf_scalar_ptr = feat.tp_btf && probe_tp_btf_scalar_ptr();
+	feat.rq_via_idle_task = !env_flag("IDLESCOPE_NO_NOIPI_INFER") &&
+				btf_has_member("sched_entity", "cfs_rq") &&
+				btf_has_member("cfs_rq", "rq") && btf_has_member("rq", "nr_running");
 	feat.atomic_fetch = env_flag("IDLESCOPE_NO_ATOMIC_FETCH") ? -EINVAL : probe_atomic_fetch();
 	feat.fentry_probe_func = "vfs_read";
 	feat.fentry = features_probe_trace(feat.fentry_probe_func, false);

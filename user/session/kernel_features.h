@@ -24,6 +24,10 @@ struct kernel_features {
 	/* tp_btf may read an argument that points to a non-struct (hrtimer_expire_entry's
 	 * ktime_t *now); 5.10's verifier refuses, raw_tp is used for that event then */
 	bool tp_btf_scalar_ptr;
+	/* the idle task's root cfs_rq leads to its run queue (sched_entity.cfs_rq,
+	 * cfs_rq.rq: CONFIG_FAIR_GROUP_SCHED), so an idle exit can see queued
+	 * work and poll-resched is inferred there (bpf/wake.bpf.h) */
+	bool rq_via_idle_task;
 	int atomic_fetch;    /* 0: BPF atomics returning the old value load (5.12), else -errno */
 	int fentry;          /* 0: an fentry program loads and attaches, else -errno */
 	const char *fentry_probe_func; /* the function that probe used */

@@ -190,10 +190,31 @@ void cpuidle_read_counters(int cpu, int nr_states, struct cpuidle_counters *out)
 	}
 }
 
+uint32_t cpuidle_noipi_mask(const struct cpuidle_cpu_info *info, bool x86)
+{
+	uint32_t m = 0;
+
+	/* without a driver x86 idles in default_idle (HLT) or mwait_idle,
+	 * both with interrupts on; idle=poll reports state 0 */
+	if (!info->nr_states)
+		return x86 ? 0x3 : 0;
+	for (int i = 0; i < info->nr_states && i < 32; i++)
+		if (info->states[i].poll || strstr(info->states[i].desc, "MWAIT"))
+			m |= 1u << i;
+	return m;
+}
+
 void cpuidle_to_params(const struct cpuidle_cpu_info *info, struct idle_params *p)
 {
+#if defined(__x86_64__) || defined(__i386__)
+	const bool x86 = true;
+#else
+	const bool x86 = false;
+#endif
+
 	memset(p, 0, sizeof(*p));
 	p->flags = IS_PARAMS_VALID;
+	p->noipi_mask = cpuidle_noipi_mask(info, x86);
 	if (!info->nr_states || info->unclassified) {
 		p->flags |= IS_PARAMS_NO_CLASSIFY;
 		return;

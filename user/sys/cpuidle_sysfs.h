@@ -101,6 +101,12 @@ int cpuidle_counters_reopen_cpu(struct cpuidle_counter_files *f, int cpu,
 uint64_t cpuidle_device_id(int cpu);
 /* Sets info->qos_limit_ns from a fresh global limit and the cached device one. */
 void cpuidle_apply_qos(struct cpuidle_cpu_info *info, uint64_t global_qos_ns);
+/* The states (bit i) whose wakers send no IPI (POLL; MWAIT, which watches
+ * the need-resched flag) or whose IPI runs inside the period (x86's default
+ * idle without a driver): a period of one that ends with work queued and
+ * no interrupt seen was ended without an IPI (bpf/wake.bpf.h). Not WFI or
+ * IO-port C-states: their IPI comes after the exit, and is seen then. */
+uint32_t cpuidle_noipi_mask(const struct cpuidle_cpu_info *info, bool x86);
 /* The BPF classification table for info. */
 void cpuidle_to_params(const struct cpuidle_cpu_info *info, struct idle_params *p);
 /* cpu's resume-latency limit (power/pm_qos_resume_latency_us) in ns:
