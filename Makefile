@@ -155,6 +155,15 @@ $(OUT)/idlescope_nofetch.bpf.o: bpf/idlescope.bpf.c $(wildcard include/*.h bpf/*
 	$(Q)$(LLVM_STRIP) -g $@
 SKELS += $(OUT)/idlescope_nofetch.skel.h
 
+# The object a live session opens: the replay entry points by name only (the
+# skeleton's layout stays the full object's), as their code and line info
+# would stay on the heap of every live session (bpf/replay.bpf.h).
+$(OUT)/idlescope_live.bpf.o: bpf/idlescope.bpf.c $(wildcard include/*.h bpf/*.bpf.h) vmlinux/$(ARCH)/vmlinux.h | $(OUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -DIS_LIVE_OBJECT -c $< -o $@
+	$(Q)$(LLVM_STRIP) -g $@
+SKELS += $(OUT)/idlescope_live.skel.h
+
 $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@

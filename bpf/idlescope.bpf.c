@@ -33,14 +33,23 @@ char LICENSE[] SEC("license") = "GPL";
 #include "qos.bpf.h"
 
 /* One handler call, two attach flavours. Arguments are declared u64 (or as
- * pointers read with CO-RE) so both flavours take the same body. */
+ * pointers read with CO-RE) so both flavours take the same body. The live
+ * object (Makefile: idlescope_live.bpf.o), opened only where every event
+ * takes tp_btf (idle_loader.c), keeps the raw_tp programs' names and none
+ * of their code: instructions and line info a live session would hold on
+ * its heap and never load. */
+#ifdef IS_LIVE_OBJECT
+#define RAW_TP_BODY(call) { return 0; }
+#else
+#define RAW_TP_BODY(call) { const bool btf = false; (void)btf; call; return 0; }
+#endif
 #define TP_PAIR(event, call, args...)                                      \
 	SEC("tp_btf/" #event)                                              \
 	int BPF_PROG(tp_btf_##event, ##args)                               \
 	{ const bool btf = true; (void)btf; call; return 0; }              \
 	SEC("raw_tp/" #event)                                              \
 	int BPF_PROG(raw_tp_##event, ##args)                               \
-	{ const bool btf = false; (void)btf; call; return 0; }
+	RAW_TP_BODY(call)
 
 static __always_inline __u32 this_cpu(void)
 {

@@ -27,6 +27,7 @@
 #include "session/parts.h"
 #include "idlescope.skel.h"
 #include "idlescope_nofetch.skel.h"
+#include "idlescope_live.skel.h"
 
 static bool verbose;
 
@@ -418,19 +419,88 @@ out:
 /* The skeleton over the object this kernel can load: the default one, or
  * before 5.12 the build without atomic fetch ops, whose maps, programs and
  * globals are the same (checked: the skeleton maps the globals by layout). */
-static struct idlescope_bpf *open_skeleton(bool nofetch)
+/* Section sec holds the same variables at the same offsets in both objects
+ * (libbpf has set the offsets from the symbols at open): the skeleton's
+ * struct, generated from a, then maps b's memory right. */
+static bool same_globals(struct bpf_object *a, struct bpf_object *b, const char *sec)
+{
+	const struct btf *ba = bpf_object__btf(a), *bb = bpf_object__btf(b);
+	const struct btf_var_secinfo *va, *vb;
+	const struct btf_type *ta, *tb;
+	int ia, ib;
+
+	if (!ba || !bb)
+		return false;
+	ia = btf__find_by_name_kind(ba, sec, BTF_KIND_DATASEC);
+	ib = btf__find_by_name_kind(bb, sec, BTF_KIND_DATASEC);
+	if (ia <= 0 || ib <= 0)
+		return false;
+	ta = btf__type_by_id(ba, (__u32)ia);
+	tb = btf__type_by_id(bb, (__u32)ib);
+	if (ta->size != tb->size || btf_vlen(ta) != btf_vlen(tb))
+		return false;
+	va = btf_var_secinfos(ta);
+	for (int i = 0; i < btf_vlen(ta); i++, va++) {
+		const char *name = btf__name_by_offset(ba, btf__type_by_id(ba, va->type)->name_off);
+		bool found = false;
+
+		vb = btf_var_secinfos(tb);
+		for (int j = 0; j < btf_vlen(tb) && !found; j++, vb++)
+			found = !strcmp(name, btf__name_by_offset(bb, btf__type_by_id(bb, vb->type)->name_off)) &&
+				va->offset == vb->offset && va->size == vb->size;
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+/* The object a session opens, as the default skeleton: the full one for
+ * replay, the one without atomic fetch ops on kernels before 5.12 (it keeps
+ * the replay code: those kernels are rare), else the live one (Makefile). */
+enum object_variant { OBJ_FULL, OBJ_NOFETCH, OBJ_LIVE };
+
+static enum object_variant object_for(const struct session_opts *o)
+{
+	const struct kernel_features *f;
+
+	if (o->replay)
+		return OBJ_FULL;
+	if (features_lack_atomic_fetch())
+		return OBJ_NOFETCH;
+	f = features_get();
+	/* choose_programs takes tp_btf for every event then */
+	return f->tp_btf && f->tp_btf_scalar_ptr ? OBJ_LIVE : OBJ_FULL;
+}
+
+/* The live object's raw_tp programs are empty: one chosen to load from it
+ * would count nothing. */
+static bool live_raw_tp_chosen(const struct idle_session *s)
+{
+	struct bpf_program *p;
+
+	if (s->object != OBJ_LIVE)
+		return false;
+	bpf_object__for_each_program(p, s->skel->obj)
+		if (bpf_program__autoload(p) && !strncmp(bpf_program__name(p), "raw_tp_", 7))
+			return true;
+	return false;
+}
+
+static struct idlescope_bpf *open_skeleton(enum object_variant v)
 {
 	struct idlescope_bpf *obj;
 	int err;
 
-	if (!nofetch)
+	if (v == OBJ_FULL)
 		return idlescope_bpf__open();
 	obj = calloc(1, sizeof(*obj));
 	if (!obj)
 		return NULL;
 	err = idlescope_bpf__create_skeleton(obj);
 	if (!err) {
-		obj->skeleton->data = (void *)idlescope_nofetch_bpf__elf_bytes(&obj->skeleton->data_sz);
+		obj->skeleton->data = v == OBJ_NOFETCH ?
+			(void *)idlescope_nofetch_bpf__elf_bytes(&obj->skeleton->data_sz) :
+			(void *)idlescope_live_bpf__elf_bytes(&obj->skeleton->data_sz);
 		err = bpf_object__open_skeleton(obj->skeleton, NULL);
 	}
 	if (!err) {
@@ -438,11 +508,9 @@ static struct idlescope_bpf *open_skeleton(bool nofetch)
 		size_t sz;
 		const void *bytes = idlescope_bpf__elf_bytes(&sz);
 		struct bpf_object *def = bpf_object__open_mem(bytes, sz, NULL);
-		struct bpf_map *ro = def ? bpf_object__find_map_by_name(def, ".rodata") : NULL;
-		struct bpf_map *bss = def ? bpf_object__find_map_by_name(def, ".bss") : NULL;
 
-		if (!ro || !bss || bpf_map__value_size(ro) != bpf_map__value_size(obj->maps.rodata) ||
-		    bpf_map__value_size(bss) != bpf_map__value_size(obj->maps.bss))
+		if (!def || !same_globals(def, obj->obj, ".rodata") ||
+		    !same_globals(def, obj->obj, ".bss"))
 			err = -EINVAL;
 		bpf_object__close(def);
 	}
@@ -491,6 +559,8 @@ static void release_load_memory(void)
 	drop_pages(b, sz);
 	b = idlescope_nofetch_bpf__elf_bytes(&sz);
 	drop_pages(b, sz);
+	b = idlescope_live_bpf__elf_bytes(&sz);
+	drop_pages(b, sz);
 	malloc_trim(0);
 }
 
@@ -514,7 +584,8 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 	libbpf_set_print(libbpf_print);
 	fdlimit_raise();
 	/* replay runs on the analysing machine's kernel too */
-	s->skel = open_skeleton(!o->replay ? features_lack_atomic_fetch() : false);
+	s->object = object_for(o);
+	s->skel = open_skeleton(s->object);
 	if (!s->skel) {
 		snprintf(err, errlen, "cannot open the BPF object: %s", strerror(errno));
 		return -1;
@@ -632,6 +703,12 @@ int idle_session_open(struct idle_session *s, int nr_cpus, const struct session_
 		s->skel->bss->start_ns = UINT64_MAX;
 	}
 
+	if (live_raw_tp_chosen(s)) {
+		snprintf(err, errlen, "internal error: a raw_tp program chosen from the live object");
+		idlescope_bpf__destroy(s->skel);
+		s->skel = NULL;
+		return -1;
+	}
 	e = idlescope_bpf__load(s->skel) ? errno : 0;
 	/* loaded (CO-RE relocated): the parsed kernel BTF is not needed any more */
 	features_release_btf();

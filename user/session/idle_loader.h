@@ -53,6 +53,7 @@ struct poke_result {
  * choices made for this kernel, the poke's outcome and the window's start. */
 struct idle_session {
 	struct idlescope_bpf *skel;
+	int object;              /* which BPF object is open (idle_loader.c object_for) */
 	int nr_cpus;
 	uint32_t state_slots;    /* states per CPU in the per-state maps */
 	bool replay;
