@@ -161,6 +161,9 @@ static __always_inline bool rq_has_work(bool btf)
 	if (!bpf_core_field_exists(struct sched_entity, cfs_rq) ||
 	    !bpf_core_field_exists(struct cfs_rq___grp, rq))
 		return false;
+	/* bpf_get_current_task_btf came in 5.11: before, the CO-RE reads */
+	if (!bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_current_task_btf))
+		btf = false;
 	t = btf ? bpf_get_current_task_btf() : (struct task_struct *)bpf_get_current_task();
 	cfs = (struct cfs_rq___grp *)KREAD(btf, t, se.cfs_rq);
 	if (!cfs)
