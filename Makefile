@@ -164,6 +164,21 @@ $(OUT)/idlescope_live.bpf.o: bpf/idlescope.bpf.c $(wildcard include/*.h bpf/*.bp
 	$(Q)$(LLVM_STRIP) -g $@
 SKELS += $(OUT)/idlescope_live.skel.h
 
+# The loader opens the other objects through the default skeleton: their
+# globals must lie where its struct says (checked here, not at every start).
+globals_of = sed -n '/struct idlescope[a-z_]*_bpf__\(rodata\|bss\) {/,/} \*/p' $(1) | \
+	sed 's/idlescope[a-z_]*_bpf__/OBJ__/'
+$(OUT)/objects-agree.stamp: $(OUT)/idlescope.skel.h $(OUT)/idlescope_nofetch.skel.h $(OUT)/idlescope_live.skel.h
+	$(call msg,CHECK,$@)
+	$(Q)$(call globals_of,$(OUT)/idlescope.skel.h) >$@.full
+	$(Q)for v in nofetch live; do \
+		$(call globals_of,$(OUT)/idlescope_$$v.skel.h) >$@.$$v; \
+		cmp -s $@.full $@.$$v || \
+		{ echo "idlescope_$$v.bpf.o: its globals differ from idlescope.bpf.o's" >&2; exit 1; }; \
+	done
+	$(Q)test -s $@.full && touch $@
+SKELS += $(OUT)/objects-agree.stamp
+
 $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@

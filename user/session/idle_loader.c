@@ -419,44 +419,10 @@ out:
 /* The skeleton over the object this kernel can load: the default one, or
  * before 5.12 the build without atomic fetch ops, whose maps, programs and
  * globals are the same (checked: the skeleton maps the globals by layout). */
-/* Section sec holds the same variables at the same offsets in both objects
- * (libbpf has set the offsets from the symbols at open): the skeleton's
- * struct, generated from a, then maps b's memory right. */
-static bool same_globals(struct bpf_object *a, struct bpf_object *b, const char *sec)
-{
-	const struct btf *ba = bpf_object__btf(a), *bb = bpf_object__btf(b);
-	const struct btf_var_secinfo *va, *vb;
-	const struct btf_type *ta, *tb;
-	int ia, ib;
-
-	if (!ba || !bb)
-		return false;
-	ia = btf__find_by_name_kind(ba, sec, BTF_KIND_DATASEC);
-	ib = btf__find_by_name_kind(bb, sec, BTF_KIND_DATASEC);
-	if (ia <= 0 || ib <= 0)
-		return false;
-	ta = btf__type_by_id(ba, (__u32)ia);
-	tb = btf__type_by_id(bb, (__u32)ib);
-	if (ta->size != tb->size || btf_vlen(ta) != btf_vlen(tb))
-		return false;
-	va = btf_var_secinfos(ta);
-	for (int i = 0; i < btf_vlen(ta); i++, va++) {
-		const char *name = btf__name_by_offset(ba, btf__type_by_id(ba, va->type)->name_off);
-		bool found = false;
-
-		vb = btf_var_secinfos(tb);
-		for (int j = 0; j < btf_vlen(tb) && !found; j++, vb++)
-			found = !strcmp(name, btf__name_by_offset(bb, btf__type_by_id(bb, vb->type)->name_off)) &&
-				va->offset == vb->offset && va->size == vb->size;
-		if (!found)
-			return false;
-	}
-	return true;
-}
-
-/* The object a session opens, as the default skeleton: the full one for
- * replay, the one without atomic fetch ops on kernels before 5.12 (it keeps
- * the replay code: those kernels are rare), else the live one (Makefile). */
+/* The object a session opens, as the default skeleton (the Makefile checks
+ * that their globals lie where its struct says): the full one for replay,
+ * the one without atomic fetch ops on kernels before 5.12 (it keeps the
+ * replay code: those kernels are rare), else the live one. */
 enum object_variant { OBJ_FULL, OBJ_NOFETCH, OBJ_LIVE };
 
 static enum object_variant object_for(const struct session_opts *o)
@@ -502,17 +468,6 @@ static struct idlescope_bpf *open_skeleton(enum object_variant v)
 			(void *)idlescope_nofetch_bpf__elf_bytes(&obj->skeleton->data_sz) :
 			(void *)idlescope_live_bpf__elf_bytes(&obj->skeleton->data_sz);
 		err = bpf_object__open_skeleton(obj->skeleton, NULL);
-	}
-	if (!err) {
-		/* the globals must lie where the default object's do */
-		size_t sz;
-		const void *bytes = idlescope_bpf__elf_bytes(&sz);
-		struct bpf_object *def = bpf_object__open_mem(bytes, sz, NULL);
-
-		if (!def || !same_globals(def, obj->obj, ".rodata") ||
-		    !same_globals(def, obj->obj, ".bss"))
-			err = -EINVAL;
-		bpf_object__close(def);
 	}
 	if (err) {
 		idlescope_bpf__destroy(obj);
