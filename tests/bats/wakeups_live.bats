@@ -110,31 +110,28 @@ irq_json() { # file
 	run "$IDLESCOPE" record -C 0,1 --format json -o "$OUT" -- "$PINGPONG" "$rounds" 0 1
 	echo 0 >"$inst/events/$ev/enable"
 	local st=$status
-	grep -ho 'cpu=[0-9]*' "$inst/trace" | sort | uniq -c >"$BATS_TEST_TMPDIR/noipi"
+	# {"CPU": no-IPI wakeups targeting it}
+	grep -ho 'cpu=[0-9]*' "$inst/trace" | sort | uniq -c |
+		jq -Rn '[inputs | capture(" *(?<n>[0-9]+) cpu=(?<c>[0-9]+)") | {key: .c, value: (.n | tonumber)}] |
+			from_entries' >"$BATS_TEST_TMPDIR/noipi"
 	local lost
 	lost=$(awk '/^overrun:/ { s += $2 } END { print s + 0 }' "$inst"/per_cpu/cpu*/stats)
 	rmdir "$inst"
 	[ "$st" -eq 0 ]
 	[ "$lost" -eq 0 ]
 	# shown in the log: found against the kernel's, per CPU
-	jq -r --rawfile k "$BATS_TEST_TMPDIR/noipi" '
-		($k | split("\n") | map(select(length > 0) | capture(" *(?<n>[0-9]+) cpu=(?<c>[0-9]+)")) |
-		 map({key: .c, value: (.n | tonumber)}) | from_entries) as $kern |
+	jq -r --slurpfile k "$BATS_TEST_TMPDIR/noipi" '$k[0] as $kern |
 		"# poll-resched found / no-IPI wakeups / exits: " + ([.cpus[] |
 		"cpu\(.cpu) \(.wakeups.causes["poll-resched"].count)/\($kern[.cpu | tostring] // 0)/\(.entries)"] |
 		join(", "))' "$OUT" >&3
 	# every period counted poll-resched had a waker that skipped the IPI
-	run jq -r --rawfile k "$BATS_TEST_TMPDIR/noipi" '
-		($k | split("\n") | map(select(length > 0) | capture(" *(?<n>[0-9]+) cpu=(?<c>[0-9]+)")) |
-		 map({key: .c, value: (.n | tonumber)}) | from_entries) as $kern |
+	run jq -r --slurpfile k "$BATS_TEST_TMPDIR/noipi" '$k[0] as $kern |
 		.cpus[] | (.wakeups.causes["poll-resched"].count) as $p | ($kern[.cpu | tostring] // 0) as $e |
 		select($p > $e) | "cpu \(.cpu): \($p) poll-resched, \($e) no-IPI wakeups"' "$OUT"
 	[ -z "$output" ]
 	# where the peer's CPU polls (the haltpoll guest's POLL state), most of
 	# the kernel's no-IPI wakes end a counted period and are found
-	run jq -r --rawfile k "$BATS_TEST_TMPDIR/noipi" '
-		($k | split("\n") | map(select(length > 0) | capture(" *(?<n>[0-9]+) cpu=(?<c>[0-9]+)")) |
-		 map({key: .c, value: (.n | tonumber)}) | from_entries) as $kern |
+	run jq -r --slurpfile k "$BATS_TEST_TMPDIR/noipi" '$k[0] as $kern |
 		.cpus[] | (.wakeups.causes["poll-resched"].count) as $p | ($kern[.cpu | tostring] // 0) as $e |
 		select($e >= 1000 and $p < 0.5 * $e) | "cpu \(.cpu): \($p) poll-resched of \($e) no-IPI wakeups"' "$OUT"
 	[ -z "$output" ]
