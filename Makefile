@@ -371,8 +371,8 @@ endif
 # The 64-vCPU guest of make vmtest (and make test) alone: 2 packages x 16 SMT
 # cores, the many-CPU section's top check only (tests/vm/README.md).
 .PHONY: vmtest-top64
-vmtest-top64: $(OUT)/idlescope
-	$(Q)IDLESCOPE=$(abspath $(OUT)/idlescope) VMTEST_ARCH=x86_64 \
+vmtest-top64: $(STATIC_BIN)
+	$(Q)IDLESCOPE=$(abspath $(STATIC_BIN)) VMTEST_ARCH=x86_64 \
 	    VMTEST_KERNELS='6.12@64,sockets=2,cores=16,threads=2:top' ./tests/vm/run.sh
 
 # The oracle guests (tests/vm/oracle.sh): the BATS oracle tests in an acpi_idle
