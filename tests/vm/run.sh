@@ -494,13 +494,15 @@ run_guest() { # index
 		"$(since "$tb")" "$(since "$tb" | awk -v f="${g_find[$i]}" '{ printf "%.1f", $1 + f }')" "$(tr -d '\r' <"$log" |
 			sed -n 's/^INFO \(idle states [^(]*\) (.*/\1;/p; s/^INFO \(missing_events .*\)/\1/p' | paste -sd' ' -)")
 	if [ "$v" != PASS ]; then
+		# (|| true: under set -e and pipefail a log without such rows, a
+		# grep that matched nothing, ended this script before its summary)
 		line="$line
       ${v#FAIL: } (log: $log)$(tr -d '\r' <"$log" | grep -a -E '^ *\| (FX)?BAD ' | head -n 4 |
-			sed 's/^ *| */\n      bad row: /')"
+			sed 's/^ *| */\n      bad row: /' || true)"
 		# the rows a cross-check judged out of bounds, which the last lines
 		# seldom hold (CI keeps only the tail of the whole run's output)
 		say "$name$gtag: $v; its failed checks and judged-bad rows:"
-		tr -d '\r' <"$log" | grep -a -E '^CHECK FAIL |^ *\| (FX)?BAD ' | head -n 20 | sed 's/^/    /' >&2
+		tr -d '\r' <"$log" | grep -a -E '^CHECK FAIL |^ *\| (FX)?BAD ' | head -n 20 | sed 's/^/    /' >&2 || true
 		say "$name$gtag: last lines of $log:"
 		tail -n 30 "$log" | tr -d '\r' | sed 's/^/    /' >&2
 	fi
