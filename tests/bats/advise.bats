@@ -385,6 +385,24 @@ adv() { # jq filter, then advise arguments
 	[ "$(od -An -td4 /dev/cpu_dma_latency | tr -d ' ')" = "$qos_before" ]
 	[ "$(cat /sys/devices/system/cpu/cpu*/cpuidle/state*/disable | tr -d '\n')" = "$disabled_before" ]
 	[ -z "$declared" ] || return 0
+	# Under TCG (STALL_PERIODS) one host thread runs every vCPU: where each
+	# kept state polls (the core's POLL, desc "CPUIDLE CORE POLL IDLE"), an
+	# idle peer spins through its whole slice instead of halting, and a
+	# timer waits for it (p99 0.35-1.2 ms against a 110 us bound seen). The
+	# record measured the kept state beside halting peers, so the guest
+	# cannot hold the proposal to that bound. Judged in the acpi_idle guest
+	# (C1 halts) and on hosts, where each vCPU or CPU has its own thread.
+	local kept_polls=true st
+	while read -r name; do
+		for st in /sys/devices/system/cpu/cpu0/cpuidle/state*; do
+			[ "$(cat "$st/name")" = "$name" ] || continue
+			[ "$(cat "$st/desc")" = "CPUIDLE CORE POLL IDLE" ] || kept_polls=false
+		done
+	done < <(printf '%s\n' "${m[@]}" | sed -n 's/^total\.lateness\[\(.*\)\]\.p99_ns$/\1/p')
+	if [ "$IDLESCOPE_TEST_STALL_PERIODS" -gt 0 ] && $kept_polls; then
+		echo "# every kept state polls under TCG: peers spin through the shared thread's slices; p99 not judged" >&3
+		return 0
+	fi
 	# the kept states: p99 within the bound (with the guest's slack), in
 	# the runs that had timer-ended periods there
 	run jq -r '[.metrics[] | select(.metric | endswith("].p99_ns")) | .variants[-1].runs[] | select(. != null)] | length' "$BATS_TEST_TMPDIR/ab.json"
