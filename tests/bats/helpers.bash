@@ -331,6 +331,33 @@ wait_exec_idlescope() { # pid
 	return 1
 }
 
+# Until process $1 or a child of it (advise's record) holds BPF links (or
+# perf events) and their count has not changed for 1 s, 60 s at most:
+# attached, so a signal from then on ends the window normally (before, it
+# is a start-up error, exit 1). A TCG guest's start-up takes seconds: a
+# fixed sleep after the exec signalled it mid-load.
+bpf_attached() { # pid
+	local n prev=-1 same=0 p f _
+	for _ in $(seq 600); do
+		n=0
+		for p in "$1" $(pgrep -P "$1" || true); do
+			for f in /proc/"$p"/fd/*; do
+				case $(readlink "$f" 2>/dev/null) in *bpf_link* | *perf_event*) n=$((n + 1)) ;; esac
+			done
+		done
+		if [ "$n" -gt 0 ] && [ "$n" -eq "$prev" ]; then
+			same=$((same + 1))
+			[ "$same" -lt 10 ] || return 0
+		else
+			same=0
+		fi
+		prev=$n
+		kill -0 "$1" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
 # A TCP port nothing listens on now (random, so parallel runs do not collide).
 free_port() {
 	local p

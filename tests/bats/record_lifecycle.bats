@@ -9,14 +9,14 @@ setup() {
 	OUT="$BATS_TEST_TMPDIR/out"
 }
 
-# Starts record in the background, signals it after $2 s, waits; sets
-# $status and $output like `run`.
+# Starts record in the background, signals it $2 s after it attached, waits;
+# sets $status and $output like `run`.
 record_then_signal() { # signal seconds args...
 	local sig=$1 after=$2
 	shift 2
 	local t0
 	t0=$(date +%s%N)
-	"$IDLESCOPE" record "$@" >"$OUT" 2>"$OUT.err" &
+	"$IDLESCOPE" record "$@" >"$OUT" 2>"$OUT.err" 3>&- &
 	local pid=$!
 	# with -- COMMAND: the command is exec'd only once the measurement
 	# started; before that a signal is a start-up error (exit 1), and a slow
@@ -29,6 +29,11 @@ record_then_signal() { # signal seconds args...
 			pgrep -P "$pid" -x -f "${cmd% }" >/dev/null && break
 			sleep 0.1
 		done
+	elif ! bpf_attached "$pid"; then
+		kill -KILL "$pid" 2>/dev/null || true
+		wait "$pid" || true
+		echo "record never attached (or its link count never settled) in 60 s"
+		return 1
 	fi
 	sleep "$after"
 	kill -"$sig" "$pid"

@@ -233,7 +233,7 @@ complete() { # file
 		n=0
 		prev=
 		for i in $(seq 100); do
-			cp "$TF" "$d/copy.$i"
+			cat "$TF" >"$d/copy.$i" # cp refuses a file renamed over mid-copy
 			c=$(sed -n 's/^idlescope_counted_seconds_total //p' "$d/copy.$i")
 			[ "$c" != "$prev" ] && n=$((n + 1))
 			prev=$c
