@@ -386,7 +386,7 @@ vmtest-oracle: $(STATIC_BIN)
 # needs the source tree or a tool the guest lacks skips with its reason.
 .PHONY: vmtest-haltpoll-host
 vmtest-haltpoll-host: $(STATIC_BIN)
-	$(Q)IDLESCOPE=$(abspath $(STATIC_BIN)) ORACLE_KINDS=haltpoll ORACLE_TIMEOUT=3300 \
+	$(Q)IDLESCOPE=$(abspath $(STATIC_BIN)) ORACLE_KINDS=haltpoll ORACLE_TIMEOUT=4200 \
 	    VMTEST_APPEND='vmtest_tags=!oracle $(VMTEST_APPEND)' ./tests/vm/oracle.sh
 
 # libFuzzer targets (tests/fuzz/README.md): tests/fuzz/fuzz_X.c becomes
