@@ -152,7 +152,7 @@ sigint_in_window_ends_normally() { # CMD-NAME
 	# -d 30: its own end is far off, the signal ends it
 	# shellcheck disable=SC2046
 	env --default-signal=INT "$IDLESCOPE" $(live_cmd "$1" | sed 's/-d 1\.5/-d 30/') \
-		>"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" &
+		>"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" 3>&- &
 	pid=$!
 	bpf_attached "$pid"
 	sleep 1
@@ -224,7 +224,7 @@ sigint_in_window_ends_normally() { # CMD-NAME
 	local sig pid t0 t1 rc
 	for sig in INT HUP TERM; do
 		env --default-signal=INT "$IDLESCOPE" advise -d 8 --format json \
-			>"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" &
+			>"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" 3>&- &
 		pid=$!
 		bpf_attached "$pid" # its record attached
 		sleep 1
