@@ -42,7 +42,7 @@ irq_json() { # file
 	run "$IDLESCOPE" record -C 1 --format json -o "$OUT" -- cyclictest --laptop -q -t 1 -a 1 -i 1000 -D 3
 	[ "$status" -eq 0 ]
 	# cyclictest wakes CPU 1 once per ms through clock_nanosleep's hrtimer
-	jq -c '.cpus[0] | {entries, causes: (.wakeups.causes | map_values(.count) | with_entries(select(.value > 0)))}' "$OUT" >&3 || true
+	jq -c '.cpus[0] | {entries, causes: (.wakeups.causes | map_values(.count) | with_entries(select(.value > 0))), states: [.states[]? | [.name, .entries, .poll_limit]]}' "$OUT" >&3 || true
 	[ "$(jq '.cpus[0].wakeups.causes.timer.count / .cpus[0].entries > 0.8' "$OUT")" = true ]
 	[ "$(jq '[.wakeup_details.timers[] | select(.cpu == 1 and .name == "hrtimer_wakeup")] | length' "$OUT")" -eq 1 ]
 }
