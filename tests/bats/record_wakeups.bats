@@ -29,24 +29,11 @@ switches() { # pid
 	cat /proc/"$1"/task/*/status 2>/dev/null | awk '/^voluntary_ctxt_switches/ { n += $2 } END { print n + 0 }'
 }
 
-# Until a command's -v line ($2, its stderr) says its window is open and
-# the poke is over, 60 s at most: under TCG a start-up takes seconds and
-# serve makes its threads late in it (a fixed 1.5 s counted those: 3).
-started() { # pid errfile
-	local _
-	for _ in $(seq 600); do
-		grep -q 'CPUs of unknown state' "$2" && return 0
-		kill -0 "$1" || return 1
-		sleep 0.1
-	done
-	return 1
-}
-
 # The wakeups of a running command over 5 s, from 0.5 s after its start-up.
 wakeups_over_5s() { # pid errfile
 	local a b
-	started "$1" "$2"
-	sleep 0.5
+	window_open "$2" "$1"
+	sleep 0.2
 	kill -0 "$1"
 	a=$(switches "$1")
 	sleep 5
@@ -79,7 +66,7 @@ wakeups_over_5s() { # pid errfile
 @test "record: readers of /dev/cpu_dma_latency do not wake it" {
 	"$IDLESCOPE" record -v -d 10 -o /dev/null 2>"$BATS_TEST_TMPDIR/err" &
 	PID=$!
-	started "$PID" "$BATS_TEST_TMPDIR/err"
+	window_open "$BATS_TEST_TMPDIR/err" "$PID"
 	# a reader every 0.2 s over the whole 5.5 s
 	( for _ in $(seq 30); do od -An -td4 /dev/cpu_dma_latency >/dev/null; sleep 0.2; done ) &
 	HOLD=$!
@@ -104,16 +91,23 @@ wakeups_over_5s() { # pid errfile
 	[ "$n" -ge 4 ] && [ "$n" -le 16 ]
 }
 
-# Waits until record -v's stderr ($1) says its window opened (the count
-# of CPUs of unknown state at the start), 20 s at most, then 0.3 s more: a
-# fixed sleep was shorter than the start-up of a TCG guest that attaches
-# fentry programs.
-window_open() {
-	for _ in $(seq 200); do
-		grep -q 'CPUs of unknown state at the start' "$1" && break
+# Waits until a live command's -v stderr ($1) says its window opened and
+# the poke is over (its count of CPUs of unknown state), then
+# 0.3 s more; 60 s at most, and fails if it never did or its process ($2,
+# optional) ended: a fixed sleep was shorter than the start-up of a TCG
+# guest that attaches fentry programs, and serve makes its threads late in
+# it (a fixed 1.5 s counted those: 3 switches).
+window_open() { # errfile [pid]
+	local _
+	for _ in $(seq 600); do
+		if grep -q 'CPUs of unknown state' "$1"; then
+			sleep 0.3
+			return 0
+		fi
+		[ -z "${2:-}" ] || kill -0 "$2" || return 1
 		sleep 0.1
 	done
-	sleep 0.3
+	return 1
 }
 
 # The deepest state's disable flag of CPU 0 written 1 and back in
