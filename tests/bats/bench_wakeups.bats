@@ -52,6 +52,28 @@ setup() {
 	[[ "$output" == *'| `idlescope record -d N -i 1 -o /dev/null` | 20.00 | 20.50 | +0.50 [+0.50, +0.50] | 0.50 | +0.00 | met |'* ]]
 }
 
+@test "wakeups.py table: a ticking command less the reference ticker of the same repetition" {
+	command -v python3 >/dev/null || skip "no python3"
+	run python3 "$B/wakeups.py" table "$F/results-ref.tsv"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# tick-ref added +1.0, +0.6, +1.4 in reps 1-3 (every none run 20/s/CPU):
+	# mean 1.0, sd 0.4, t(2) 4.303: half-width 4.303 * 0.4 / sqrt(3) = 0.994
+	[[ "$output" == *'| +1.00 [+0.01, +1.99] | 1.00 | - | the reference |'* ]]
+	# top-d added +1.1, +0.6, +1.45: beyond the same rep's ticker +0.1, 0.0,
+	# +0.05: mean 0.05, sd 0.05, half-width 4.303 * 0.05 / sqrt(3) = 0.124,
+	# met; 1/CPUs per tick instead would leave +0.55 [-0.51, +1.61]
+	[[ "$output" == *'| `idlescope top -d N` | 20.00 | 21.10 | +1.05 [-0.01, +2.11] | 1.00 (ref) | +0.05 [-0.07, +0.17] | met |'* ]]
+	# a command without ticks is judged on what it added, as before
+	[[ "$output" == *'| `idlescope record -d N -o /dev/null` | 20.00 | 20.20 | +0.20 [-1.07, +1.47] | 0.00 | +0.20 | not resolved |'* ]]
+	[[ "$output" == *"a tick costs what the ticker added in the same repetition"* ]]
+	# without the ticker's rows, 1/CPUs per tick
+	grep -v $'\ttick-ref\t' "$F/results-ref.tsv" >"$BATS_TEST_TMPDIR/r.tsv"
+	run python3 "$B/wakeups.py" table "$BATS_TEST_TMPDIR/r.tsv"
+	[[ "$output" == *'| +1.05 [-0.01, +2.11] | 0.50 | +0.55 | not resolved |'* ]]
+	[[ "$output" != *"a tick costs what the ticker added"* ]]
+}
+
 @test "wakeups.py table: MISSED only when the whole interval is above 0.2" {
 	command -v python3 >/dev/null || skip "no python3"
 	# record-d added 1.2 and 1.0 per CPU: mean 1.1, sd 0.1414, half-width

@@ -121,11 +121,12 @@ programs_of() {
 	# the wakeups each live command adds: counted by the kernel's own
 	# counters (cpuidle usage, or /proc/interrupts without a driver); its own
 	# wakeups exact: none for record, hist and serve (nothing polled,
-	# record_wakeups.bats), top's one per -i 1 tick
+	# record_wakeups.bats), top's one per -i 1 tick, and the reference
+	# ticker's (a child that wakes once a second, no BPF) one per second
 	if [ "$(cpuidle_driver)" = none ]; then o=/proc/interrupts; else o="cpuidle usage"; fi
 	[ "$(jq -r '.wakeups.oracle' "$OUT")" = "$o" ]
 	[ "$(jq -r '[.wakeups.commands[].command] | join(",")' "$OUT")" = \
-		"record -d N,hist residency -d N,serve (no scrape),top -i 1" ]
+		"record -d N,hist residency -d N,serve (no scrape),top -i 1,1 Hz ticker (reference)" ]
 	jq '.wakeups' "$OUT"
 	jq -e '.wakeups.unobserved_per_s_per_cpu > 0' "$OUT"
 	# the un-observed rate against the same counters read here by
@@ -145,4 +146,11 @@ programs_of() {
 	jq -e --argjson m "$mine" '.wakeups.unobserved_per_s_per_cpu as $u | $u <= 4 * $m + 2 and $u >= $m / 4 - 2' "$OUT"
 	jq -e '[.wakeups.commands[0:3][].own_wakeups_per_s | select(. > 0.4)] | length == 0' "$OUT"
 	jq -e '.wakeups.commands[3].own_wakeups_per_s | . >= 0.6 and . <= 1.7' "$OUT"
+	jq -e '.wakeups.commands[4] | .reference and .own_wakeups_per_s >= 0.6 and .own_wakeups_per_s <= 1.7' "$OUT"
+	# a tick costs what the ticker added (per repetition; with 2 the median
+	# is the mean): top's beyond is its added less that, the others' all of it
+	jq -e '.wakeups.commands as $c | ($c[4].added_per_s_per_cpu - $c[4].tick_cost_per_s_per_cpu | fabs) < 1e-9 and
+		($c[3].added_per_s_per_cpu - $c[3].tick_cost_per_s_per_cpu - $c[3].added_beyond_ticks_per_s_per_cpu | fabs) < 1e-9 and
+		([$c[0:3][] | select(.tick_cost_per_s_per_cpu != 0 or .added_beyond_ticks_per_s_per_cpu != .added_per_s_per_cpu)] | length == 0) and
+		$c[4].added_beyond_ticks_per_s_per_cpu == null' "$OUT"
 }

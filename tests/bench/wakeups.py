@@ -69,10 +69,18 @@ def verdict(lo, hi):
     return "not resolved"
 
 
+REF = "tick-ref"  # wakeups.sh's reference 1 Hz ticker (no idlescope)
+
+
 def summarize(rows):
     """rows: dicts with rep, observer, ticks (own wakeups/s of the command),
     rates (per CPU, {cpu: rate}); every observed row follows its paired "none"
-    row. Returns one dict per observer, in first-seen order."""
+    row. Returns one dict per observer, in first-seen order.
+
+    What a command's own ticks cost: with the reference ticker (REF) in the
+    rows, what it added in the same repetition times the command's ticks
+    per second, subtracted per repetition (the t interval is then over those
+    differences); without it, 1/CPUs per tick (the wake alone)."""
     out, none = {}, None
     for r in rows:
         if r["observer"] == "none":
@@ -82,19 +90,38 @@ def summarize(rows):
             raise ValueError("observed run %s/%s has no paired none run" % (r["rep"], r["observer"]))
         ncpu = len(r["rates"])
         o = out.setdefault(r["observer"], {"observer": r["observer"], "ticks": r["ticks"],
-                                           "ncpu": ncpu, "none": [], "obs": [], "added": []})
+                                           "ncpu": ncpu, "none": [], "obs": [], "added": [],
+                                           "by_rep": {}})
         n = statistics.fmean(none["rates"].values())
         v = statistics.fmean(r["rates"].values())
         o["none"].append(n)
         o["obs"].append(v)
         o["added"].append(v - n)
+        o["by_rep"][r["rep"]] = v - n
         none = None  # each none run pairs with one observed run
+    ref = out.get(REF)
     for o in out.values():
         o["mean"], o["lo"], o["hi"] = mean_ci(o["added"])
-        tick = o["ticks"] / o["ncpu"]
-        o["excess"] = o["mean"] - tick
-        o["excess_hi"] = None if o["hi"] is None else o["hi"] - tick
-        o["excess_lo"] = None if o["lo"] is None else o["lo"] - tick
+        o["ref"] = False
+        if o is ref:
+            o["tick_cost"] = o["mean"]
+            o["excess"] = o["excess_lo"] = o["excess_hi"] = None
+            o["verdict"] = "the reference"
+            continue
+        if o["ticks"] and ref is not None:
+            reps = [k for k in o["by_rep"] if k in ref["by_rep"]]
+            if not reps:
+                raise ValueError("%s shares no repetition with %s" % (o["observer"], REF))
+            o["ref"] = True
+            o["tick_cost"] = o["ticks"] * statistics.fmean(ref["by_rep"][k] for k in reps)
+            o["excess"], o["excess_lo"], o["excess_hi"] = mean_ci(
+                [o["by_rep"][k] - o["ticks"] * ref["by_rep"][k] for k in reps])
+        else:
+            tick = o["ticks"] / o["ncpu"]
+            o["tick_cost"] = tick
+            o["excess"] = o["mean"] - tick
+            o["excess_hi"] = None if o["hi"] is None else o["hi"] - tick
+            o["excess_lo"] = None if o["lo"] is None else o["lo"] - tick
         o["verdict"] = verdict(o["excess_lo"], o["excess_hi"])
     return list(out.values())
 
@@ -118,6 +145,14 @@ def read_results(path):
     return meta, rows
 
 
+REF_TEXT = (" With the reference ticker in the run (its row, no idlescope: a bash that "
+            "wakes once a second and writes a line to its output), a tick costs what the "
+            "ticker added in the same repetition, not 1/CPUs: the wake itself and what the "
+            "kernel does after any such wake (the tick kept on, writeback of the output "
+            "file); those rows (ref) subtract it per repetition and their beyond-ticks "
+            "interval is the t interval of those differences.")
+
+
 def fmt(x):
     return "%+.2f" % x
 
@@ -135,21 +170,28 @@ def table(path, first=True):
              "interval. A command's own ticks (`-i 1`: one wakeup per second, counted here as "
              "1/CPUs per CPU) are subtracted for the verdict: at most %.1f added wakeups per "
              "second per CPU beyond them, met when the whole interval is at or below it, "
-             "MISSED when the whole interval is above, else not resolved. The rows: `%s` "
+             "MISSED when the whole interval is above, else not resolved.%s The rows: `%s` "
              "(`python3 tests/bench/wakeups.py doc docs/performance.md FILE...` rewrites this "
              "section from them)."
              % (meta.get("date", "?"), meta.get("host", "?"), meta.get("oracle", "?"), reps,
                 meta.get("window", "?"), meta.get("settle", "?"), TARGET,
+                REF_TEXT if any(o["observer"] == REF for o in res) else "",
                 meta.get("results", "build/wakeups-results.tsv")),
              "",
              "| command | un-observed /s/CPU | observed /s/CPU | added /s/CPU [95%% CI] | own ticks /s/CPU | beyond ticks | verdict (≤ %.1f) |" % TARGET,
              "|---|---|---|---|---|---|---|"]
     for o in res:
         ci = "" if o["lo"] is None else " [%s, %s]" % (fmt(o["lo"]), fmt(o["hi"]))
-        lines.append("| `%s` | %.2f | %.2f | %s%s | %.2f | %s | %s |" % (
+        if o["excess"] is None:
+            beyond = "-"
+        elif o["ref"] and o["excess_lo"] is not None:
+            beyond = "%s [%s, %s]" % (fmt(o["excess"]), fmt(o["excess_lo"]), fmt(o["excess_hi"]))
+        else:
+            beyond = fmt(o["excess"])
+        lines.append("| `%s` | %.2f | %.2f | %s%s | %.2f%s | %s | %s |" % (
             meta.get("cmd:" + o["observer"], o["observer"]), statistics.median(o["none"]),
-            statistics.median(o["obs"]), fmt(o["mean"]), ci, o["ticks"] / o["ncpu"],
-            fmt(o["excess"]), o["verdict"]))
+            statistics.median(o["obs"]), fmt(o["mean"]), ci, o["tick_cost"],
+            " (ref)" if o["ref"] else "", beyond, o["verdict"]))
     if meta.get("note"):
         lines += ["", meta["note"]]
     return "\n".join(lines) + "\n"

@@ -9,10 +9,12 @@
 # Writes $OUT/wakeups-results.tsv and the "Added wakeups" section of
 # docs/performance.md (WAKE_DOC= leaves the doc alone).
 # WAKE_REPS (5), WAKE_WINDOW (10 s), WAKE_SETTLE (3 s: start-up, not counted),
-# WAKE_COMMANDS (a subset of: record-d record-i1 hist-d top-d serve, and
-# record-d-poll: record -d with IDLESCOPE_NO_QOS_EVENTS=1, PM QoS polled
+# WAKE_COMMANDS (a subset of: record-d record-i1 hist-d top-d serve tick-ref,
+# and record-d-poll: record -d with IDLESCOPE_NO_QOS_EVENTS=1, PM QoS polled
 # every 200 ms as before the events; record-d-nowake: record -d --without
-# wakeups, the interrupt-path programs left out), WAKE_ORACLE (usage or interrupts;
+# wakeups, the interrupt-path programs left out; tick-ref is no idlescope:
+# the reference 1 Hz ticker that the ticking commands' verdicts subtract,
+# tests/bench/wakeups.py), WAKE_ORACLE (usage or interrupts;
 # default usage where a cpuidle driver is loaded). Under the haltpoll
 # governor a POLL that times out is followed by a second idle period in the
 # same wait, so usage counts idle periods, interrupts count wakeups.
@@ -52,7 +54,7 @@ IS=${IDLESCOPE:-$OUT/idlescope}
 REPS=${WAKE_REPS:-5}
 WIN=${WAKE_WINDOW:-10}
 SETTLE=${WAKE_SETTLE:-3}
-CMDS=${WAKE_COMMANDS:-record-d record-i1 hist-d top-d serve}
+CMDS=${WAKE_COMMANDS:-record-d record-i1 hist-d top-d serve tick-ref}
 RESULTS=${WAKE_RESULTS:-$OUT/wakeups-results.tsv}
 DOC=${WAKE_DOC-docs/performance.md}
 PY=${PYTHON:-python3}
@@ -62,6 +64,13 @@ PORT=${WAKE_PORT:-19464}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 DUR=$((SETTLE + WIN + 3))
+
+# The reference for a command that ticks (-i 1): what waking once a second
+# and writing a line to its output costs on this machine whoever does it
+# (the kernel keeps the tick on after the wake, writeback of the output
+# file, vmstat work): one bash, no fork, a 1 s pselect on a pipe no one
+# writes (opened read-write, so never at EOF) and one line after it.
+TICKER='echo "ticker ready"; exec 3<> <(:); while :; do read -t 1 -u 3 || :; printf "%s\n" "$EPOCHREALTIME"; done'
 
 # what each command is, and its own wakeups per second (its -i ticks)
 cmdline() {
@@ -73,10 +82,13 @@ cmdline() {
 	hist-d) echo "hist residency -v -d $DUR" ;;
 	top-d) echo "top -v -d $DUR" ;; # not a tty: one block of lines per 1 s interval
 	serve) echo "serve -v -d $DUR --listen 127.0.0.1:$PORT" ;;
+	tick-ref) echo "(reference) bash: a 1 s read -t on a pipe, a line written after each" ;;
 	*) echo "bench-wakeups: unknown command $1" >&2; exit 2 ;;
 	esac
 }
-ticks() { case $1 in record-i1 | top-d) echo 1 ;; *) echo 0 ;; esac; }
+ticks() { case $1 in record-i1 | top-d | tick-ref) echo 1 ;; *) echo 0 ;; esac; }
+# the line a command prints once its start-up is over
+ready_mark() { case $1 in tick-ref) echo "ticker ready" ;; *) echo "CPUs of unknown state" ;; esac; }
 
 if [ "${WAKE_ORACLE:-usage}" = usage ] && ls /sys/devices/system/cpu/cpu0/cpuidle/state0/usage >/dev/null 2>&1 &&
 	[ "$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null)" != none ]; then
@@ -118,6 +130,10 @@ rows() { # before after
 	printf '#window\t%s\n#settle\t%s\n#results\t%s\n' "$WIN" "$SETTLE" "$RESULTS"
 	[ -z "${WAKE_NOTE:-}" ] || printf '#note\t%s\n' "$WAKE_NOTE"
 	for c in $CMDS; do
+		if [ "$c" = tick-ref ]; then
+			printf '#cmd:%s\t%s\n' "$c" "$(cmdline "$c")"
+			continue
+		fi
 		printf '#cmd:%s\t%sidlescope %s\n' "$c" "$([ "$c" = record-d-poll ] && echo 'IDLESCOPE_NO_QOS_EVENTS=1 ')" \
 			"$(cmdline "$c" | sed "s/-d $DUR/-d N/; s/ -v / /")"
 	done
@@ -137,6 +153,8 @@ for rep in $(seq 1 "$REPS"); do
 		# shellcheck disable=SC2046
 		if [ "$c" = record-d-poll ]; then
 			IDLESCOPE_NO_QOS_EVENTS=1 "$IS" $(cmdline "$c") >"$TMP/out" 2>&1 &
+		elif [ "$c" = tick-ref ]; then
+			bash -c "$TICKER" >"$TMP/out" 2>&1 &
 		else
 			"$IS" $(cmdline "$c") >"$TMP/out" 2>&1 &
 		fi
@@ -144,17 +162,19 @@ for rep in $(seq 1 "$REPS"); do
 		# start-up done (its -v line once the window is open and the poke
 		# is over, as info --costs waits for): under TCG attaching takes
 		# seconds, and its text-poking IPIs must not fall in the window
+		mark=$(ready_mark "$c")
 		for _ in $(seq 1 1200); do
-			grep -q "CPUs of unknown state" "$TMP/out" 2>/dev/null && break
+			grep -q "$mark" "$TMP/out" 2>/dev/null && break
 			kill -0 "$pid" 2>/dev/null || break
 			sleep 0.1
 		done
-		grep -q "CPUs of unknown state" "$TMP/out" 2>/dev/null ||
+		grep -q "$mark" "$TMP/out" 2>/dev/null ||
 			{ cat "$TMP/out" >&2; echo "bench-wakeups: $c did not start in 120 s" >&2; exit 1; }
 		sleep "$SETTLE"
 		kill -0 "$pid" 2>/dev/null || { cat "$TMP/out" >&2; echo "bench-wakeups: $c ended early" >&2; exit 1; }
 		r=$(window)
-		kill -INT "$pid" 2>/dev/null || true
+		# (an asynchronous bash ignores SIGINT: the ticker ends on SIGTERM)
+		if [ "$c" = tick-ref ]; then kill -TERM "$pid" 2>/dev/null || true; else kill -INT "$pid" 2>/dev/null || true; fi
 		wait "$pid" || true
 		printf '%s\t%s\t%s\t%s\n' "$rep" "$c" "$(ticks "$c")" "$r" >>"$TMP/results.tsv"
 		[ -z "${WAKE_PRINT:-}" ] || tail -n 2 "$TMP/results.tsv" | sed "s/^/$WAKE_PRINT/"

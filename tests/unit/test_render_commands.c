@@ -271,12 +271,18 @@ static const struct info_costs info_cost = { .cpu_a = 0, .cpu_b = 1, .rounds = 5
 					     .configs = info_configs, .parts = info_parts };
 
 static const struct info_wake_cost info_wake_rows[] = {
-	{ "record -d N", 0, 0, 0.125, -0.5, 0.75 },
-	{ "top -i 1", 1, 1, 0.75, 0.5, 1 },
+	{ .command = "record -d N", .added = 0.125, .added_min = -0.5, .added_max = 0.75,
+	  .beyond = 0.125 },
+	/* the ticker added 0.6 in the repetitions, top 0.75 */
+	{ .command = "top -i 1", .ticks_per_s = 1, .own_per_s = 1, .added = 0.75, .added_min = 0.5,
+	  .added_max = 1, .tick_cost = 0.6, .beyond = 0.25 },
+	{ .command = "1 Hz ticker (reference)", .reference = true, .ticks_per_s = 1,
+	  .own_per_s = 1, .added = 0.6, .added_min = 0.5, .added_max = 0.7, .tick_cost = 0.6,
+	  .beyond = NAN },
 };
 static const struct info_wakeups info_wake = { .oracle = "cpuidle usage", .nr_cpus = 2,
 					       .reps = 2, .window_s = 3, .settle_s = 1.5,
-					       .base_per_s_cpu = 21.5, .nr = 2,
+					       .base_per_s_cpu = 21.5, .nr = 3,
 					       .c = info_wake_rows };
 
 /* PM QoS: 17 us held by two processes (one with two requests), CPU 0 at
@@ -335,10 +341,11 @@ static void test_info_table(void **state)
 		"  what each part adds (record --without PART saves it; packing is opt-in); a throughput change within the spread above is noise:\n"
 		"  part                BPF ns/round trip of a round trip's time  cpu_idle ns/event\n"
 		"  wakeups                           120                  0.24%                 30\n"
-		"added wakeups on this machine: idle periods/s/CPU (cpuidle usage, 2 CPUs) with each command running for 3 s (after 1.5 s of start-up) minus an un-observed window beside it, 2 times (medians); un-observed 21.50/s/CPU; own: its threads' voluntary context switches/s\n"
-		"  command                   own/s   added /s/CPU [min-max]   ticks /s/CPU   beyond ticks\n"
-		"  record -d N                 0.0     +0.12 [-0.50, +0.75]           0.00          +0.12\n"
-		"  top -i 1                    1.0     +0.75 [+0.50, +1.00]           0.50          +0.25\n");
+		"added wakeups on this machine: idle periods/s/CPU (cpuidle usage, 2 CPUs) with each command running for 3 s (after 1.5 s of start-up) minus an un-observed window beside it, 2 times (medians); un-observed 21.50/s/CPU; own: its threads' voluntary context switches/s; ticks: what the reference ticker added in the same repetition, per tick/s\n"
+		"  command                     own/s   added /s/CPU [min-max]   ticks /s/CPU   beyond ticks\n"
+		"  record -d N                   0.0     +0.12 [-0.50, +0.75]           0.00          +0.12\n"
+		"  top -i 1                      1.0     +0.75 [+0.50, +1.00]           0.60          +0.25\n"
+		"  1 Hz ticker (reference)       1.0     +0.60 [+0.50, +0.70]           0.60              -\n");
 	free(out);
 }
 
@@ -400,6 +407,11 @@ static void test_info_json(void **state)
 	assert_string_equal(json_string_value(json_object_get(c, "command")), "top -i 1");
 	assert_true(num_at(c, "own_wakeups_per_s") == 1);
 	assert_true(num_at(c, "added_beyond_ticks_per_s_per_cpu") == 0.25);
+	assert_true(num_at(c, "tick_cost_per_s_per_cpu") == 0.6);
+	assert_true(json_is_false(json_object_get(c, "reference")));
+	c = json_array_get(json_object_get(o, "commands"), 2);
+	assert_true(json_is_true(json_object_get(c, "reference")));
+	assert_true(json_is_null(json_object_get(c, "added_beyond_ticks_per_s_per_cpu")));
 	assert_true(json_number_value(json_array_get(json_object_get(c, "added_min_max"), 0)) == 0.5);
 	json_decref(doc);
 	free(out);

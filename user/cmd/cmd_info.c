@@ -233,6 +233,9 @@ static void wakeups_model(const struct wake_cost_report *rep, struct info_wake_c
 				      .c = rows };
 	for (int i = 0; i < rep->nr; i++)
 		rows[i] = (struct info_wake_cost){ .command = rep->c[i].command,
+						   .reference = rep->c[i].reference,
+						   .tick_cost = rep->c[i].tick_cost,
+						   .beyond = rep->c[i].beyond,
 						   .ticks_per_s = rep->c[i].ticks_per_s,
 						   .own_per_s = rep->c[i].own_per_s,
 						   .added = rep->c[i].added,

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <signal.h>
@@ -20,7 +21,8 @@
 #include "sys/topology.h"
 #include "util/clock.h"
 
-/* The commands, as run: each ends on SIGINT well before its -d. */
+/* The commands, as run: each ends on SIGINT well before its -d. The last
+ * is the reference ticker (run_ticker), no idlescope command. */
 static const struct {
 	const char *shown;
 	const char *argv[8];
@@ -30,7 +32,9 @@ static const struct {
 	{ "hist residency -d N", { "hist", "residency", "-v", "-d", "3600", NULL }, 0 },
 	{ "serve (no scrape)", { "serve", "-v", "-d", "3600", "--listen", "127.0.0.1:0", NULL }, 0 },
 	{ "top -i 1", { "top", "-v", "-i", "1", "-d", "3600", NULL }, 1 },
+	{ "1 Hz ticker (reference)", { NULL }, 1 },
 };
+#define REFERENCE (WAKE_COST_CMDS - 1)
 /* -v's line once the window is open and the poke is over: start-up done.
  * Attaching fentry programs waits for RCU-tasks grace periods, seconds
  * apart under TCG: no quiet spell tells its end. */
@@ -116,6 +120,22 @@ static double window_rate(const struct counter *k, int nr_cpus, uint64_t window_
 	return (b - a) * 1e9 / (double)(t1 - t0) / nr_cpus;
 }
 
+/* The reference, in the forked child: what any process that wakes once a
+ * second and writes a line costs (top's -i 1 does that and more). */
+static void run_ticker(void)
+{
+	static const char mark[] = STARTED_MARK "\n", line[] = "tick\n";
+
+	signal(SIGINT, SIG_DFL); /* the parent's handler is not ours */
+	if (write(STDERR_FILENO, mark, sizeof(mark) - 1) < 0)
+		_exit(1);
+	for (;;) {
+		sleep_ns(1000000000ULL);
+		if (write(STDOUT_FILENO, line, sizeof(line) - 1) < 0)
+			_exit(1);
+	}
+}
+
 /* Starts command i, its stderr into *err_fd (-1 when no pipe). */
 static pid_t start_command(int i, int *err_fd)
 {
@@ -139,6 +159,8 @@ static pid_t start_command(int i, int *err_fd)
 			dup2(fd, STDOUT_FILENO);
 			dup2(p[1] >= 0 ? p[1] : fd, STDERR_FILENO);
 		}
+		if (i == REFERENCE)
+			run_ticker();
 		execv("/proc/self/exe", argv);
 		_exit(127);
 	}
@@ -259,19 +281,31 @@ int wake_costs_measure(const struct topology *t, struct wake_cost_report *rep, c
 		for (int i = 0; i < WAKE_COST_CMDS; i++)
 			if (measure_one(&k, nr_cpus, i, &added[i][r], &own[i][r],
 					&base[r * WAKE_COST_CMDS + i])) {
-				snprintf(err, errlen, "idlescope %s did not run its window", commands[i].shown);
+				snprintf(err, errlen, "%s%s did not run its window",
+					 i == REFERENCE ? "" : "idlescope ", commands[i].shown);
 				goto out;
 			}
 	for (int i = 0; i < WAKE_COST_CMDS; i++) {
 		struct wake_cost *c = &rep->c[i];
-		struct sample_stats a, o;
+		double beyond[WAKE_COST_REPS], cost[WAKE_COST_REPS];
+		struct sample_stats a, o, b, k;
 
+		/* per repetition: what its ticks cost there, and the rest */
+		for (int r = 0; r < WAKE_COST_REPS; r++) {
+			cost[r] = commands[i].ticks_per_s ? commands[i].ticks_per_s * added[REFERENCE][r] : 0;
+			beyond[r] = added[i][r] - cost[r];
+		}
 		sample_stats(added[i], WAKE_COST_REPS, &a);
 		sample_stats(own[i], WAKE_COST_REPS, &o);
+		sample_stats(beyond, WAKE_COST_REPS, &b);
+		sample_stats(cost, WAKE_COST_REPS, &k);
 		*c = (struct wake_cost){ .command = commands[i].shown,
+					 .reference = i == REFERENCE,
 					 .ticks_per_s = commands[i].ticks_per_s,
 					 .own_per_s = o.median, .added = a.median,
-					 .added_min = a.min, .added_max = a.max };
+					 .added_min = a.min, .added_max = a.max,
+					 .tick_cost = k.median,
+					 .beyond = i == REFERENCE ? NAN : b.median };
 	}
 	{
 		struct sample_stats b;

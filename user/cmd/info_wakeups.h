@@ -5,16 +5,20 @@
  * counters: the cpuidle driver's usage, or without a driver each CPU's
  * /proc/interrupts count. The command's own wakeups (the voluntary context
  * switches of its threads) are counted too: exact, where the machine-wide
- * count carries every other process's noise. tests/bench/wakeups.sh is the
+ * count carries every other process's noise. A command that ticks (top's
+ * -i 1) is judged beyond what a minimal 1 Hz ticker (a child of ours that
+ * sleeps a second and writes a line, no BPF) adds in the same repetition:
+ * a wake costs more than itself (the kernel keeps the tick on after it). tests/bench/wakeups.sh is the
  * longer measurement of the same (make bench-wakeups). */
 #ifndef IDLESCOPE_INFO_WAKEUPS_H
 #define IDLESCOPE_INFO_WAKEUPS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct topology;
 
-#define WAKE_COST_CMDS 4
+#define WAKE_COST_CMDS 5
 #define WAKE_COST_REPS 2
 #define WAKE_COST_WINDOW_NS 3000000000ULL
 /* the command's start-up, and its teardown, not counted */
@@ -22,9 +26,14 @@ struct topology;
 
 struct wake_cost {
 	const char *command;   /* as a user types it, "record -d N" */
+	bool reference;        /* the 1 Hz ticker, not idlescope: what a tick costs */
 	double ticks_per_s;    /* its own ticks (top -i 1: 1), allowed */
 	double own_per_s;      /* its threads' voluntary switches per second (median) */
 	double added, added_min, added_max; /* idle periods /s/CPU observed - un-observed */
+	/* what its ticks cost (ticks x the reference's added in the same
+	 * repetition), and added minus that (medians over the repetitions);
+	 * the reference's own beyond is NAN */
+	double tick_cost, beyond;
 };
 
 struct wake_cost_report {

@@ -1,6 +1,7 @@
 /* info's table and JSON (render_info.h), from the facts the command
  * gathered and, with --costs, the costs it measured. */
 #include <stdint.h>
+#include <math.h>
 #include <stdio.h>
 
 #include <jansson.h>
@@ -76,13 +77,14 @@ static json_t *wakeups_json(const struct info_wakeups *w)
 	for (int i = 0; i < w->nr; i++) {
 		const struct info_wake_cost *c = &w->c[i];
 
-		json_array_append_new(cmds, json_pack("{s:s,s:f,s:f,s:f,s:[f,f],s:f}", "command",
-						      c->command, "own_wakeups_per_s", c->own_per_s,
-						      "added_per_s_per_cpu", c->added,
-						      "added_beyond_ticks_per_s_per_cpu",
-						      c->added - c->ticks_per_s / w->nr_cpus,
-						      "added_min_max", c->added_min, c->added_max,
-						      "ticks_per_s", c->ticks_per_s));
+		json_array_append_new(
+			cmds, json_pack("{s:s,s:b,s:f,s:f,s:o,s:[f,f],s:f,s:f}", "command", c->command,
+					"reference", c->reference, "own_wakeups_per_s", c->own_per_s,
+					"added_per_s_per_cpu", c->added,
+					"added_beyond_ticks_per_s_per_cpu",
+					isnan(c->beyond) ? json_null() : json_real(c->beyond),
+					"added_min_max", c->added_min, c->added_max, "ticks_per_s",
+					c->ticks_per_s, "tick_cost_per_s_per_cpu", c->tick_cost));
 	}
 	return json_pack("{s:s,s:i,s:i,s:f,s:f,s:f,s:o}", "oracle", w->oracle, "cpus", w->nr_cpus,
 			 "repetitions", w->reps, "window_s", w->window_s, "settle_s", w->settle_s,
@@ -94,18 +96,23 @@ static void wakeups_table(FILE *out, const struct info_wakeups *w)
 	fprintf(out, "added wakeups on this machine: idle periods/s/CPU (%s, %d CPUs) with each "
 		     "command running for %.0f s (after %.1f s of start-up) minus an un-observed "
 		     "window beside it, %d times (medians); un-observed %.2f/s/CPU; own: its "
-		     "threads' voluntary context switches/s\n",
+		     "threads' voluntary context switches/s; ticks: what the reference ticker "
+		     "added in the same repetition, per tick/s\n",
 		w->oracle, w->nr_cpus, w->window_s, w->settle_s, w->reps, w->base_per_s_cpu);
-	fprintf(out, "  %-22s %8s %24s %14s %14s\n", "command", "own/s", "added /s/CPU [min-max]",
+	fprintf(out, "  %-24s %8s %24s %14s %14s\n", "command", "own/s", "added /s/CPU [min-max]",
 		"ticks /s/CPU", "beyond ticks");
 	for (int i = 0; i < w->nr; i++) {
 		const struct info_wake_cost *c = &w->c[i];
-		char added[48];
+		char added[48], beyond[24];
 
 		snprintf(added, sizeof(added), "%+.2f [%+.2f, %+.2f]", c->added, c->added_min,
 			 c->added_max);
-		fprintf(out, "  %-22s %8.1f %24s %14.2f %+14.2f\n", c->command, c->own_per_s, added,
-			c->ticks_per_s / w->nr_cpus, c->added - c->ticks_per_s / w->nr_cpus);
+		if (isnan(c->beyond))
+			snprintf(beyond, sizeof(beyond), "-");
+		else
+			snprintf(beyond, sizeof(beyond), "%+.2f", c->beyond);
+		fprintf(out, "  %-24s %8.1f %24s %14.2f %14s\n", c->command, c->own_per_s, added,
+			c->tick_cost, beyond);
 	}
 }
 

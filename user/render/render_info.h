@@ -48,9 +48,12 @@ struct info_costs {
 /* What one live command adds to an idle machine's wakeups (info --costs). */
 struct info_wake_cost {
 	const char *command;
+	bool reference;     /* the 1 Hz ticker whose added wakeups are a tick's cost */
 	double ticks_per_s; /* its own ticks, allowed */
 	double own_per_s;   /* its threads' voluntary switches per second */
 	double added, added_min, added_max; /* idle periods /s/CPU beyond the un-observed */
+	double tick_cost;   /* what its ticks cost: ticks x the reference's added */
+	double beyond;      /* added beyond that (NAN for the reference) */
 };
 
 struct info_wakeups {
