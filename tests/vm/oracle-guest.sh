@@ -48,7 +48,7 @@ if [ "${vmtest_wakeups:-0}" = 1 ]; then
 		WAKE_REPS=${vmtest_wake_reps:-3} WAKE_WINDOW=${vmtest_wake_window:-10} \
 		WAKE_SETTLE=${vmtest_wake_settle:-8} WAKE_ORACLE=${vmtest_wake_oracle:-usage} \
 		WAKE_ROWS=${vmtest_wake_rows:-} \
-		WAKE_COMMANDS="$(echo "${vmtest_wake_commands:-record-d,record-i1,hist-d,top-d,serve}" | tr , ' ')" \
+		WAKE_COMMANDS="$(echo "${vmtest_wake_commands:-record-d,record-i1,hist-d,top-d,serve,tick-ref}" | tr , ' ')" \
 		exec tests/bench/wakeups.sh
 fi
 cd /src/tests/bats || exit 1
