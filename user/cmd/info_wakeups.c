@@ -125,8 +125,13 @@ static double window_rate(const struct counter *k, int nr_cpus, uint64_t window_
 static void run_ticker(void)
 {
 	static const char mark[] = STARTED_MARK "\n", line[] = "tick\n";
+	sigset_t set;
 
-	signal(SIGINT, SIG_DFL); /* the parent's handler is not ours */
+	/* SIGINT ends it (measure_one): not the parent's handler, not blocked */
+	signal(SIGINT, SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
 	if (write(STDERR_FILENO, mark, sizeof(mark) - 1) < 0)
 		_exit(1);
 	for (;;) {
