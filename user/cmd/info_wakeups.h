@@ -8,8 +8,9 @@
  * count carries every other process's noise. A command that ticks (top's
  * -i 1) is judged beyond what a minimal 1 Hz ticker (a child of ours that
  * sleeps a second and writes a line, no BPF) adds in the same repetition:
- * a wake costs more than itself (the kernel keeps the tick on after it). tests/bench/wakeups.sh is the
- * longer measurement of the same (make bench-wakeups). */
+ * a wake costs more than itself (the kernel keeps the tick on after it).
+ * tests/bench/wakeups.sh is the longer measurement of the same (make
+ * bench-wakeups). */
 #ifndef IDLESCOPE_INFO_WAKEUPS_H
 #define IDLESCOPE_INFO_WAKEUPS_H
 
