@@ -335,25 +335,29 @@ wait_exec_idlescope() { # pid
 # perf events) and their count has not changed for 1 s, 60 s at most:
 # attached, so a signal from then on ends the window normally (before, it
 # is a start-up error, exit 1). A TCG guest's start-up takes seconds: a
-# fixed sleep after the exec signalled it mid-load.
+# fixed sleep after the exec signalled it mid-load. One `ls` per process
+# and sample, times from the shell's clock: a readlink per descriptor (80
+# of them, a fork each) took seconds per sample in the guest, longer than
+# the command's window.
 bpf_attached() { # pid
-	local n prev=-1 same=0 p f _
-	for _ in $(seq 600); do
+	local n prev=-1 since=0 now end p
+	now=${EPOCHREALTIME//[!0-9]/}
+	end=$((now + 60000000))
+	while [ "$now" -lt "$end" ]; do
 		n=0
 		for p in "$1" $(pgrep -P "$1" || true); do
-			for f in /proc/"$p"/fd/*; do
-				case $(readlink "$f" 2>/dev/null) in *bpf_link* | *perf_event*) n=$((n + 1)) ;; esac
-			done
+			n=$((n + $(ls -l /proc/"$p"/fd 2>/dev/null | grep -c -e bpf_link -e perf_event || true)))
 		done
-		if [ "$n" -gt 0 ] && [ "$n" -eq "$prev" ]; then
-			same=$((same + 1))
-			[ "$same" -lt 10 ] || return 0
-		else
-			same=0
+		now=${EPOCHREALTIME//[!0-9]/}
+		if [ "$n" -ne "$prev" ]; then
+			prev=$n
+			since=$now
+		elif [ "$n" -gt 0 ] && [ $((now - since)) -ge 1000000 ]; then
+			return 0
 		fi
-		prev=$n
 		kill -0 "$1" 2>/dev/null || return 1
 		sleep 0.1
+		now=${EPOCHREALTIME//[!0-9]/}
 	done
 	return 1
 }
