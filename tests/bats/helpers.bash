@@ -331,6 +331,25 @@ wait_exec_idlescope() { # pid
 	return 1
 }
 
+# Waits until a live command's -v stderr ($1) says its window opened and
+# the poke is over (its count of CPUs of unknown state), then
+# 0.3 s more; 60 s at most, and fails if it never did or its process ($2,
+# optional) ended: a fixed sleep was shorter than the start-up of a TCG
+# guest that attaches fentry programs, and serve makes its threads late in
+# it (a fixed 1.5 s counted those: 3 switches).
+window_open() { # errfile [pid]
+	local _
+	for _ in $(seq 600); do
+		if grep -q 'CPUs of unknown state' "$1"; then
+			sleep 0.3
+			return 0
+		fi
+		[ -z "${2:-}" ] || kill -0 "$2" || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
 # Until process $1 or a child of it (advise's record) holds BPF links (or
 # perf events) and their count has not changed for 1 s, 60 s at most:
 # attached, so a signal from then on ends the window normally (before, it

@@ -57,16 +57,12 @@ SH
 }
 
 # record -v -d $1 into $OUT in the background (REC its pid), back once its
-# window is open (its start line on stderr; 20 s at most): what starts
-# after that starts inside the window, however long the start-up took.
+# window is open (window_open, helpers.bash): what starts after that starts
+# inside the window, however long the start-up took.
 record_bg() {
 	"$IDLESCOPE" record -v -d "$1" --format json -o "$OUT" 2>"$BATS_TEST_TMPDIR/rec.err" &
 	REC=$!
-	for _ in $(seq 200); do
-		grep -q 'CPUs of unknown state at the start' "$BATS_TEST_TMPDIR/rec.err" && return 0
-		sleep 0.1
-	done
-	return 1
+	window_open "$BATS_TEST_TMPDIR/rec.err" "$REC"
 }
 
 wait_file() {
