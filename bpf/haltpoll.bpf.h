@@ -35,17 +35,20 @@ struct {
  * the per-CPU cpuidle_devices ksym (kallsyms of data, often missing) and a
  * read on every POLL exit; this costs a byte already in the slot's first
  * line. Two kernel paths choose without the governor: a PM QoS limit of 0
- * (always POLL: its timed-out polls count as woken) and idle injection. */
-static __always_inline void haltpoll_on_enter(__u32 cpu, __u32 state)
+ * (always POLL: its timed-out polls count as woken) and idle injection.
+ * Returns whether the poll timed out. */
+static __always_inline bool haltpoll_on_enter(__u32 cpu, __u32 state)
 {
 	struct haltpoll_cpu *hp = bpf_map_lookup_elem(&haltpoll_cpus, &cpu);
+	bool timed_out = state != IS_HALTPOLL_POLL_STATE;
 
 	if (!hp)
-		return;
-	if (state == IS_HALTPOLL_POLL_STATE)
-		hp->woken++;
-	else
+		return timed_out;
+	if (timed_out)
 		hp->timed_out++;
+	else
+		hp->woken++;
+	return timed_out;
 }
 
 /* power:guest_halt_poll_ns(grow, new, old), on the CPU whose limit moved

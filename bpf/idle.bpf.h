@@ -203,7 +203,7 @@ static __always_inline void idle_event(__u32 cpu, struct idle_cpu_slot *slot, __
 	struct gov_input *g;
 	__u64 enter;
 	int early;
-	bool first;
+	bool first, poll_ended = false;
 
 	if (stop_ns && now_ns > stop_ns) {
 		slot->last_counted = 0; /* frozen, except that misses stop counting */
@@ -222,7 +222,7 @@ static __always_inline void idle_event(__u32 cpu, struct idle_cpu_slot *slot, __
 		/* the entry after a counted POLL period tells how it ended */
 		if (haltpoll_enabled && slot->last_counted == HP_POLL_PENDING) {
 			slot->last_counted = 1;
-			haltpoll_on_enter(cpu, state);
+			poll_ended = haltpoll_on_enter(cpu, state);
 		}
 		if (state >= state_slots) {
 			slot->bad_state++;
@@ -230,7 +230,7 @@ static __always_inline void idle_event(__u32 cpu, struct idle_cpu_slot *slot, __
 			return;
 		}
 		if (wake_enabled)
-			wake_on_enter(cpu, slot);
+			wake_on_enter(cpu, slot, poll_ended);
 		if (hist_metric == HM_IDLE_ENTRY)
 			sched_on_idle(cpu, slot, now_ns, state, false);
 		enter = slot->enter_ns;
@@ -275,7 +275,7 @@ static __always_inline void idle_event(__u32 cpu, struct idle_cpu_slot *slot, __
 	if (slot->state < state_slots)
 		cut_count(slot, slot->state, now_ns - enter);
 	if (wake_enabled)
-		wake_on_exit(cpu, slot, now_ns, slot->state, early, live, facts);
+		wake_on_exit(cpu, slot, now_ns, now_ns - enter, slot->state, early, live, facts);
 }
 
 /* The slot's sequence count goes odd before an event changes the slot, the

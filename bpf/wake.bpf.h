@@ -196,9 +196,27 @@ static __always_inline bool noipi_at_exit(__u32 cpu, __u32 state, int live, __u3
 	return rq_has_work(live == 1);
 }
 
-/* From handle_idle at a counted exit. early: 1/0, or -1 without a table. */
+/* A period of a polling state that nothing ended: no interrupt inside, no
+ * work on the run queue (noipi_at_exit) and as long as the poll's limit.
+ * poll_idle() stops there with nothing to run (drivers/cpuidle/
+ * poll_state.c: local_clock() past cpuidle_poll_time()); the BPF interval
+ * spans the kernel's, so every such stop is at least the limit. Under the
+ * haltpoll governor the limit moves per period (poll_limit_ns 0): the next
+ * entry tells instead (wake_on_enter). */
+static __always_inline bool poll_timed_out(__u32 cpu, __u32 state, __u64 r)
+{
+	struct idle_params *p;
+
+	if (state >= 32)
+		return false;
+	p = bpf_map_lookup_elem(&idle_params, &cpu);
+	return p && ((p->poll_mask >> state) & 1) && p->poll_limit_ns && r >= p->poll_limit_ns;
+}
+
+/* From handle_idle at a counted exit of residency r. early: 1/0, or -1
+ * without a table. */
 static __always_inline void wake_on_exit(__u32 cpu, struct idle_cpu_slot *slot, __u64 now_ns,
-					 __u32 state, int early, int live, __u32 facts)
+					 __u64 r, __u32 state, int early, int live, __u32 facts)
 {
 	slot->exit_ns = now_ns;
 	slot->wake_state = (__u8)state;
@@ -209,17 +227,24 @@ static __always_inline void wake_on_exit(__u32 cpu, struct idle_cpu_slot *slot, 
 		slot->wake_kind = WAKE_NO_IPI;
 		slot->wake_detail = 0; /* the waker is not known here */
 		wake_count(cpu, slot);
+	} else if (poll_timed_out(cpu, state, r)) {
+		slot->wake_kind = WAKE_POLL_TIMEOUT;
+		wake_count(cpu, slot);
 	} else {
 		slot->wake_pending = 1; /* MWAIT/WFI-style: it comes after the exit */
 	}
 }
 
-/* From handle_idle at an enter: close the previous period's wake. */
-static __always_inline void wake_on_enter(__u32 cpu, struct idle_cpu_slot *slot)
+/* From handle_idle at an enter: close the previous period's wake.
+ * poll_ended: the haltpoll governor's choice says that period was a poll
+ * that reached its limit (haltpoll.bpf.h). */
+static __always_inline void wake_on_enter(__u32 cpu, struct idle_cpu_slot *slot, bool poll_ended)
 {
 	if (slot->wake_pending) {
-		noipi_take(slot);
-		wake_count(cpu, slot); /* nothing else came in the window: unknown */
+		/* nothing else came in the window: unknown, or the poll's end */
+		if (!noipi_take(slot) && poll_ended)
+			slot->wake_kind = WAKE_POLL_TIMEOUT;
+		wake_count(cpu, slot);
 	}
 	if (details_enabled && slot->wake_open && slot->wakee_tag == WAKEE_TAG(slot->wake_gen)) {
 		wake_detail_add(cpu, WDETAIL_WAKEE, slot->waker_cpu, slot->wakee_pid,

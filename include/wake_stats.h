@@ -17,6 +17,7 @@ enum wake_kind {
 	WAKE_IPI_OTHER,        /* x86 platform and thermal vectors */
 	WAKE_SOFTIRQ,          /* softirq with no hardirq first: detail = vec */
 	WAKE_NO_IPI,           /* polling CPU told to reschedule without an IPI */
+	WAKE_POLL_TIMEOUT,     /* no wake: a poll reached its time limit */
 	WAKE_NR_KINDS
 };
 

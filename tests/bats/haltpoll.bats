@@ -151,6 +151,10 @@ EOS
 		# every counted poll ended woken or timed out, but the last one's end may fall after the window
 		jq -e --argjson c "$c" '.haltpoll.cpus[] | select(.cpu == $c) |
 			.woken + .timed_out + .unresolved == .polls and .unresolved <= 1' "$d/r.json"
+		# a poll-timeout cause is a timed-out poll (the same next-entry rule,
+		# less those with an interrupt inside or just after)
+		jq -e --argjson c "$c" '(.haltpoll.cpus[] | select(.cpu == $c) | .timed_out) as $t |
+			.cpus[] | select(.cpu == $c) | .wakeups.causes["poll-timeout"].count <= $t' "$d/r.json"
 	done
 	# the limit's moves: per CPU between the markers (inside record's window)
 	# and the whole trace (around it)

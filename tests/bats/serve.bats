@@ -145,7 +145,7 @@ entries_by_state() {
 	s=$(grep -c '^idlescope_idle_state_entries_total{cpu="1",' "$m")
 	n=$(grep -c 'cpu="1"' "$m")
 	echo "CPU 1: $n series, $s states"
-	# + 3 state parameters and 2 histograms of 16 per state, 2 x 10 causes,
+	# + 3 state parameters and 2 histograms of 16 per state, 2 x 11 causes,
 	# early and early seconds per state, and the declared exit cost of each
 	# state a table declares (none without a cpuidle driver)
 	local x=$s h
@@ -156,7 +156,7 @@ entries_by_state() {
 	h=$(grep -c '^idlescope_haltpoll_[a-z_]*{cpu="1"' "$m" || true)
 	[ "$(cpuidle_driver)" = haltpoll ] || [ "$h" -eq 0 ]
 	grep 'cpu="1"' "$m" | sed 's/{.*//' | sort | uniq -c
-	[ "$n" -eq $((4 * s + 1 + 3 * s + 32 * s + 20 + 2 * s + x + h)) ]
+	[ "$n" -eq $((4 * s + 1 + 3 * s + 32 * s + 22 + 2 * s + x + h)) ]
 	grep -q '^idlescope_idle_duration_seconds_bucket{cpu="1",state=".*",le="+Inf"} ' "$m"
 	grep -q '^idlescope_timer_lateness_seconds_count{cpu="1",state="' "$m"
 	grep -q '^idlescope_wakeups_total{cpu="1",cause="timer"} ' "$m"

@@ -654,6 +654,7 @@ if len(sys.argv) > 2:
                "`serve` wrote before the flags existed; the synthetic machine with clusters of 2 "
                "CPUs then has the line counts of the guests' scrapes in issue #13 (417, 6,012 and "
                "23,916 lines, the unit test checks them) plus the 3 exit cost families added "
-               "since (12 lines per CPU and 6 header lines), and about their bytes (30 KB, "
+               "since (12 lines per CPU and 6 header lines) and the `poll-timeout` cause (2 lines "
+               "per CPU), and about their bytes (30 KB, "
                "437 KB and 1.75 MB reported there).\n")
 print("\n".join(out))

@@ -118,6 +118,16 @@ static void test_haltpoll_trace(void **state)
 	assert_int_equal(h1->limit_ns, 100000);
 	assert_int_equal(h1->limit_min_ns, 0);
 	assert_int_equal(h1->limit_max_ns, 100000);
+	/* the wakes' causes: a timed-out poll is poll-timeout, told at the
+	 * next entry; nothing else in the trace but CPU 1's timer, so the
+	 * woken polls and the halts are unknown, the last periods pending */
+	assert_int_equal(raw.wake[0].count[WAKE_POLL_TIMEOUT], 2);
+	assert_int_equal(raw.wake[0].count[WAKE_UNKNOWN], 4);
+	assert_int_equal(raw.slots[0].wake_pending, 1);
+	assert_int_equal(raw.wake[1].count[WAKE_POLL_TIMEOUT], 1);
+	assert_int_equal(raw.wake[1].count[WAKE_UNKNOWN], 2);
+	assert_int_equal(raw.wake[1].count[WAKE_TIMER], 1);
+	assert_int_equal(raw.slots[1].wake_pending, 1);
 	idle_raw_free(&raw);
 	idle_session_close(&s);
 }
@@ -135,6 +145,10 @@ static void test_haltpoll_off(void **state)
 	assert_int_equal(st(&raw, 0, 0)->entries, 5);
 	assert_int_equal(st(&raw, 0, 0)->time_ns, 210 * US);
 	assert_int_equal(st(&raw, 1, 1)->time_ns, 1119 * US);
+	/* without the governor's choice (and no limit in the table) a
+	 * timed-out poll is not told from a woken one: unknown */
+	assert_int_equal(raw.wake[0].count[WAKE_POLL_TIMEOUT], 0);
+	assert_int_equal(raw.wake[0].count[WAKE_UNKNOWN], 6);
 	idle_raw_free(&raw);
 	idle_session_close(&s);
 }

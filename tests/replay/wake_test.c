@@ -317,6 +317,67 @@ static void test_nothing_counted_after_stop(void **state)
 	replay_fixture_teardown(&(void *){ &f });
 }
 
+/* A poll that reached its time limit with nothing inside is poll-timeout
+ * (bpf/wake.bpf.h poll_timed_out): POLL 0/0 and C1 50/100 us, the poll's
+ * limit 100 us (cpuidle_poll_time: C1's target residency).
+ *   CPU 0: POLL 1.0-1.1 ms (100 us, the limit), nothing inside:
+ *            poll-timeout at the exit
+ *          POLL 2.0-2.05 ms (50 us), nothing inside or after: unknown at
+ *            the next entry (3 ms)
+ *          POLL 3.0-3.15 ms (150 us), a timer interrupt at 3.1 ms inside:
+ *            timer (the first event of the period)
+ *          C1 4.0-4.2 ms (200 us), nothing: not a poll: unknown at 5 ms
+ *          C1 5.0-5.01 ms: pending at the end
+ *   CPU 1: POLL 1.0-1.2 ms (200 us), work queued at the exit: poll-resched
+ *          before the limit's rule
+ * CPU 0: poll-timeout 1, unknown 2, timer 1, 1 pending; CPU 1: poll-resched 1. */
+#undef idle /* the event's field of that name, here */
+static void exit_noipi(struct idle_session *s, uint64_t cpu, uint64_t now)
+{
+	send(s, (struct replay_event){ .kind = RE_IDLE, .cpu = (uint32_t)cpu, .now_ns = now,
+				       .idle.state = EXIT, .idle.facts = RE_EXIT_NOIPI });
+}
+#define idle replay_idle
+
+static void test_poll_timeout_by_limit(void **state)
+{
+	struct idle_params p = {
+		.nr_states = 2, .flags = IS_PARAMS_VALID, .poll_mask = 1, .noipi_mask = 1,
+		.qos_limit_ns = UINT64_MAX, .poll_limit_ns = 100 * US,
+		.exit_latency_ns = { 0, 50 * US }, .target_residency_ns = { 0, 100 * US },
+	};
+	struct replay_fixture f;
+	char err[256];
+
+	(void)state;
+	memset(&f, 0, sizeof(f));
+	assert_int_equal(idle_session_open(&f.s, 2, &(struct session_opts){ .replay = true }, err,
+					   sizeof(err)), 0);
+	for (int c = 0; c < 2; c++)
+		idle_session_set_params(&f.s, c, &p);
+	idle(&f.s, 0, 1000 * US, 0);
+	idle(&f.s, 0, 1100 * US, EXIT);
+	idle(&f.s, 0, 2000 * US, 0);
+	idle(&f.s, 0, 2050 * US, EXIT);
+	idle(&f.s, 0, 3000 * US, 0);
+	wake(&f.s, 0, 3100 * US, RE_LOCAL_TIMER, 0);
+	idle(&f.s, 0, 3150 * US, EXIT);
+	idle(&f.s, 0, 4000 * US, 1);
+	idle(&f.s, 0, 4200 * US, EXIT);
+	idle(&f.s, 0, 5000 * US, 1);
+	idle(&f.s, 0, 5010 * US, EXIT);
+	idle(&f.s, 1, 1000 * US, 0);
+	exit_noipi(&f.s, 1, 1200 * US);
+	assert_int_equal(idle_session_read(&f.s, &f.raw), 0);
+	assert_int_equal(f.raw.wake[0].count[WAKE_POLL_TIMEOUT], 1);
+	assert_int_equal(f.raw.wake[0].count[WAKE_UNKNOWN], 2);
+	assert_int_equal(f.raw.wake[0].count[WAKE_TIMER], 1);
+	assert_int_equal(f.raw.slots[0].wake_pending, 1);
+	assert_int_equal(f.raw.wake[1].count[WAKE_NO_IPI], 1);
+	assert_int_equal(f.raw.wake[1].count[WAKE_POLL_TIMEOUT], 0);
+	replay_fixture_teardown(&(void *){ &f });
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -329,6 +390,7 @@ int main(void)
 	const struct CMUnitTest detail_tests[] = {
 		cmocka_unit_test(test_detail_last_slot),
 		cmocka_unit_test(test_nothing_counted_after_stop),
+		cmocka_unit_test(test_poll_timeout_by_limit),
 	};
 
 	return cmocka_run_group_tests_name("replay-wake", tests, setup, replay_fixture_teardown) ||

@@ -791,16 +791,16 @@ static void test_size_budget(void **state)
 
 	(void)state;
 	for (int nr_states = 4; nr_states <= 6; nr_states++) {
-		long S = nr_states, fixed = 4 + 3 * S + 32 * S + 20 + 3 * 2;
+		long S = nr_states, W = 2 * WAKE_NR_KINDS, fixed = 4 + 3 * S + 32 * S + W + 3 * 2;
 		struct {
 			bool hist, detail, ghist;
 			long per_cpu, fixed;
 		} modes[] = {
 			{ false, false, false, 4 * S + 1, fixed },
 			{ true, false, false, 4 * S + 1 + 32 * S, fixed - 32 * S },
-			{ false, true, false, 4 * S + 1 + 6 * S + 20, fixed - 20 - 3 * S },
-			{ true, true, false, 4 * S + 1 + 32 * S + 6 * S + 20,
-			  fixed - 32 * S - 20 - 3 * S },
+			{ false, true, false, 4 * S + 1 + 6 * S + W, fixed - W - 3 * S },
+			{ true, true, false, 4 * S + 1 + 32 * S + 6 * S + W,
+			  fixed - 32 * S - W - 3 * S },
 			{ false, false, true, 4 * S + 1, fixed + 16 * 2 },
 		};
 
@@ -837,10 +837,11 @@ static void test_size_like_the_guests(void **state)
 {
 	(void)state;
 	/* plus what came after those scrapes: the early, early seconds and
-	 * exit cost families (2 header lines each, 3 x 4 samples per CPU) */
-	assert_int_equal(synth_size(2, 4, 2, true, true, true).lines, 417 + 6 + 12 * 2);
-	assert_int_equal(synth_size(32, 4, 2, true, true, true).lines, 6012 + 6 + 12 * 32);
-	assert_int_equal(synth_size(128, 4, 2, true, true, true).lines, 23916 + 6 + 12 * 128);
+	 * exit cost families (2 header lines each, 3 x 4 samples per CPU),
+	 * and the poll-timeout cause (its count and early count per CPU) */
+	assert_int_equal(synth_size(2, 4, 2, true, true, true).lines, 417 + 6 + 14 * 2);
+	assert_int_equal(synth_size(32, 4, 2, true, true, true).lines, 6012 + 6 + 14 * 32);
+	assert_int_equal(synth_size(128, 4, 2, true, true, true).lines, 23916 + 6 + 14 * 128);
 }
 
 /* IDLESCOPE_PROM_SIZES=1: the table of docs/performance.md ("Exporter

@@ -15,6 +15,10 @@ static void test_kind_and_softirq_names(void **state)
 	assert_string_equal(wake_kind_name(WAKE_UNKNOWN), "unknown");
 	assert_string_equal(wake_kind_name(WAKE_IPI_CALL_SINGLE), "ipi-call-single");
 	assert_string_equal(wake_kind_name(WAKE_NO_IPI), "poll-resched");
+	assert_string_equal(wake_kind_name(WAKE_POLL_TIMEOUT), "poll-timeout");
+	/* every kind has its name */
+	for (int k = 0; k < WAKE_NR_KINDS; k++)
+		assert_non_null(wake_kind_name(k));
 	assert_string_equal(wake_kind_name(WAKE_NR_KINDS), "?");
 	assert_string_equal(softirq_name(1), "TIMER");   /* TIMER_SOFTIRQ = 1 */
 	assert_string_equal(softirq_name(9), "RCU");     /* RCU_SOFTIRQ = 9 */

@@ -14,6 +14,7 @@ const char *wake_kind_name(int kind)
 		[WAKE_IPI_OTHER] = "ipi-other",
 		[WAKE_SOFTIRQ] = "softirq",
 		[WAKE_NO_IPI] = "poll-resched",
+		[WAKE_POLL_TIMEOUT] = "poll-timeout",
 	};
 
 	return kind >= 0 && kind < WAKE_NR_KINDS ? names[kind] : "?";

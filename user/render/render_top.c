@@ -28,6 +28,7 @@ static int wake_class(int kind)
 	case WAKE_SOFTIRQ:
 		return CL_IRQ;
 	case WAKE_NO_IPI:
+	case WAKE_POLL_TIMEOUT:
 		return CL_POLL;
 	case WAKE_UNKNOWN:
 		return CL_UNKNOWN;
