@@ -27,14 +27,6 @@ static void wake(struct idle_session *s, uint64_t cpu, uint64_t now, uint32_t ki
 					      .wake.detail = detail });
 }
 
-/* An idle exit whose CPU found work queued and no interrupt inside (what
- * a live session reads at the exit: RE_EXIT_NOIPI). */
-static void exit_noipi(struct idle_session *s, uint64_t cpu, uint64_t now)
-{
-	replay_send(s, (struct replay_event){ .kind = RE_IDLE, .cpu = (uint32_t)cpu, .now_ns = now,
-					      .idle.state = EXIT, .idle.facts = RE_EXIT_NOIPI });
-}
-
 static struct replay_fixture f;
 
 static int setup(void **state)
@@ -100,7 +92,7 @@ static int setup(void **state)
 	/* CPU 6: the exit finds work queued, nothing came inside: poll-resched
 	 * at the exit; a timer interrupt 10 us later is not its cause */
 	replay_idle(s, 6, 1 * MS, 0);
-	exit_noipi(s, 6, 1300 * US);
+	replay_exit_noipi(s, 6, 1300 * US);
 	wake(s, 6, 1310 * US, RE_LOCAL_TIMER, 0);
 	replay_idle(s, 6, 2 * MS, 0);
 
@@ -108,7 +100,7 @@ static int setup(void **state)
 	 * handler woke a task): irq */
 	replay_idle(s, 7, 1 * MS, 0);
 	wake(s, 7, 1100 * US, RE_IRQ, 11);
-	exit_noipi(s, 7, 1300 * US);
+	replay_exit_noipi(s, 7, 1300 * US);
 
 	/* CPU 8: the same periods without the fact: the exit leaves the cause
 	 * pending, and the timer in the window is it */
@@ -121,7 +113,7 @@ static int setup(void **state)
 	 * poll-resched, the marker's (CPU 2) */
 	replay_idle(s, 9, 1 * MS, 0);
 	wake(s, 9, 1100 * US, RE_NO_IPI, 2);
-	exit_noipi(s, 9, 1300 * US);
+	replay_exit_noipi(s, 9, 1300 * US);
 	replay_idle(s, 9, 2 * MS, 0);
 
 	*state = &f;

@@ -29,6 +29,15 @@ static inline void replay_idle(struct idle_session *s, uint64_t cpu, uint64_t no
 					      .idle.state = state });
 }
 
+/* An idle exit whose CPU found work queued and no interrupt inside (what
+ * a live session reads at the exit: RE_EXIT_NOIPI). */
+static inline void replay_exit_noipi(struct idle_session *s, uint64_t cpu, uint64_t now_ns)
+{
+	replay_send(s, (struct replay_event){ .kind = RE_IDLE, .cpu = (uint32_t)cpu,
+					      .now_ns = now_ns, .idle.state = EXIT,
+					      .idle.facts = RE_EXIT_NOIPI });
+}
+
 /* A task name into an event's task.comm. */
 static inline void replay_comm(const char *comm, char out[16])
 {

@@ -331,14 +331,6 @@ static void test_nothing_counted_after_stop(void **state)
  *   CPU 1: POLL 1.0-1.2 ms (200 us), work queued at the exit: poll-resched
  *          before the limit's rule
  * CPU 0: poll-timeout 1, unknown 2, timer 1, 1 pending; CPU 1: poll-resched 1. */
-#undef idle /* the event's field of that name, here */
-static void exit_noipi(struct idle_session *s, uint64_t cpu, uint64_t now)
-{
-	send(s, (struct replay_event){ .kind = RE_IDLE, .cpu = (uint32_t)cpu, .now_ns = now,
-				       .idle.state = EXIT, .idle.facts = RE_EXIT_NOIPI });
-}
-#define idle replay_idle
-
 static void test_poll_timeout_by_limit(void **state)
 {
 	struct idle_params p = {
@@ -367,7 +359,7 @@ static void test_poll_timeout_by_limit(void **state)
 	idle(&f.s, 0, 5000 * US, 1);
 	idle(&f.s, 0, 5010 * US, EXIT);
 	idle(&f.s, 1, 1000 * US, 0);
-	exit_noipi(&f.s, 1, 1200 * US);
+	replay_exit_noipi(&f.s, 1, 1200 * US);
 	assert_int_equal(idle_session_read(&f.s, &f.raw), 0);
 	assert_int_equal(f.raw.wake[0].count[WAKE_POLL_TIMEOUT], 1);
 	assert_int_equal(f.raw.wake[0].count[WAKE_UNKNOWN], 2);
