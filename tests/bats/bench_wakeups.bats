@@ -118,3 +118,60 @@ setup() {
 	python3 "$B/wakeups.py" doc "$d" "$F/results.tsv"
 	[ "$(grep -c '^## Added wakeups$' "$d")" -eq 1 ]
 }
+
+@test "wakeups.sh --trace-summary: each source counted once per event, most first" {
+	# by hand from the fixture: 3 ticks on CPU 0; the sched tick's two
+	# kicks from CPU 1 and one from CPU 0 (pids and offsets dropped); one
+	# of each other line
+	for awk in awk mawk; do
+		command -v "$awk" >/dev/null || continue
+		AWK=$awk run "$B/wakeups.sh" --trace-summary "$F/trace"
+		[ "$status" -eq 0 ]
+		[ "${#lines[@]}" -eq 6 ]
+		[ "${lines[0]}" = "WAKE-TRACE:      3 hrtimer_expire_entry: cpu0 function=tick_nohz_handler" ]
+		[ "${lines[1]}" = "WAKE-TRACE:      2 ipi_send_cpu: cpu1 idlescope cpu=0 callsite=generic_exec_single callback=generic_smp_call_function_single_interrupt" ]
+		printf '%s\n' "${lines[@]:2}" | grep -qxF "WAKE-TRACE:      1 ipi_send_cpu: cpu0 idlescope cpu=1 callsite=generic_exec_single callback=generic_smp_call_function_single_interrupt"
+		printf '%s\n' "${lines[@]:2}" | grep -qxF "WAKE-TRACE:      1 ipi_send_cpu: cpu1 <idle> cpu=0 callsite=ttwu_queue_wakelist callback=generic_smp_call_function_single_interrupt"
+		printf '%s\n' "${lines[@]:2}" | grep -qxF "WAKE-TRACE:      1 workqueue_execute_start: cpu1 vmstat_update"
+		printf '%s\n' "${lines[@]:2}" | grep -qxF "WAKE-TRACE:      1 timer_expire_entry: cpu1 function=process_timeout"
+	done
+}
+
+@test "wakeups.py table: the observer's time on a CPU, a column when the rows have it" {
+	command -v python3 >/dev/null || skip "no python3"
+	# cpu_ns added: "-" for the none runs; top-d 40, 80, 60 ms in its 10 s
+	# windows (median 6.00 ms/s), tick-ref 11 ms in each (1.10), record-d
+	# 25 and 35 ms (median 3.00)
+	awk -F'\t' -v OFS='\t' '
+		/^rep\t/ { print $0, "cpu_ns"; next }
+		/^#/ { print; next }
+		$2 == "none" { print $0, "-"; next }
+		$2 == "top-d" { print $0, ($1 == 1 ? 40000000 : $1 == 2 ? 80000000 : 60000000); next }
+		$2 == "tick-ref" { print $0, 11000000; next }
+		$2 == "record-d" { print $0, ($1 == 1 ? 25000000 : 35000000) }' \
+		"$F/results-ref.tsv" >"$BATS_TEST_TMPDIR/r.tsv"
+	run python3 "$B/wakeups.py" table "$BATS_TEST_TMPDIR/r.tsv"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'| verdict (≤ 0.2) | on a CPU, ms/s |'* ]]
+	[[ "$output" == *'| +0.05 [-0.07, +0.17] | met | 6.00 |'* ]]
+	[[ "$output" == *'| the reference | 1.10 |'* ]]
+	[[ "$output" == *'| not resolved | 3.00 |'* ]]
+	[[ "$output" == *"the observer's own time on a CPU per second"* ]]
+	# the figures as before (the test above)
+	[[ "$output" == *'| `idlescope top -d N` | 20.00 | 21.10 | +1.05 [-0.01, +2.11] | 1.00 (ref) |'* ]]
+	# a row of neither 6 nor 7 fields, or a cpu_ns that is no count, is refused
+	sed 's/\t-$/\tx/' "$BATS_TEST_TMPDIR/r.tsv" >"$BATS_TEST_TMPDIR/bad.tsv"
+	run python3 "$B/wakeups.py" table "$BATS_TEST_TMPDIR/bad.tsv"
+	[ "$status" -ne 0 ]
+	sed 's/\t-$/\t-\t1/' "$BATS_TEST_TMPDIR/r.tsv" >"$BATS_TEST_TMPDIR/bad.tsv"
+	run python3 "$B/wakeups.py" table "$BATS_TEST_TMPDIR/bad.tsv"
+	[ "$status" -ne 0 ]
+}
+
+@test "wakeups.py table: rows without cpu_ns (older files) have no such column" {
+	command -v python3 >/dev/null || skip "no python3"
+	run python3 "$B/wakeups.py" table "$F/results-ref.tsv"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"on a CPU, ms/s"* ]]
+}

@@ -91,7 +91,9 @@ def summarize(rows):
         ncpu = len(r["rates"])
         o = out.setdefault(r["observer"], {"observer": r["observer"], "ticks": r["ticks"],
                                            "ncpu": ncpu, "none": [], "obs": [], "added": [],
-                                           "by_rep": {}})
+                                           "by_rep": {}, "cpu_ms": []})
+        if r.get("cpu_ms") is not None:
+            o["cpu_ms"].append(r["cpu_ms"])
         n = statistics.fmean(none["rates"].values())
         v = statistics.fmean(r["rates"].values())
         o["none"].append(n)
@@ -139,9 +141,17 @@ def read_results(path):
                 continue
             if line.startswith("rep\t"):
                 continue
-            rep, obs, ticks, secs, before, after = line.split("\t")
+            f = line.split("\t")
+            if len(f) not in (6, 7):
+                raise ValueError("not a row of 6 or 7 fields: %r" % line)
+            rep, obs, ticks, secs, before, after = f[:6]
+            # cpu_ns (newer files): the observer's time on a CPU in the window
+            cpu = f[6] if len(f) == 7 and f[6] != "-" else None
+            if cpu is not None and not cpu.isdigit():
+                raise ValueError("cpu_ns not a count: %r" % cpu)
             rows.append({"rep": rep, "observer": obs, "ticks": float(ticks),
-                         "rates": rates(before, after, float(secs))})
+                         "rates": rates(before, after, float(secs)),
+                         "cpu_ms": None if cpu is None else int(cpu) / 1e6 / float(secs)})
     return meta, rows
 
 
@@ -153,6 +163,12 @@ REF_TEXT = (" With the reference ticker in the run (its row, no idlescope: a bas
             "interval is the t interval of those differences.")
 
 
+CPU_TEXT = (" On a CPU: the observer's own time on a CPU per second of the window "
+            "(median over the repetitions; /proc/PID/task/*/schedstat): a wake that runs "
+            "across a scheduler tick lets that tick kick an idle CPU to balance "
+            "(docs/performance.md), so the added wakeups grow with it.")
+
+
 def fmt(x):
     return "%+.2f" % x
 
@@ -161,6 +177,7 @@ def table(path, first=True):
     meta, rows = read_results(path)
     res = summarize(rows)
     reps = len({r["rep"] for r in rows})
+    cpu = any(o["cpu_ms"] for o in res)
     lines = (["## Added wakeups", ""] if first else []) + [
              "Measured by `make bench-wakeups` (tests/bench/wakeups.sh) on %s: %s. Oracle: %s. "
              "%d repetitions; in each, every command runs once, each observed window (%s s, "
@@ -178,8 +195,11 @@ def table(path, first=True):
                 REF_TEXT if any(o["observer"] == REF for o in res) else "",
                 meta.get("results", "build/wakeups-results.tsv")),
              "",
-             "| command | un-observed /s/CPU | observed /s/CPU | added /s/CPU [95%% CI] | own ticks /s/CPU | beyond ticks | verdict (≤ %.1f) |" % TARGET,
-             "|---|---|---|---|---|---|---|"]
+             "| command | un-observed /s/CPU | observed /s/CPU | added /s/CPU [95%% CI] | own ticks /s/CPU | beyond ticks | verdict (≤ %.1f) |" % TARGET
+             + (" on a CPU, ms/s |" if cpu else ""),
+             "|---|---|---|---|---|---|---|" + ("---|" if cpu else "")]
+    if cpu:
+        lines[-3] += CPU_TEXT
     for o in res:
         ci = "" if o["lo"] is None else " [%s, %s]" % (fmt(o["lo"]), fmt(o["hi"]))
         if o["excess"] is None:
@@ -191,7 +211,9 @@ def table(path, first=True):
         lines.append("| `%s` | %.2f | %.2f | %s%s | %.2f%s | %s | %s |" % (
             meta.get("cmd:" + o["observer"], o["observer"]), statistics.median(o["none"]),
             statistics.median(o["obs"]), fmt(o["mean"]), ci, o["tick_cost"],
-            " (ref)" if o["ref"] else "", beyond, o["verdict"]))
+            " (ref)" if o["ref"] else "", beyond, o["verdict"])
+            + (" %s |" % ("%.2f" % statistics.median(o["cpu_ms"]) if o["cpu_ms"] else "-")
+               if cpu else ""))
     if meta.get("note"):
         lines += ["", meta["note"]]
     return "\n".join(lines) + "\n"

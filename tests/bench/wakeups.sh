@@ -15,7 +15,9 @@
 # wakeups, the interrupt-path programs left out; tick-ref is no idlescope:
 # the reference 1 Hz ticker that the ticking commands' verdicts subtract,
 # tests/bench/wakeups.py), WAKE_ORACLE (usage or interrupts;
-# default usage where a cpuidle driver is loaded). Under the haltpoll
+# default usage where a cpuidle driver is loaded), WAKE_ROWS=1 (the
+# /proc/interrupts rows that grew), WAKE_TRACE=1 (the IPIs, timers and work
+# items of each window, from tracefs: what the added wakeups are). Under the haltpoll
 # governor a POLL that times out is followed by a second idle period in the
 # same wait, so usage counts idle periods, interrupts count wakeups.
 set -euo pipefail
@@ -44,8 +46,33 @@ counts() {
 		print out
 	}' "$1"
 }
+# A tracefs trace (FILE) counted per source, the WAKE-TRACE lines
+trace_summary() {
+	# shellcheck disable=SC2016 # awk's own $
+	# "comm-pid [cpu] flags ts: event: fields": the key is the event and
+	# what names its source (IPI: sender, callsite, callback; timer,
+	# hrtimer, work: the function)
+	${AWK:-awk} '/^#/ { next }
+		{ ev = ""; cpu = ""
+		  for (i = 1; i <= NF; i++) {
+			if (cpu == "" && $i ~ /^\[[0-9]+\]$/) cpu = "cpu" (substr($i, 2) + 0)
+			if ($i ~ /^[a-z_]+:$/ && $(i - 1) ~ /:$/) { ev = $i; k = i; break }
+		  }
+		  if (ev == "") next
+		  key = ev " " cpu
+		  if (ev ~ /^ipi_send/) { s = $0; sub(/.*ipi_send_[a-z]+: /, "", s); key = key " " $1 " " s }
+		  else if (ev ~ /^workqueue/) key = key " " $NF
+		  else for (i = k + 1; i <= NF; i++) if ($i ~ /^(function|func)=/) key = key " " $i
+		  gsub(/\+0x[0-9a-f]+\/0x[0-9a-f]+/, "", key); gsub(/-[0-9]+ /, " ", key)
+		  n[key]++ }
+		END { for (x in n) printf "WAKE-TRACE: %6d %s\n", n[x], x }' "$1" | sort -k2,2nr | head -25
+}
 if [ "${1:-}" = --counts ]; then
 	counts "$2"
+	exit
+fi
+if [ "${1:-}" = --trace-summary ]; then
+	trace_summary "$2"
 	exit
 fi
 cd "$(dirname "$0")/../.."
@@ -102,17 +129,49 @@ fi
 
 now() { date +%s%N; }
 # one window: snapshots around WIN seconds; prints its seconds, the counts
-# before and after (tab-separated)
+# before and after, the observer's (OBS_PID's) time on a CPU in it in ns or
+# "-" (tab-separated)
 window() {
 	local t0 t1
+	local c0 c1
+	[ -z "${WAKE_TRACE:-}" ] || trace_on
 	snap "$TMP/a"
+	c0=$(oncpu)
 	t0=$(now)
 	sleep "$WIN"
 	snap "$TMP/b"
+	c1=$(oncpu)
 	t1=$(now)
-	printf '%s\t%s\t%s\n' "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", (b - a) / 1e9 }')" \
-		"$(counts "$TMP/a")" "$(counts "$TMP/b")"
+	[ -z "${WAKE_TRACE:-}" ] || trace_off >&2
+	printf '%s\t%s\t%s\t%s\n' "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", (b - a) / 1e9 }')" \
+		"$(counts "$TMP/a")" "$(counts "$TMP/b")" \
+		"$(if [ -n "$c0" ] && [ -n "$c1" ]; then echo $((c1 - c0)); else echo -; fi)"
 	[ -z "${WAKE_ROWS:-}" ] || rows "$TMP/a" "$TMP/b" >&2
+}
+
+# WAKE_TRACE=1: what woke the CPUs in a window, on stderr as WAKE-TRACE
+# lines: the IPIs sent (sender, call site, callback), the timers and
+# hrtimers that expired, the work items run, counted over the window
+# (tracefs events; the trace's own cost is in the window too)
+TRACEFS=/sys/kernel/tracing
+# the observer's (OBS_PID's) time on a CPU so far in ns, its threads'
+# summed (schedstat), or nothing
+oncpu() {
+	[ -n "${OBS_PID:-}" ] || return 0
+	cat "/proc/$OBS_PID/task/"*/schedstat 2>/dev/null | awk '{ t += $1 } END { if (NR) printf "%.0f\n", t }'
+}
+TRACE_EVENTS="ipi/ipi_send_cpu ipi/ipi_send_cpumask timer/timer_expire_entry timer/hrtimer_expire_entry workqueue/workqueue_execute_start"
+trace_on() {
+	[ -d "$TRACEFS/events" ] || mount -t tracefs nodev "$TRACEFS"
+	echo 0 >"$TRACEFS/tracing_on"
+	echo >"$TRACEFS/trace"
+	for e in $TRACE_EVENTS; do echo 1 >"$TRACEFS/events/$e/enable"; done
+	echo 1 >"$TRACEFS/tracing_on"
+}
+trace_off() {
+	echo 0 >"$TRACEFS/tracing_on"
+	for e in $TRACE_EVENTS; do echo 0 >"$TRACEFS/events/$e/enable"; done
+	trace_summary "$TRACEFS/trace"
 }
 
 # WAKE_ROWS=1 (with WAKE_ORACLE=interrupts): which interrupts grew in a
@@ -137,7 +196,7 @@ rows() { # before after
 		printf '#cmd:%s\t%sidlescope %s\n' "$c" "$([ "$c" = record-d-poll ] && echo 'IDLESCOPE_NO_QOS_EVENTS=1 ')" \
 			"$(cmdline "$c" | sed "s/-d $DUR/-d N/; s/ -v / /")"
 	done
-	printf 'rep\tobserver\tticks\tseconds\tbefore\tafter\n'
+	printf 'rep\tobserver\tticks\tseconds\tbefore\tafter\tcpu_ns\n'
 } >"$TMP/results.tsv"
 
 # shellcheck disable=SC2086 # a list of names
@@ -172,7 +231,7 @@ for rep in $(seq 1 "$REPS"); do
 			{ cat "$TMP/out" >&2; echo "bench-wakeups: $c did not start in 120 s" >&2; exit 1; }
 		sleep "$SETTLE"
 		kill -0 "$pid" 2>/dev/null || { cat "$TMP/out" >&2; echo "bench-wakeups: $c ended early" >&2; exit 1; }
-		r=$(window)
+		r=$(OBS_PID=$pid window)
 		# (an asynchronous bash ignores SIGINT: the ticker ends on SIGTERM)
 		if [ "$c" = tick-ref ]; then kill -TERM "$pid" 2>/dev/null || true; else kill -INT "$pid" 2>/dev/null || true; fi
 		wait "$pid" || true

@@ -47,7 +47,7 @@ if [ "${vmtest_wakeups:-0}" = 1 ]; then
 	WAKE_PRINT='WAKEUPS-TSV: ' WAKE_DOC='' WAKE_RESULTS=/tmp/wakeups.tsv IDLESCOPE=/bin/idlescope \
 		WAKE_REPS=${vmtest_wake_reps:-3} WAKE_WINDOW=${vmtest_wake_window:-10} \
 		WAKE_SETTLE=${vmtest_wake_settle:-8} WAKE_ORACLE=${vmtest_wake_oracle:-usage} \
-		WAKE_ROWS=${vmtest_wake_rows:-} \
+		WAKE_ROWS=${vmtest_wake_rows:-} WAKE_TRACE=${vmtest_wake_trace:-} \
 		WAKE_COMMANDS="$(echo "${vmtest_wake_commands:-record-d,record-i1,hist-d,top-d,serve,tick-ref}" | tr , ' ')" \
 		exec tests/bench/wakeups.sh
 fi
