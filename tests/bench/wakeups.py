@@ -166,7 +166,7 @@ REF_TEXT = (" With the reference ticker in the run (its row, no idlescope: a bas
 CPU_TEXT = (" On a CPU: the observer's own time on a CPU per second of the window "
             "(median over the repetitions; /proc/PID/task/*/schedstat): a wake that runs "
             "across a scheduler tick lets that tick kick an idle CPU to balance "
-            "(docs/performance.md), so the added wakeups grow with it.")
+            "(docs/metrics.md), so the added wakeups grow with it.")
 
 
 def fmt(x):
@@ -199,7 +199,7 @@ def table(path, first=True):
              + (" on a CPU, ms/s |" if cpu else ""),
              "|---|---|---|---|---|---|---|" + ("---|" if cpu else "")]
     if cpu:
-        lines[-3] += CPU_TEXT
+        lines[-4] += CPU_TEXT
     for o in res:
         ci = "" if o["lo"] is None else " [%s, %s]" % (fmt(o["lo"]), fmt(o["hi"]))
         if o["excess"] is None:
