@@ -10,7 +10,8 @@ command over paired un-observed runs. Python's standard library only.
 Each row of RESULTS.tsv holds a window's per-CPU counts before and after
 ("0:N 1:M", wakeups.sh --counts of a snapshot: the cpuidle driver's usage
 summed over each CPU's states, or without a driver the CPU's column of
-/proc/interrupts summed over its rows) and its length in seconds."""
+/proc/interrupts summed over its rows), its length in seconds and, in newer
+files, the observer's time on a CPU in it (cpu_ns, "-" for un-observed runs)."""
 import math
 import re
 import statistics

@@ -65,7 +65,7 @@ trace_summary() {
 		  else for (i = k + 1; i <= NF; i++) if ($i ~ /^(function|func)=/) key = key " " $i
 		  gsub(/\+0x[0-9a-f]+\/0x[0-9a-f]+/, "", key); gsub(/-[0-9]+ /, " ", key)
 		  n[key]++ }
-		END { for (x in n) printf "WAKE-TRACE: %6d %s\n", n[x], x }' "$1" | sort -k2,2nr | head -25
+		END { for (x in n) printf "WAKE-TRACE: %6d %s\n", n[x], x }' "$1" | sort -k2,2nr | ${AWK:-awk} 'NR <= 25'
 }
 if [ "${1:-}" = --counts ]; then
 	counts "$2"
@@ -132,9 +132,8 @@ now() { date +%s%N; }
 # before and after, the observer's (OBS_PID's) time on a CPU in it in ns or
 # "-" (tab-separated)
 window() {
-	local t0 t1
-	local c0 c1
-	[ -z "${WAKE_TRACE:-}" ] || trace_on
+	local t0 t1 c0 c1
+	[ "${WAKE_TRACE:-}" != 1 ] || trace_on
 	snap "$TMP/a"
 	c0=$(oncpu)
 	t0=$(now)
@@ -142,37 +141,60 @@ window() {
 	snap "$TMP/b"
 	c1=$(oncpu)
 	t1=$(now)
-	[ -z "${WAKE_TRACE:-}" ] || trace_off >&2
+	[ "${WAKE_TRACE:-}" != 1 ] || trace_off >&2
 	printf '%s\t%s\t%s\t%s\n' "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", (b - a) / 1e9 }')" \
 		"$(counts "$TMP/a")" "$(counts "$TMP/b")" \
 		"$(if [ -n "$c0" ] && [ -n "$c1" ]; then echo $((c1 - c0)); else echo -; fi)"
 	[ -z "${WAKE_ROWS:-}" ] || rows "$TMP/a" "$TMP/b" >&2
 }
 
-# WAKE_TRACE=1: what woke the CPUs in a window, on stderr as WAKE-TRACE
-# lines: the IPIs sent (sender, call site, callback), the timers and
-# hrtimers that expired, the work items run, counted over the window
-# (tracefs events; the trace's own cost is in the window too)
-TRACEFS=/sys/kernel/tracing
 # the observer's (OBS_PID's) time on a CPU so far in ns, its threads'
 # summed (schedstat), or nothing
 oncpu() {
 	[ -n "${OBS_PID:-}" ] || return 0
 	cat "/proc/$OBS_PID/task/"*/schedstat 2>/dev/null | awk '{ t += $1 } END { if (NR) printf "%.0f\n", t }'
 }
+
+# WAKE_TRACE=1: what woke the CPUs in a window, on stderr as WAKE-TRACE
+# lines: the IPIs sent (sender, call site, callback), the timers and
+# hrtimers that expired, the work items run, counted over the window
+# (tracefs events; the trace's own cost is in the window too). The trace
+# buffer is cleared; tracing_on and the events are put back as they were.
+TRACEFS=/sys/kernel/tracing
 TRACE_EVENTS="ipi/ipi_send_cpu ipi/ipi_send_cpumask timer/timer_expire_entry timer/hrtimer_expire_entry workqueue/workqueue_execute_start"
-trace_on() {
+TRACE_WAS=""
+trace_save() {
 	[ -d "$TRACEFS/events" ] || mount -t tracefs nodev "$TRACEFS"
+	TRACE_WAS="on=$(cat "$TRACEFS/tracing_on")"
+	for e in $TRACE_EVENTS; do TRACE_WAS="$TRACE_WAS $e=$(cat "$TRACEFS/events/$e/enable")"; done
+}
+trace_on() {
 	echo 0 >"$TRACEFS/tracing_on"
 	echo >"$TRACEFS/trace"
 	for e in $TRACE_EVENTS; do echo 1 >"$TRACEFS/events/$e/enable"; done
 	echo 1 >"$TRACEFS/tracing_on"
 }
+# tracing_on and each event's enable as trace_save found them
+trace_restore() {
+	local kv
+	for kv in $TRACE_WAS; do
+		case $kv in
+		on=*) echo "${kv#on=}" >"$TRACEFS/tracing_on" ;;
+		*) echo "${kv#*=}" >"$TRACEFS/events/${kv%%=*}/enable" ;;
+		esac
+	done
+}
 trace_off() {
 	echo 0 >"$TRACEFS/tracing_on"
 	for e in $TRACE_EVENTS; do echo 0 >"$TRACEFS/events/$e/enable"; done
 	trace_summary "$TRACEFS/trace"
+	trace_restore
 }
+if [ "${WAKE_TRACE:-}" = 1 ]; then
+	trace_save
+	# also when the bench stops inside a window
+	trap 'trace_restore; rm -rf "$TMP"' EXIT
+fi
 
 # WAKE_ROWS=1 (with WAKE_ORACLE=interrupts): which interrupts grew in a
 # window, both CPUs summed per /proc/interrupts row, on stderr
