@@ -133,14 +133,16 @@ now() { date +%s%N; }
 # "-" (tab-separated)
 window() {
 	local t0 t1 c0 c1
+	# the observer's CPU time is read outside the counted span: reading it
+	# (a subshell, cat and awk) wakes CPUs too, and only observed windows do
+	c0=$(oncpu)
 	[ "${WAKE_TRACE:-}" != 1 ] || trace_on
 	snap "$TMP/a"
-	c0=$(oncpu)
 	t0=$(now)
 	sleep "$WIN"
 	snap "$TMP/b"
-	c1=$(oncpu)
 	t1=$(now)
+	c1=$(oncpu)
 	[ "${WAKE_TRACE:-}" != 1 ] || trace_off >&2
 	printf '%s\t%s\t%s\t%s\n' "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", (b - a) / 1e9 }')" \
 		"$(counts "$TMP/a")" "$(counts "$TMP/b")" \
