@@ -176,3 +176,40 @@ setup() {
 	[ "$status" -eq 0 ]
 	[[ "$output" != *"on a CPU, ms/s"* ]]
 }
+
+@test "wakeups.sh --oncpu: a process's threads' CPU time, as the kernel's utime + stime says" {
+	# the oracle: /proc/PID/stat's utime + stime (fields 14-15, clock
+	# ticks, the whole process) against schedstat summed over its threads;
+	# the observer here is a process whose two threads (bash and a
+	# subshell's child are processes, so: python3 with a second thread)
+	# spin about 0.3 s each, then sleep (both alive: schedstat has no
+	# entry for a thread that ended, utime keeps its time)
+	command -v python3 >/dev/null || skip "no python3"
+	python3 -c '
+import threading, time
+def spin():
+    t = time.thread_time()
+    while time.thread_time() - t < 0.3: pass
+def spin_stay():
+    spin(); time.sleep(30)
+th = threading.Thread(target=spin_stay, daemon=True); th.start(); spin()
+time.sleep(0.5)
+print("spun", flush=True)
+time.sleep(30)' >"$BATS_TEST_TMPDIR/spin" &
+	pid=$!
+	for _ in $(seq 1 100); do grep -q spun "$BATS_TEST_TMPDIR/spin" && break; sleep 0.1; done
+	run "$B/wakeups.sh" --oncpu "$pid"
+	hz=$(getconf CLK_TCK)
+	ticks=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
+	kill "$pid"
+	[ "$status" -eq 0 ]
+	echo "schedstat $output ns, utime+stime $ticks ticks of 1/$hz s"
+	# both threads counted: at least 0.6 s, and within 0.1 s + 20% of the
+	# kernel's tick-sampled figure (which the interpreter's start adds to)
+	awk -v ns="$output" -v t="$ticks" -v hz="$hz" 'BEGIN {
+		s = ns / 1e9; k = t / hz; d = s - k; if (d < 0) d = -d
+		exit !(s >= 0.6 && d <= 0.1 + 0.2 * k) }'
+	# no such process: nothing printed
+	run "$B/wakeups.sh" --oncpu 999999999
+	[ -z "$output" ]
+}

@@ -46,6 +46,7 @@ counts() {
 		print out
 	}' "$1"
 }
+
 # A tracefs trace (FILE) counted per source, the WAKE-TRACE lines
 trace_summary() {
 	# shellcheck disable=SC2016 # awk's own $
@@ -67,12 +68,25 @@ trace_summary() {
 		  n[key]++ }
 		END { for (x in n) printf "WAKE-TRACE: %6d %s\n", n[x], x }' "$1" | sort -k2,2nr | ${AWK:-awk} 'NR <= 25'
 }
+# the observer's (OBS_PID's) time on a CPU so far in ns, its live threads'
+# summed (schedstat, ns where /proc/PID/stat has clock ticks; a thread that
+# ended in the window takes its time with it), or nothing
+oncpu() {
+	[ -n "${OBS_PID:-}" ] || return 0
+	# shellcheck disable=SC2016 # awk's own $
+	cat "/proc/$OBS_PID/task/"*/schedstat 2>/dev/null | ${AWK:-awk} '{ t += $1 } END { if (NR) printf "%.0f\n", t }'
+}
+
 if [ "${1:-}" = --counts ]; then
 	counts "$2"
 	exit
 fi
 if [ "${1:-}" = --trace-summary ]; then
 	trace_summary "$2"
+	exit
+fi
+if [ "${1:-}" = --oncpu ]; then
+	OBS_PID=$2 oncpu
 	exit
 fi
 cd "$(dirname "$0")/../.."
@@ -148,13 +162,6 @@ window() {
 		"$(counts "$TMP/a")" "$(counts "$TMP/b")" \
 		"$(if [ -n "$c0" ] && [ -n "$c1" ]; then echo $((c1 - c0)); else echo -; fi)"
 	[ -z "${WAKE_ROWS:-}" ] || rows "$TMP/a" "$TMP/b" >&2
-}
-
-# the observer's (OBS_PID's) time on a CPU so far in ns, its threads'
-# summed (schedstat), or nothing
-oncpu() {
-	[ -n "${OBS_PID:-}" ] || return 0
-	cat "/proc/$OBS_PID/task/"*/schedstat 2>/dev/null | awk '{ t += $1 } END { if (NR) printf "%.0f\n", t }'
 }
 
 # WAKE_TRACE=1: what woke the CPUs in a window, on stderr as WAKE-TRACE
