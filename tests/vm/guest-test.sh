@@ -909,7 +909,8 @@ csv_record() { # prefix record-options...
 # Under TCG its time is shown, not judged, and a second record with
 # --no-wakeups is judged in full: what the default's enter handler runs
 # after its stamp (the wake bookkeeping) happens before the kernel's own
-# stamp, and under TCG a vCPU can be held there while QEMU runs the others.
+# stamp, and under TCG that stretch is long and uneven (the vCPU emulated
+# slowly, or held while QEMU's one thread runs the others).
 # Measured in the 6.12 guest, C1 rows (the states the workload's CPUs enter
 # between its forks), BPF beyond the kernel's inner time per period: default
 # 129-444 us (4 records, 2 of them past the bound), --no-wakeups 3-5 us (4).
