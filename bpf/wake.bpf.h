@@ -177,7 +177,7 @@ static __always_inline bool rq_has_work(bool btf)
 }
 
 /* A period of a state whose wakers need no IPI (idle_params.noipi_mask: it
- * polls, or takes its interrupts inside) that ended with no interrupt seen
+ * polls, or MWAIT watches the flag) that ended with no interrupt seen
  * and work on the run queue was ended by a waker that set need-resched
  * without an IPI: poll-resched, known at the exit, so that the waker's
  * sched_wake_idle_without_ipi (a read of this CPU's slot from the waker)

@@ -431,27 +431,29 @@ static void test_cpuidle_noipi_mask(void **state)
 
 	(void)state;
 	memset(&info, 0, sizeof(info));
-	/* no driver: x86's default idle takes its IPI inside (state 1), and
-	 * idle=poll polls (state 0); arm64's WFI takes it after the exit */
-	assert_int_equal(cpuidle_noipi_mask(&info, true), 0x3);
-	assert_int_equal(cpuidle_noipi_mask(&info, false), 0);
+	/* no driver: x86's mwait_idle watches the flag (state 1, only with
+	 * MWAIT), its HLT needs an IPI, and idle=poll polls (state 0); arm64's
+	 * WFI takes it after the exit */
+	assert_int_equal(cpuidle_noipi_mask(&info, true, true), 0x3);
+	assert_int_equal(cpuidle_noipi_mask(&info, true, false), 0x1);
+	assert_int_equal(cpuidle_noipi_mask(&info, false, false), 0);
 	info.nr_states = 4;
 	for (int i = 0; i < 4; i++) {
 		snprintf(info.states[i].name, sizeof(info.states[i].name), "%s", acpi[i][0]);
 		snprintf(info.states[i].desc, sizeof(info.states[i].desc), "%s", acpi[i][1]);
 		info.states[i].poll = i == 0;
 	}
-	assert_int_equal(cpuidle_noipi_mask(&info, true), 0x5); /* 0b0101 */
+	assert_int_equal(cpuidle_noipi_mask(&info, true, false), 0x5); /* 0b0101 */
 	/* haltpoll: POLL, then HLT ("haltpoll idle") */
 	info.nr_states = 2;
 	snprintf(info.states[1].name, sizeof(info.states[1].name), "haltpoll idle");
 	snprintf(info.states[1].desc, sizeof(info.states[1].desc), "default architecture idle");
-	assert_int_equal(cpuidle_noipi_mask(&info, true), 0x1);
+	assert_int_equal(cpuidle_noipi_mask(&info, true, false), 0x1);
 	/* arm64 PSCI: WFI and deeper, none polls */
 	info.states[0].poll = false;
 	snprintf(info.states[0].name, sizeof(info.states[0].name), "WFI");
 	snprintf(info.states[0].desc, sizeof(info.states[0].desc), "ARM WFI");
-	assert_int_equal(cpuidle_noipi_mask(&info, false), 0);
+	assert_int_equal(cpuidle_noipi_mask(&info, false, false), 0);
 }
 
 int main(void)

@@ -102,11 +102,14 @@ uint64_t cpuidle_device_id(int cpu);
 /* Sets info->qos_limit_ns from a fresh global limit and the cached device one. */
 void cpuidle_apply_qos(struct cpuidle_cpu_info *info, uint64_t global_qos_ns);
 /* The states (bit i) whose wakers send no IPI (POLL; MWAIT, which watches
- * the need-resched flag) or whose IPI runs inside the period (x86's default
- * idle without a driver): a period of one that ends with work queued and
- * no interrupt seen was ended without an IPI (bpf/wake.bpf.h). Not WFI or
- * IO-port C-states: their IPI comes after the exit, and is seen then. */
-uint32_t cpuidle_noipi_mask(const struct cpuidle_cpu_info *info, bool x86);
+ * the need-resched flag): a period of one that ends with work queued and
+ * no interrupt seen was ended without an IPI (bpf/wake.bpf.h). Without a
+ * driver x86 idles in mwait_idle only where the CPU has MONITOR/MWAIT
+ * (mwait); else in HLT, which no waker ends without an IPI. Not HLT, WFI or
+ * IO-port C-states: their IPI runs inside the period or after the exit. */
+uint32_t cpuidle_noipi_mask(const struct cpuidle_cpu_info *info, bool x86, bool mwait);
+/* Whether /proc/cpuinfo's flags have "monitor" (MONITOR/MWAIT), read once. */
+bool cpu_has_monitor(void);
 /* The BPF classification table for info. */
 void cpuidle_to_params(const struct cpuidle_cpu_info *info, struct idle_params *p);
 /* cpu's resume-latency limit (power/pm_qos_resume_latency_us) in ns:
