@@ -456,6 +456,22 @@ static void test_cpuidle_noipi_mask(void **state)
 	assert_int_equal(cpuidle_noipi_mask(&info, false, false), 0);
 }
 
+/* The MWAIT test's parse of /proc/cpuinfo (cpu_has_monitor): whole words
+ * of the flags line only. */
+static void test_cpuinfo_flag(void **state)
+{
+	(void)state;
+	assert_true(cpuinfo_flag("flags\t\t: fpu vme sse3 monitor ssse3\n", "monitor"));
+	assert_true(cpuinfo_flag("flags\t\t: fpu monitor\n", "monitor")); /* last */
+	assert_true(cpuinfo_flag("flags\t\t: fpu monitor", "monitor"));
+	/* AMD's MWAITX is another flag, and so is a word that ends in it */
+	assert_false(cpuinfo_flag("flags\t\t: fpu monitorx mwaitx\n", "monitor"));
+	assert_false(cpuinfo_flag("flags\t\t: fpu xmonitor\n", "monitor"));
+	assert_false(cpuinfo_flag("bugs\t\t: monitor\n", "monitor"));
+	assert_false(cpuinfo_flag("flags\t\t monitor\n", "monitor")); /* no ':' */
+	assert_false(cpuinfo_flag("flags\t\t: fpu vme\n", "monitor"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -470,6 +486,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cpuidle_counter_fds, build_tree, destroy_tree),
 		cmocka_unit_test_setup_teardown(test_cpuidle_to_params, build_tree, destroy_tree),
 		cmocka_unit_test(test_cpuidle_noipi_mask),
+		cmocka_unit_test(test_cpuinfo_flag),
 	};
 
 	return cmocka_run_group_tests_name("cpuidle_sysfs", tests, NULL, NULL);

@@ -208,6 +208,20 @@ uint32_t cpuidle_noipi_mask(const struct cpuidle_cpu_info *info, bool x86, bool 
 	return m;
 }
 
+bool cpuinfo_flag(const char *line, const char *flag)
+{
+	size_t n = strlen(flag);
+	const char *p = strchr(line, ':');
+
+	if (strncmp(line, "flags", 5) || !p)
+		return false;
+	/* whole words only: "monitor" is not "monitorx" (AMD's MWAITX) */
+	for (p++; (p = strstr(p, flag)); p += n)
+		if (p[-1] == ' ' && (p[n] == ' ' || p[n] == '\n' || !p[n]))
+			return true;
+	return false;
+}
+
 bool cpu_has_monitor(void)
 {
 	static int known = -1;
@@ -225,7 +239,7 @@ bool cpu_has_monitor(void)
 		if (strncmp(line, "flags", 5))
 			continue;
 		/* the first CPU's flags: the boot CPU's, which the kernel follows */
-		known = strstr(line, " monitor ") || strstr(line, " monitor\n");
+		known = cpuinfo_flag(line, "monitor");
 		break;
 	}
 	free(line);

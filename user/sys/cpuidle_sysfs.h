@@ -108,6 +108,8 @@ void cpuidle_apply_qos(struct cpuidle_cpu_info *info, uint64_t global_qos_ns);
  * (mwait); else in HLT, which no waker ends without an IPI. Not HLT, WFI or
  * IO-port C-states: their IPI runs inside the period or after the exit. */
 uint32_t cpuidle_noipi_mask(const struct cpuidle_cpu_info *info, bool x86, bool mwait);
+/* Whether a /proc/cpuinfo line is the "flags" line and has flag, a whole word. */
+bool cpuinfo_flag(const char *line, const char *flag);
 /* Whether /proc/cpuinfo's flags have "monitor" (MONITOR/MWAIT), read once. */
 bool cpu_has_monitor(void);
 /* The BPF classification table for info. */
