@@ -131,7 +131,7 @@ help:
 	@echo 'make soak       10 min of record -i 1 under stress-ng: RSS and map memory flat (root)'
 	@echo 'make bench      overhead vs a minimal BPF floor, side by side; writes docs/performance.md'
 	@echo 'make bench-wakeups  idle periods/s/CPU each live command adds on an idle machine (its section of docs/performance.md)'
-	@echo 'make vmtest     kernel test VMs (QEMU TCG, Debian 5.10, 6.1, 6.12; 6.12 at 32 vCPUs, top at 64), then make vmtest-oracle'
+	@echo 'make vmtest     kernel test VMs (QEMU TCG, Debian 5.10, 6.1, 6.12; 6.12 at 32 vCPUs, top at 64) and make vmtest-oracle, side by side'
 	@echo 'make vmtest-oracle  the BATS oracle tests in an acpi_idle guest and in cpuidle.off=1 guests'
 	@echo 'make vmtest-top64   the 64-vCPU guest of make vmtest alone (top group rows against their CPUs)'
 	@echo 'make compat     make vmtest, then docs/compat.md from what the guests probed'
@@ -361,12 +361,10 @@ vmtest-bins: $(STATIC_BIN)
 ifeq ($(ARCH),x86_64)
 	$(if $(filter arm64,$(VMTEST_ARCH)),$(Q)$(MAKE) --no-print-directory ARCH=arm64 OUT=build/arm64 deps all)
 endif
+# The kernel VMs and (x86_64) the oracle guests side by side (tests/vm/all.sh).
 vmtest: vmtest-bins
 	$(Q)IDLESCOPE=$(abspath $(STATIC_BIN)) VMTEST_ARCH='$(VMTEST_ARCH)' \
-	    IDLESCOPE_ARM64=$(abspath $(if $(ARM64_CROSS),$(OUT),build/arm64)/idlescope) ./tests/vm/run.sh
-ifeq ($(ARCH),x86_64)
-	$(Q)$(MAKE) --no-print-directory vmtest-oracle
-endif
+	    IDLESCOPE_ARM64=$(abspath $(if $(ARM64_CROSS),$(OUT),build/arm64)/idlescope) ./tests/vm/all.sh
 
 # The 64-vCPU guest of make vmtest (and make test) alone: 2 packages x 16 SMT
 # cores, the many-CPU section's top check only (tests/vm/README.md).

@@ -72,36 +72,31 @@ if [ "${IDLESCOPE_FUZZ:-1}" != 0 ]; then
 	fail=$((fail + $(grep -c '^FAIL ' "$log")))
 fi
 
-# Kernel test VMs (other kernels under QEMU TCG); IDLESCOPE_VMTEST=0 skips.
-# Their serial logs (this run's: an earlier run's are deleted first) feed the
-# coverage table: the kernel VMs' for psci and many CPUs, the oracle guests'
-# for the checks and the other conditions.
+# Kernel test VMs (other kernels under QEMU TCG) and the oracle guests
+# (tests/vm/oracle.sh: the BATS oracle tests in guests with a cpuidle driver
+# and with cpuidle.off=1), side by side in one set of lanes
+# (tests/vm/all.sh); IDLESCOPE_VMTEST=0 skips. Their serial logs (this
+# run's: an earlier run's are deleted first) feed the coverage table: the
+# kernel VMs' for psci and many CPUs, the oracle guests' (tagged -oracle,
+# -haltpoll, -nodriver) for the checks and the other conditions.
 vmlogs=${VMTEST_LOGDIR:-build/vmtest}
 vm_logs=() guest_logs=()
 shopt -s nullglob
 if [ "${IDLESCOPE_VMTEST:-1}" != 0 ]; then
 	rm -f "$vmlogs"/*.log
-	IDLESCOPE=$(realpath "$out/static/idlescope") ./tests/vm/run.sh 2>&1 | tee "$log" || true
+	IDLESCOPE=$(realpath "$out/static/idlescope") ./tests/vm/all.sh 2>&1 | tee "$log" || true
 	pass=$((pass + $(grep -cE '^PASS ' "$log")))
 	vfail=$(grep -cE '^FAIL ' "$log")
-	# no summary line at all (it could not run) counts as a failure too
-	grep -q '^vmtest summary' "$log" || vfail=$((vfail + 1))
-	fail=$((fail + vfail))
-
-	vm_logs=("$vmlogs"/*.log)
-
-	# The oracle guests (tests/vm/oracle.sh): the BATS oracle tests in guests
-	# with a cpuidle driver and with cpuidle.off=1; their logs feed the table.
-	IDLESCOPE=$(realpath "$out/static/idlescope") ./tests/vm/oracle.sh 2>&1 | tee "$log" || true
-	pass=$((pass + $(grep -cE '^PASS ' "$log")))
-	vfail=$(grep -cE '^FAIL ' "$log")
-	# one summary per run, as its first lines count them
-	runs=$(sed -n 's/^oracle.sh: runs //p' "$log")
+	# one summary per run, as its first line counts them; none at all (it
+	# could not run) counts as a failure too
+	runs=$(sed -n 's/^all.sh: runs //p' "$log")
 	[ "${runs:-0}" -gt 0 ] && [ "$(grep -c '^vmtest summary' "$log")" -eq "$runs" ] || vfail=$((vfail + 1))
 	fail=$((fail + vfail))
-	# every log oracle.sh wrote (any kind: -oracle, -nodriver, -haltpoll)
 	for l in "$vmlogs"/*.log; do
-		[[ " ${vm_logs[*]} " == *" $l "* ]] || guest_logs+=("$l")
+		case $l in
+		*-oracle.log | *-haltpoll.log | *-nodriver.log) guest_logs+=("$l") ;;
+		*) vm_logs+=("$l") ;;
+		esac
 	done
 fi
 shopt -u nullglob

@@ -22,11 +22,13 @@
 # ORACLE_KINDS selects (default "oracle haltpoll nodriver", without haltpoll
 # on a haltpoll host); the VMTEST_* variables of run.sh apply.
 # The guests run as jobs (one per kind; the no-driver ones one per kernel) in
-# ORACLE_LANES lanes (default 2 on a host with two CPUs or more: under
-# thread=single TCG a guest keeps one host CPU busy), each lane taking the
-# next job when its last ends; the output comes in job order at the end.
-# The first lines printed name the kinds and the number of runs, each of
-# which ends in one "vmtest summary" (tests/run.sh counts them).
+# ORACLE_LANES lanes (tests/vm/lanes.sh; default 2 on a host with two CPUs or
+# more: under thread=single TCG a guest keeps one host CPU busy), each lane
+# taking the next job when its last ends; the output comes in job order at
+# the end. The first lines printed name the kinds and the number of runs,
+# each of which ends in one "vmtest summary". --jobs prints the jobs as
+# lanes.sh lines instead (tests/vm/all.sh: make test's guests in one set of
+# lanes), --job KIND [KERNEL] runs one.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
@@ -64,6 +66,12 @@ run_kind() { # kind [kernels]
 		"$here/run.sh"
 }
 
+# One job (oracle.sh --job KIND [KERNEL]): what a lane runs.
+if [ "${1:-}" = --job ]; then
+	shift
+	run_kind "$@"
+	exit
+fi
 default_kinds="oracle haltpoll nodriver"
 [ "$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null)" != haltpoll ] ||
 	default_kinds="oracle nodriver"
@@ -75,42 +83,23 @@ for kind in "${kinds[@]}"; do
 	esac
 done
 # Jobs: one per kind, the no-driver guests one per kernel (short ones,
-# which fill the lane that ends first).
-jobs=()
+# which fill the lane that ends first), as lines of commands for lanes.sh.
+jobs=$(mktemp)
+trap 'rm -f "$jobs"' EXIT
 for kind in "${kinds[@]}"; do
 	if [ "$kind" = nodriver ]; then
-		for k in ${NODRIVER_KERNELS:-5.10 6.1 6.12}; do jobs+=("nodriver $k"); done
+		for k in ${NODRIVER_KERNELS:-5.10 6.1 6.12}; do
+			printf '%q --job nodriver %q\n' "$here/oracle.sh" "$k"
+		done
 	else
-		jobs+=("$kind")
+		printf '%q --job %q\n' "$here/oracle.sh" "$kind"
 	fi
-done
+done >"$jobs"
+# --jobs: the lines alone (tests/vm/all.sh puts them in its own lanes)
+if [ "${1:-}" = --jobs ]; then
+	cat "$jobs"
+	exit
+fi
 echo "oracle.sh: kinds ${kinds[*]}"
-echo "oracle.sh: runs ${#jobs[@]}"
-lanes=${ORACLE_LANES:-$(($(nproc) >= 2 ? 2 : 1))}
-[ "$lanes" -le "${#jobs[@]}" ] || lanes=${#jobs[@]}
-# Each lane takes the next job from a counter under a lock, writes its output
-# to its own file, and the files are printed in job order at the end, so no
-# line interleaves.
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
-echo 0 >"$out/next"
-lane() {
-	local i r=0
-	while :; do
-		# shellcheck disable=SC2016 # expanded by the sh under the lock
-		i=$(flock "$out/next" sh -c 'i=$(cat "$1"); echo $((i + 1)) >"$1"; echo "$i"' sh "$out/next")
-		[ "$i" -lt "${#jobs[@]}" ] || break
-		# shellcheck disable=SC2086 # kind and kernel, two words
-		run_kind ${jobs[i]} >"$out/job.$i" 2>&1 || { r=1; echo 1 >"$out/rc.$i"; }
-	done
-	return "$r"
-}
-rc=0
-pids=()
-for ((l = 0; l < lanes; l++)); do
-	lane &
-	pids+=($!)
-done
-for p in "${pids[@]}"; do wait "$p" || rc=1; done
-for ((i = 0; i < ${#jobs[@]}; i++)); do cat "$out/job.$i"; done
-exit "$rc"
+echo "oracle.sh: runs $(wc -l <"$jobs")"
+"$here/lanes.sh" "${ORACLE_LANES:-$(($(nproc) >= 2 ? 2 : 1))}" "$jobs"

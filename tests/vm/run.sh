@@ -46,6 +46,8 @@
 #   VMTEST_SMP          x86_64 vCPUs (default 4)
 #   VMTEST_LOG_TAG      suffix of each serial log's name; set, the run leaves
 #                       build/vmtest/compat alone (it is make compat's)
+#   VMTEST_FETCH_ONLY   1: fetch the kernels, list the guests ("GUEST ARCH
+#                       WORD" lines), boot none (tests/vm/all.sh)
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -491,7 +493,7 @@ tag=${VMTEST_LOG_TAG:-}
 
 # The guests, in the order of VMTEST_ARCH and VMTEST_KERNELS: architecture,
 # VMTEST_KERNELS word, vmlinuz, and how long finding the kernel took.
-g_arch=() g_word=() g_vmlinuz=() g_find=()
+g_arch=() g_word=() g_vmlinuz=() g_find=() g_listed=()
 
 # Boots guest I and writes its summary line to $work/summary.I.
 run_guest() { # index
@@ -557,6 +559,7 @@ for a in $archs; do
 		[ "$ka" = any ] || [ "$ka" = "$a" ] || continue
 		i=$((i + 1))
 		t0=$(now)
+		g_listed[i]="$a $k"
 		if ! kernel_path "${k%%@*}" "$a"; then
 			echo "FAIL  $a $k: no kernel (apt-cache/apt-get download failed and nothing cached)" >"$work/summary.$i"
 			continue
@@ -564,6 +567,16 @@ for a in $archs; do
 		g_arch[i]=$a g_word[i]=$k g_vmlinuz[i]=$vmlinuz g_find[i]=$(since "$t0")
 	done
 done
+# VMTEST_FETCH_ONLY=1 (tests/vm/all.sh, before its guests run side by side):
+# the host tools and every kernel fetched, one at a time, and every guest
+# listed, "GUEST ARCH WORD" a line, fetched or not (one whose kernel is
+# missing fails in its own run, as here); none booted.
+if [ "${VMTEST_FETCH_ONLY:-0}" = 1 ]; then
+	for ((j = 1; j <= i; j++)); do
+		echo "GUEST ${g_listed[j]}"
+	done
+	exit 0
+fi
 # Then the initramfs of each architecture, whose hook learns the releases
 # that boot it (the release is the vmlinuz name's tail)
 releases_of() { # arch
