@@ -119,11 +119,10 @@ all: $(OUT)/idlescope
 help:
 	@echo 'make            build $(OUT)/idlescope with every capability (V=1 verbose)'
 	@echo 'make run        deps + build, then a 10-second system-wide summary (root)'
-	@echo 'make test       deps + build, unit, replay and live BATS tests (root)'
+	@echo 'make test       deps + build, unit, replay, live BATS, fuzz corpora and every test VM (root)'
 	@echo 'make unit|replay|bats   one test layer'
 	@echo 'make layers     check user/ includes only its own and lower layers, and draw them; and the test map'
 	@echo 'make test-map   which test files exercise each unit of user/ (fails on a unit without one)'
-	@echo 'make vmtest     kernel VMs: Debian 6.1 and 6.12, x86_64 and arm64 guests under QEMU TCG'
 	@echo 'make deps       install build and test dependencies from Debian (root)'
 	@echo 'make install    install the binary, man page and bash completion under $$(DESTDIR)$$(PREFIX)'
 	@echo 'make deb        build/idlescope_VERSION_ARCH.deb (debhelper, dynamic link); make deb-test checks it (root)'
