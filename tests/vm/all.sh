@@ -50,6 +50,6 @@ if [ ${#arm64[@]} -gt 0 ]; then
 	VMTEST_ARCH=arm64 VMTEST_KERNELS="${arm64[*]}" "$here/run.sh" 2>&1 || rc=1
 fi
 if [ -s "$jobs" ]; then
-	"$here/lanes.sh" "${ALL_LANES:-$(($(nproc) >= 2 ? 2 : 1))}" "$jobs" || rc=1
+	"$here/lanes.sh" "${ALL_LANES:-}" "$jobs" || rc=1
 fi
 exit "$rc"

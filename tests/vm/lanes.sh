@@ -4,16 +4,17 @@
 # longest first), and every job's output goes to a file of its own, printed
 # in the file's order once all have ended: no two jobs' lines interleave.
 # Exits 1 if any job did. Used by oracle.sh and all.sh: under thread=single
-# TCG a guest keeps one host CPU busy, hence a lane per host CPU.
+# TCG a guest keeps one host CPU busy, hence LANES "" (the default) is 2 on
+# a host with two CPUs or more, else 1.
 #
 # Usage: lanes.sh LANES JOBFILE
 set -euo pipefail
-if [ $# -ne 2 ] || ! [[ $1 =~ ^[1-9][0-9]*$ ]] || ! [ -r "$2" ]; then
+if [ $# -ne 2 ] || ! [[ $1 =~ ^([1-9][0-9]*)?$ ]] || ! [ -r "$2" ]; then
 	echo "usage: lanes.sh LANES JOBFILE" >&2
 	exit 2
 fi
 mapfile -t jobs <"$2"
-lanes=$1
+lanes=${1:-$(($(nproc) >= 2 ? 2 : 1))}
 [ "$lanes" -le "${#jobs[@]}" ] || lanes=${#jobs[@]}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

@@ -102,4 +102,4 @@ if [ "${1:-}" = --jobs ]; then
 fi
 echo "oracle.sh: kinds ${kinds[*]}"
 echo "oracle.sh: runs $(wc -l <"$jobs")"
-"$here/lanes.sh" "${ORACLE_LANES:-$(($(nproc) >= 2 ? 2 : 1))}" "$jobs"
+"$here/lanes.sh" "${ORACLE_LANES:-}" "$jobs"
