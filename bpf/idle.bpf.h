@@ -307,6 +307,8 @@ static __always_inline void handle_idle(__u32 cpu, __u64 now_ns, __u32 state, in
 	slot->known = 1; /* from here on its state is tracked (poke.bpf.h) */
 	slot_seq_bump(slot);
 	idle_event(cpu, slot, now_ns, state, live, facts);
+	if (wake_enabled)
+		wake_phase_sync(slot);
 	slot_seq_bump(slot);
 }
 

@@ -111,6 +111,7 @@ static __always_inline void wake_count(__u32 cpu, struct idle_cpu_slot *slot)
 
 	slot->wake_pending = 0;
 	slot->wake_open = 1;
+	slot->wake_phase = WP_OPEN;
 	if (kind >= WAKE_NR_KINDS)
 		return;
 	ws = bpf_map_lookup_elem(&wake_stats, &cpu);
@@ -136,6 +137,9 @@ static __always_inline void wake_count(__u32 cpu, struct idle_cpu_slot *slot)
  * cause. Read only while the cause is unknown. */
 static __always_inline bool noipi_take(struct idle_cpu_slot *slot)
 {
+	/* nothing leaves the mark where the exit infers it: its line unread */
+	if (noipi_inferred)
+		return false;
 	if (!slot->noipi_from || slot->noipi_gen != slot->wake_gen)
 		return false;
 	slot->wake_kind = WAKE_NO_IPI;
@@ -218,7 +222,7 @@ static __always_inline bool poll_timed_out(__u32 cpu, __u32 state, __u64 r)
 static __always_inline void wake_on_exit(__u32 cpu, struct idle_cpu_slot *slot, __u64 now_ns,
 					 __u64 r, __u32 state, int early, int live, __u32 facts)
 {
-	slot->exit_ns = now_ns;
+	slot->wake_exit_ns = now_ns;
 	slot->wake_state = (__u8)state;
 	slot->wake_early = early > 0;
 	if (slot->wake_kind != WAKE_UNKNOWN || noipi_take(slot)) {
@@ -268,10 +272,20 @@ static __always_inline void wake_on_enter(__u32 cpu, struct idle_cpu_slot *slot,
 	}
 }
 
-/* A wake is in progress on this CPU: idle, or just out of a counted period. */
+/* A wake is in progress on this CPU: idle, or just out of a counted period.
+ * Line 0's view, for the CPUs that wake this one. */
 static __always_inline bool wake_in_progress(const struct idle_cpu_slot *slot)
 {
 	return slot->enter_ns || slot->wake_pending || slot->wake_open;
+}
+
+/* The same on line 1, for this CPU's own interrupt path: after every idle
+ * event (handle_idle) and wherever the cause is counted (wake_count). */
+static __always_inline void wake_phase_sync(struct idle_cpu_slot *slot)
+{
+	slot->wake_phase = slot->enter_ns ? WP_IDLE :
+			   slot->wake_pending ? WP_PENDING :
+			   slot->wake_open ? WP_OPEN : WP_NONE;
 }
 
 /* An event that may have ended the idle period of `cpu`. now_ns is only
@@ -280,19 +294,23 @@ static __always_inline bool wake_in_progress(const struct idle_cpu_slot *slot)
 static __always_inline void handle_wake_event(__u32 cpu, __u64 now_ns, __u32 kind, __u64 detail)
 {
 	struct idle_cpu_slot *slot;
+	__u8 phase;
 
-	/* The slot only: most events find no wake in progress. Inside a
-	 * period (an interrupt inside HLT) only the slot is written, which a
-	 * stopped window's reader does not take from it (the period in
-	 * flight at the stop is never counted): the window's line, `stopped`,
-	 * is read only where statistics change, so the first program after a
-	 * halt touches one line that the floor does not. */
+	/* The slot's line 1 only. Inside a period (an interrupt inside HLT)
+	 * only that line is written, which a stopped window's reader does
+	 * not take from it (the period in flight at the stop is never
+	 * counted): the window's line, `stopped`, is read only where
+	 * statistics change, so the first program after a halt touches one
+	 * line that the floor does not. */
 	slot = bpf_map_lookup_elem(&idle_slots, &cpu);
-	if (!slot || !wake_in_progress(slot))
+	if (!slot)
+		return;
+	phase = slot->wake_phase;
+	if (phase == WP_NONE)
 		return;
 	if (kind == WAKE_SOFTIRQ)
 		slot->wake_softirq_seen = 1;
-	if (slot->enter_ns) {
+	if (phase == WP_IDLE) {
 		/* inside the period: the first event is its cause */
 		if (slot->wake_kind == WAKE_UNKNOWN && !noipi_take(slot)) {
 			slot->wake_kind = (__u8)kind;
@@ -300,10 +318,10 @@ static __always_inline void handle_wake_event(__u32 cpu, __u64 now_ns, __u32 kin
 		}
 		return;
 	}
-	if (slot->wake_pending && !stopped) {
+	if (phase == WP_PENDING && !stopped) {
 		if (!now_ns)
 			now_ns = bpf_ktime_get_ns();
-		if (!noipi_take(slot) && now_ns - slot->exit_ns <= wake_window_ns) {
+		if (!noipi_take(slot) && now_ns - slot->wake_exit_ns <= wake_window_ns) {
 			slot->wake_kind = (__u8)kind;
 			slot->wake_detail = detail;
 		}
@@ -313,7 +331,8 @@ static __always_inline void handle_wake_event(__u32 cpu, __u64 now_ns, __u32 kin
 
 /* sched_wake_idle_without_ipi on the waker: target was polling and is
  * told to reschedule. The waker reads the target's line 0 (a wake in
- * progress: in a period, or exited within the wake window) and marks the
+ * progress: in a period, or exited, then line 1's exit time for the wake
+ * window) and marks the
  * target's sender line; the target takes the mark as its cause when
  * nothing came before it (noipi_take), so that no waker writes the
  * attribution line the target's own interrupt-path programs write. */
@@ -328,7 +347,7 @@ static __always_inline void handle_no_ipi(__u32 target, __u64 now_ns, __u32 wake
 			return;
 		if (!now_ns)
 			now_ns = bpf_ktime_get_ns();
-		if (now_ns - slot->exit_ns > wake_window_ns)
+		if (now_ns - slot->wake_exit_ns > wake_window_ns)
 			return;
 	}
 	slot->noipi_gen = slot->wake_gen;
@@ -344,7 +363,7 @@ static __always_inline struct idle_cpu_slot *hrtimer_wanted(__u32 cpu)
 	struct idle_cpu_slot *slot = bpf_map_lookup_elem(&idle_slots, &cpu);
 	__u8 kind;
 
-	if (!slot || !wake_in_progress(slot) || slot->wake_lat_done)
+	if (!slot || slot->wake_phase == WP_NONE || slot->wake_lat_done)
 		return NULL;
 	kind = slot->wake_kind;
 	if (kind != WAKE_TIMER && (kind != WAKE_IRQ || slot->wake_softirq_seen))
@@ -362,7 +381,7 @@ static __always_inline void hrtimer_record(__u32 cpu, struct idle_cpu_slot *slot
 	slot->timer_lat_ns = hnow > expires ? (__u64)(hnow - expires) : 0;
 	slot->wake_lat_done = 1;
 	/* the period was already counted: its statistics, not after a stop */
-	if (slot->wake_open && !stopped)
+	if (slot->wake_phase == WP_OPEN && !stopped)
 		wake_account_timer(cpu, slot);
 }
 

@@ -48,6 +48,14 @@ struct idle_params {
 /* The wakee of the current wake is valid while its tag is this. */
 #define WAKEE_TAG(gen) (0x10000u | (__u16)(gen))
 
+/* idle_cpu_slot.wake_phase: where the CPU's wake stands. */
+enum wake_phase {
+	WP_NONE = 0,  /* no wake in progress */
+	WP_IDLE,      /* in a period: its first event is its cause */
+	WP_PENDING,   /* counted period exited, cause not seen yet */
+	WP_OPEN,      /* cause counted; timer refinement still allowed */
+};
+
 struct idle_cpu_slot {
 	/* Line 0: written by this CPU at every idle entry and exit; read by
 	 * its wakers (is a wake in progress, which). */
@@ -58,7 +66,6 @@ struct idle_cpu_slot {
 	/* an idle event was handled: a later unmatched exit lost its enter
 	 * (here, not on line 1: every idle event writes it) */
 	__u8 idle_seen;
-	__u64 exit_ns;         /* exit of the last counted period */
 	__u8 wake_pending;     /* counted period exited, cause not seen yet */
 	__u8 wake_open;        /* cause counted; timer refinement still allowed */
 	__u8 last_counted;     /* the last exit was counted: its miss event counts too */
@@ -75,18 +82,22 @@ struct idle_cpu_slot {
 	__u64 grp_enter_ns;
 	__u64 grp_exit_ns;
 	/* Line 1: the wakeup attribution of the current / last counted
-	 * period, this CPU's alone */
+	 * period, this CPU's alone: all that its interrupt-path programs
+	 * read or write, so that each of them touches this line only */
 	__u64 wake_detail __attribute__((aligned(64))); /* irq, softirq vector, waker of the first cause */
 	__u8 wake_kind;        /* enum wake_kind, WAKE_UNKNOWN until seen */
 	__u8 wake_early;       /* that period was shorter than its target */
 	__u8 wake_state;       /* that period's state */
 	__u8 wake_softirq_seen;
 	__u8 wake_lat_done;    /* its timer lateness was recorded */
-	__u8 pad1;
+	/* enum wake_phase: line 0's enter_ns, wake_pending and wake_open as
+	 * the interrupt path needs them (the wakers on other CPUs read those) */
+	__u8 wake_phase;
 	__u16 ended_group;  /* 1 + the largest group whose all-idle time this CPU's exit ended */
 	/* the hrtimer that ended the period */
 	__u64 timer_fn;
 	__u64 timer_lat_ns;
+	__u64 wake_exit_ns;    /* exit of the last counted period */
 	/* Line 2: the wakee, written by its waker (another CPU, or this one
 	 * for a queued wakeup), and rare counters, apart from line 0 so that
 	 * wakers do not steal it. */
