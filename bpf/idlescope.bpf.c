@@ -135,6 +135,22 @@ static __always_inline void on_hrtimer(struct hrtimer *t, ktime_t *nowp, bool bt
 }
 TP_PAIR(hrtimer_expire_entry, on_hrtimer(hrtimer, now, btf), struct hrtimer *hrtimer, ktime_t *now)
 
+/* A task's comm into buf: two loads through the BTF pointer (tp_btf),
+ * else one fixed-size copy. Not a string read: the kernel keeps comm
+ * NUL-terminated in its 16 bytes, and probe_read_kernel_str's
+ * byte-at-a-time copy cost more than the rest of a wakeup's handler. */
+static __always_inline void task_comm(char buf[16], struct task_struct *p, bool btf)
+{
+	if (btf) {
+		__u64 *dst = (__u64 *)buf;
+
+		dst[0] = *(__u64 *)&p->comm[0];
+		dst[1] = *(__u64 *)&p->comm[8];
+	} else {
+		BPF_CORE_READ_INTO((char (*)[16])buf, p, comm);
+	}
+}
+
 /* hm: which hist metric this wakeup event feeds (HM_NONE: attribution only) */
 /* Reads of the task cost more than the rest: each is made only when needed. */
 static __always_inline void on_sched_wakeup(struct task_struct *p, __u32 hm, bool btf)
@@ -147,7 +163,7 @@ static __always_inline void on_sched_wakeup(struct task_struct *p, __u32 hm, boo
 		struct idle_cpu_slot *slot = wakee_wanted(target);
 
 		if (slot) {
-			BPF_CORE_READ_STR_INTO(&comm, p, comm);
+			task_comm(comm, p, btf);
 			set_wakee(slot, this_cpu(), target, (__u32)KREAD(btf, p, pid), comm);
 		}
 	}
@@ -159,8 +175,8 @@ static __always_inline void on_sched_wakeup(struct task_struct *p, __u32 hm, boo
 	else if (packing_enabled && hm == HM_RUNQ_LATENCY)
 		pack_on_wakeup(task_cpu_of(p, btf), pid);
 	if (hist_metric != HM_NONE && hist_metric == hm) {
-		BPF_CORE_READ_STR_INTO(&comm, p, comm);
-		handle_task_ready(bpf_ktime_get_ns(), pid, (__u32)BPF_CORE_READ(p, tgid), comm);
+		task_comm(comm, p, btf);
+		handle_task_ready(bpf_ktime_get_ns(), pid, (__u32)KREAD(btf, p, tgid), comm);
 	}
 	else if (hist_metric == HM_WAKEUP_LATENCY && hm == HM_RUNQ_LATENCY)
 		handle_task_wakeup(bpf_ktime_get_ns(), pid); /* sched_wakeup: the split */
@@ -178,7 +194,7 @@ struct task_struct___state_old {
 } __attribute__((preserve_access_index));
 
 static __always_inline void on_sched_switch(unsigned long long *ctx, struct task_struct *prev,
-					    struct task_struct *next)
+					    struct task_struct *next, bool btf)
 {
 	bool runnable = false;
 	char comm[16] = {};
@@ -189,21 +205,21 @@ static __always_inline void on_sched_switch(unsigned long long *ctx, struct task
 		if (bpf_core_type_exists(btf_trace_sched_switch___new))
 			st = (long)ctx[3];
 		else if (bpf_core_field_exists(prev->__state))
-			st = BPF_CORE_READ(prev, __state);
+			st = KREAD(btf, prev, __state);
 		else
-			st = BPF_CORE_READ((struct task_struct___state_old *)prev, state);
+			st = KREAD(btf, (struct task_struct___state_old *)prev, state);
 		runnable = st == 0; /* TASK_RUNNING */
-		BPF_CORE_READ_STR_INTO(&comm, prev, comm);
+		task_comm(comm, prev, btf);
 	}
 	__u64 now = bpf_ktime_get_ns();
-	__u32 prev_pid = (__u32)BPF_CORE_READ(prev, pid), next_pid = (__u32)BPF_CORE_READ(next, pid);
+	__u32 prev_pid = (__u32)KREAD(btf, prev, pid), next_pid = (__u32)KREAD(btf, next, pid);
 
 	if (hist_metric != HM_NONE)
-		handle_switch(this_cpu(), now, prev_pid, (__u32)BPF_CORE_READ(prev, tgid), comm,
+		handle_switch(this_cpu(), now, prev_pid, (__u32)KREAD(btf, prev, tgid), comm,
 			      runnable, next_pid);
 	if (packing_enabled) {
 		if (hist_metric != HM_RUNQ_LATENCY)
-			BPF_CORE_READ_STR_INTO(&comm, prev, comm);
+			task_comm(comm, prev, btf);
 		pack_on_switch(this_cpu(), now, prev_pid, comm, next_pid);
 	}
 }
@@ -237,7 +253,7 @@ TP_PAIR(pelt_cfs_tp, on_pelt_cfs(cfs_rq), struct cfs_rq *cfs_rq)
 
 TP_PAIR(sched_migrate_task, handle_migrate(task_cpu_of(p, btf), (__u32)dest_cpu, task_state_of(p)),
 	struct task_struct *p, __u64 dest_cpu)
-TP_PAIR(sched_switch, on_sched_switch(ctx, prev, next), bool preempt, struct task_struct *prev,
+TP_PAIR(sched_switch, on_sched_switch(ctx, prev, next, btf), bool preempt, struct task_struct *prev,
 	struct task_struct *next)
 
 /* fentry/fexit (loader: autoload only where the probe attached one). The

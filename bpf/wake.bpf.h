@@ -308,7 +308,8 @@ static __always_inline void handle_wake_event(__u32 cpu, __u64 now_ns, __u32 kin
 	phase = slot->wake_phase;
 	if (phase == WP_NONE)
 		return;
-	if (kind == WAKE_SOFTIRQ)
+	/* stored once per wake: most softirqs run with the line left clean */
+	if (kind == WAKE_SOFTIRQ && !slot->wake_softirq_seen)
 		slot->wake_softirq_seen = 1;
 	if (phase == WP_IDLE) {
 		/* inside the period: the first event is its cause */
