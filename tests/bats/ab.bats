@@ -14,7 +14,9 @@ teardown() {
 	restore_governor
 }
 
-# bats test_tags=oracle
+# one-driver: ab's sweep and restore over two governors, the same on any
+# driver (tests/vm/README.md: run by one oracle guest, or the host)
+# bats test_tags=oracle,one-driver
 @test "ab governor=menu,OTHER --repeat 3: completes, interleaves, restores" {
 	require_cpuidle_driver
 	# OTHER: haltpoll where the host has it (KVM guests), else what the

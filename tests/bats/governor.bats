@@ -168,7 +168,9 @@ SH
 # ab over two governors: the sweep's table has the split beside each
 # other (compare's misses table): teo's where the kernel has it, else
 # ladder's, which asks nothing (its cells "-"); the governor comes back.
-# bats test_tags=oracle
+# one-driver: the table's shape, the same on any driver; the split's
+# numbers against each driver's counters are the tests above.
+# bats test_tags=oracle,one-driver
 @test "governor inputs: ab --set governor=menu,OTHER prints the split side by side" {
 	require_cpuidle_driver
 	avail=/sys/devices/system/cpu/cpuidle/available_governors

@@ -17,7 +17,8 @@ load helpers
 	[[ "$output" == *"load: ok" ]]
 }
 
-# bats test_tags=oracle
+# one-driver: two sessions side by side, whatever the driver
+# bats test_tags=oracle,one-driver
 @test "two instances at once: each agrees with sysfs, neither disturbs the other" {
 	require_cpuidle_driver
 	local a="$BATS_TEST_TMPDIR/a.json" b="$BATS_TEST_TMPDIR/b.json" pa pb ra=0 rb=0
