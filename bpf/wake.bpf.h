@@ -333,10 +333,10 @@ static __always_inline void handle_wake_event(__u32 cpu, __u64 now_ns, __u32 kin
 /* sched_wake_idle_without_ipi on the waker: target was polling and is
  * told to reschedule. The waker reads the target's line 0 (a wake in
  * progress: in a period, or exited, then line 1's exit time for the wake
- * window) and marks the
- * target's sender line; the target takes the mark as its cause when
- * nothing came before it (noipi_take), so that no waker writes the
- * attribution line the target's own interrupt-path programs write. */
+ * window) and marks the target's sender line; the target takes the mark
+ * as its cause when nothing came before it (noipi_take), so that no
+ * waker writes the attribution line the target's own interrupt-path
+ * programs write. Hooked only where the exit cannot infer poll-resched. */
 static __always_inline void handle_no_ipi(__u32 target, __u64 now_ns, __u32 waker)
 {
 	struct idle_cpu_slot *slot = bpf_map_lookup_elem(&idle_slots, &target);

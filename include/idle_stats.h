@@ -42,9 +42,10 @@ struct idle_params {
 
 /* Per-CPU slot: what the CPU is doing now. Line 0 is written only by the
  * CPU at its idle events and read by the CPUs that wake it; line 1 only
- * by the CPU (its wakeup attribution, touched by its interrupt-path
- * programs: no other CPU reads it, so their writes hit); the wakee's and
- * the IPI senders' lines are written by the other CPUs. */
+ * by the CPU (its wakeup attribution, all that its interrupt-path
+ * programs touch: no other CPU writes it, so their writes hit; a no-IPI
+ * waker reads its exit time where that event is hooked, bpf/wake.bpf.h);
+ * the wakee's and the IPI senders' lines are written by the other CPUs. */
 /* The wakee of the current wake is valid while its tag is this. */
 #define WAKEE_TAG(gen) (0x10000u | (__u16)(gen))
 

@@ -311,6 +311,46 @@ if "floor" in observers:
                                              fmt(r, "%.2f", "x")))
         out.append("")
 
+# BENCH_BASELINE: each program beside the same program of another build,
+# in the same repetitions and workloads.
+BASE = "idlescope-baseline"
+if BASE in observers:
+    bp = [p for p in progs(FULL) if p in progs(BASE)]
+    if bp:
+        out.append("Each program of `%s` against the same program of `%s` (BENCH_BASELINE: "
+                   "`%s`), measured in the same repetitions: ns/event ratio [95%% interval] per "
+                   "repetition and workload where both ran, median and bootstrap over those "
+                   "pairs; below 1 the default build is cheaper.\n"
+                   % (FULL, BASE, meta.get("baseline", "?")))
+        out.append("| program | baseline ns/event | default ns/event | default / baseline |")
+        out.append("|---|---|---|---|")
+        for p in bp:
+            ws = [w for w in workloads if ns(FULL, p, w) and ns(BASE, p, w)]
+            out.append("| %s | %s | %s | %s |" % (
+                p, fmt(ns_ci(BASE, p, ws), "%.0f"), fmt(ns_ci(FULL, p, ws), "%.0f"),
+                fmt(ns_ratio(FULL, p, BASE, p), "%.2f", "x")))
+        out.append("")
+    # a cost that moves from one program to another (a line the next one
+    # would have missed) shows here, not in the rows above
+    share = {}
+    for r in rows:
+        if r["prog"] == "-" and r["observer"] in (FULL, BASE) and \
+                r.get("bpf_share") not in (None, "", "-"):
+            share.setdefault((r["workload"], r["rep"]), {})[r["observer"]] = float(r["bpf_share"])
+    sw = [w for w in workloads if any(k[0] == w and len(v) == 2 for k, v in share.items())]
+    if sw:
+        out.append("All of each build's programs together: its BPF share (run time of every "
+                   "program over the workload's wall time times the CPUs), default over "
+                   "baseline per repetition, median and bootstrap.\n")
+        out.append("| workload | baseline BPF share | default BPF share | default / baseline |")
+        out.append("|---|---|---|---|")
+        for w in sw:
+            ps = [(v[FULL], v[BASE]) for k, v in share.items() if k[0] == w and len(v) == 2]
+            out.append("| %s | %.4f | %.4f | %s |" % (
+                w, med(b for _, b in ps), med(a for a, _ in ps),
+                fmt(paired_ratio("share %s" % w, ps), "%.2f", "x")))
+        out.append("")
+
 # Marginal cost: default minus default-without-PART, on the workloads both ran.
 if parts or "idlescope-packing" in observers:
     cols = [(p, "idlescope-no-" + p, -1) for p in parts]
@@ -590,10 +630,13 @@ out.append("Why the handler targets are missed where they are. The floor's `cpu_
            "1.5x the floor's `sched_wakeup`, a hot-path event; the floor's own programs on the "
            "interrupt path cost several times that on this guest (the table above: a timer "
            "interrupt or an IRQ arrives on a CPU that was halted, its caches cold), so those "
-           "rows are judged against their own event's floor as well. `sched_wakeup` reads "
+           "rows are judged against their own event's floor as well. An interrupt-path "
+           "program reads and writes one line of its CPU's slot (the wake attribution, with "
+           "its own copy of the wake's phase), the floor's one counter. `sched_wakeup` reads "
            "(and, for the first wakee, writes) the target CPU's slot, which that CPU writes at "
            "every idle entry and exit: a cross-CPU cache miss whenever the target just went "
-           "idle. `sched_wake_idle_without_ipi` did the same on every wakeup of a polling CPU "
+           "idle; the wakee's name comes with two loads, not a string copy. "
+           "`sched_wake_idle_without_ipi` did the same on every wakeup of a polling CPU "
            "(4.5x its floor on the haltpoll host); the woken CPU now finds that cause at its "
            "own exit (docs/metrics.md, poll-resched) and the event is not hooked. RSS: after the load the embedded BPF "
            "objects' pages are dropped from the resident set and the freed heap is trimmed; "

@@ -17,6 +17,10 @@
 # (`tests/bench/report.py build/bench-results.tsv`), $OUT/bench-results.tsv.
 # BENCH_OBSERVERS / BENCH_WORKLOADS (space-separated names) pick a subset;
 # BENCH_ESTIMATE_ONLY=1 stops after printing how long the run would take.
+# BENCH_BASELINE=PATH adds another idlescope build (an earlier commit's) as
+# the observer idlescope-baseline on every workload: report.py sets each
+# program of the default beside the same program of that build, measured in
+# the same repetitions (a handler change proven side by side in one run).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-build}
@@ -139,6 +143,10 @@ OBSERVERS=(
 	"libbpf-tools|bpf:2|all|set -m; runqlat & cpudist & wait -n; kill -INT \$(jobs -p) 2>/dev/null; wait"
 	"idlescope-idle|bpf|extra|$IS record --no-wakeups --topology none -o /dev/null"
 )
+if [ -n "${BENCH_BASELINE:-}" ]; then
+	[ -x "$BENCH_BASELINE" ] || { echo "bench: BENCH_BASELINE: no executable $BENCH_BASELINE" >&2; exit 2; }
+	OBSERVERS+=("idlescope-baseline|bpf|all|$BENCH_BASELINE record -o /dev/null")
+fi
 # One observer per part that `record --without=PART` leaves out; freq, fexit
 # and miss only where this kernel and machine have them (`idlescope info`).
 INFO=$("$IS" info 2>&1 || true)
@@ -302,6 +310,7 @@ meta clocksource "$(cat /sys/devices/system/clocksource/clocksource0/current_clo
 meta reps "$REPS"
 meta ns_reps "$NS_REPS"
 meta none_every "$NONE_EVERY"
+[ -z "${BENCH_BASELINE:-}" ] || meta baseline "$("$BENCH_BASELINE" --version 2>&1 | head -1)"
 meta paired "$PAIRED"
 meta marginal_workloads "$MARGINAL_WORKLOADS"
 meta parts "$PARTS"

@@ -143,12 +143,15 @@ HEAD = ("workload\tobserver\trep\tvalue\trss_kb\tmap_bytes\tstartup_ms\tprog\tns
         "\tbpf_share\tloader_cpu_s\ttrace_bytes_s\trss_anon_kb\tpss_kb\tprivate_kb\tpair\tnone_at\n")
 
 
-def tsv(cpuidle, paired=True):
+def tsv(cpuidle, paired=True, baseline=False):
     """a bench's TSV: pipe-pinned with 20% drift, idlescope-default at 0.985,
     idlestat at 0.97, --packing at 0.984 (cost 1.07x the default's), the
     floor unpaired; ns/event rows with known ratios to the floor"""
     rng = random.Random(6)
-    lines = ["# cpuidle\t%s\n" % cpuidle, "# reps\t7\n", "# ns_reps\t6\n", HEAD]
+    lines = ["# cpuidle\t%s\n" % cpuidle, "# reps\t7\n", "# ns_reps\t6\n"]
+    if baseline:
+        lines.append("# baseline\tidlescope 1.0-old\n")
+    lines.append(HEAD)
     true = {"idlescope-default": 0.985, "idlestat": 0.97, "idlescope-packing": 0.984}
 
     # VmRSS over 3 MB (libc's shared pages), Pss under it: the target is on Pss
@@ -172,9 +175,17 @@ def tsv(cpuidle, paired=True):
     # ns/event: two of six repetitions 1.5x slower for every program (a
     # load on the machine then); per repetition the ratios stay exact
     for s in ("s1", "s2", "s3", "s4", "s5", "s6"):
-        for o, p, v in (("floor", "floor_cpu_idle", 100), ("idlescope-default", "tp_btf_cpu_idle", 120),
-                        ("floor", "floor_irq_handler_entry", 100),
-                        ("idlescope-default", "tp_btf_irq_handler_entry", 200)):
+        progs = [("floor", "floor_cpu_idle", 100), ("idlescope-default", "tp_btf_cpu_idle", 120),
+                 ("floor", "floor_irq_handler_entry", 100),
+                 ("idlescope-default", "tp_btf_irq_handler_entry", 200)]
+        if baseline:  # the earlier build: cpu_idle 1.5x the default's, irq the same
+            progs += [("idlescope-baseline", "tp_btf_cpu_idle", 180),
+                      ("idlescope-baseline", "tp_btf_irq_handler_entry", 200)]
+        if baseline:  # all programs together: the default's share half the baseline's
+            for o, share in (("idlescope-default", 0.02), ("idlescope-baseline", 0.04)):
+                lines.append("pipe-pinned\t%s\t%s\t1\t0\t0\t0\t-\t-\t%.4f\t-\t-\t-\t-\t-\t-\t-\n"
+                             % (o, s, share * (1 + (s in ("s2", "s5")) * 0.5)))
+        for o, p, v in progs:
             lines.append("pipe-pinned\t%s\t%s\t1\t0\t0\t0\t%s\t%d\t-\t-\t-\t-\t-\t-\t-\t-\n"
                          % (o, s, p, v * (1 + (s in ("s2", "s5")) * 0.5)))
     return "".join(lines)
@@ -201,6 +212,7 @@ class Report(unittest.TestCase):
     def setUpClass(cls):
         cls.doc = report(tsv("haltpoll"))
         cls.old = report(tsv("none", paired=False))
+        cls.base = report(tsv("haltpoll", baseline=True))
 
     def test_paired_targets_resolve_through_drift(self):
         self.assertIn("| met |", target(self.doc, "throughput, pipe-pinned >= 0.98"))
@@ -212,6 +224,17 @@ class Report(unittest.TestCase):
         self.assertIn("1.20x [1.20, 1.20] | met |", target(self.doc, "`tp_btf_cpu_idle` <= 1.3x"))
         self.assertIn("2.00x [2.00, 2.00] | **MISSED** |",
                       target(self.doc, "`tp_btf_irq_handler_entry` <= 1.5x"))
+
+    def test_each_program_against_the_baseline_build(self):
+        # the same repetitions' ratios, exact although two of them ran slower
+        self.assertIn("idlescope 1.0-old", self.base)
+        self.assertRegex(target(self.base, "tp_btf_cpu_idle | 180"),
+                         r"\| 0\.67x \[0\.67, 0\.67\] \|$")
+        self.assertRegex(target(self.base, "tp_btf_irq_handler_entry | 200 [200, 300] | 200"),
+                         r"\| 1\.00x \[1\.00, 1\.00\] \|$")
+        self.assertRegex(target(self.base, "pipe-pinned | 0.0400 | 0.0200"),
+                         r"\| 0\.50x \[0\.50, 0\.50\] \|$")
+        self.assertNotIn("idlescope-baseline", self.doc)
 
     def test_resources(self):
         self.assertIn("| met |", target(self.doc, "memory (Pss) <= 3 MB"))
