@@ -187,6 +187,13 @@ $(OUT)/user/%.o: user/%.c $(wildcard include/*.h) $(USER_HDRS) $(SKELS) | $(OUT)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
+# The objects that embed VERSION are rebuilt when it changes (a commit, the
+# tree turning dirty), not only when their sources do: --version, info and
+# the exporter's build info say what the binary was built from.
+$(OUT)/version.stamp: FORCE | $(OUT)
+	$(Q)[ "$$(cat $@ 2>/dev/null)" = "$(VERSION)" ] || echo "$(VERSION)" > $@
+$(OUT)/user/main.o $(OUT)/user/cmd/cmd_info.o $(OUT)/user/cmd/live_prom.o: $(OUT)/version.stamp
+
 # report's page template, stylesheet and script as C strings (report_page_html,
 # _css, _js), byte for byte; '?' escaped against trigraphs. The script's
 # SHA-256 in base64, its Content-Security-Policy source, is computed here
