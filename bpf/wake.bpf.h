@@ -111,7 +111,6 @@ static __always_inline void wake_count(__u32 cpu, struct idle_cpu_slot *slot)
 
 	slot->wake_pending = 0;
 	slot->wake_open = 1;
-	slot->wake_phase = WP_OPEN;
 	if (kind >= WAKE_NR_KINDS)
 		return;
 	ws = bpf_map_lookup_elem(&wake_stats, &cpu);
@@ -279,8 +278,9 @@ static __always_inline bool wake_in_progress(const struct idle_cpu_slot *slot)
 	return slot->enter_ns || slot->wake_pending || slot->wake_open;
 }
 
-/* The same on line 1, for this CPU's own interrupt path: after every idle
- * event (handle_idle) and wherever the cause is counted (wake_count). */
+/* The same on line 1, for this CPU's own interrupt path: set after every
+ * idle event (handle_idle), and by the interrupt path itself where it
+ * counts a pending cause (handle_wake_event). */
 static __always_inline void wake_phase_sync(struct idle_cpu_slot *slot)
 {
 	slot->wake_phase = slot->enter_ns ? WP_IDLE :
@@ -327,6 +327,7 @@ static __always_inline void handle_wake_event(__u32 cpu, __u64 now_ns, __u32 kin
 			slot->wake_detail = detail;
 		}
 		wake_count(cpu, slot);
+		slot->wake_phase = WP_OPEN;
 	}
 }
 

@@ -271,13 +271,14 @@ out.append("")
 
 # Each program against the floor's program of the same event: what the
 # handler's own work costs over merely being called there.
-def ns_pairs(a, pa, b, pb):
-    """{(workload, rep): (a's ns/event, b's)} over the bpf_stats repetitions both ran"""
+def ns_pairs(a, pa, b, pb, key="ns_per_event"):
+    """{(workload, rep): (a's ns/event, b's)} over the bpf_stats repetitions both ran;
+    with key="bpf_share" and prog "-", the two observers' BPF shares"""
     got = {}
     for r in rows:
-        if r["prog"] in (pa, pb) and r["observer"] in (a, b) and r["ns_per_event"] not in ("", "-"):
+        if r["prog"] in (pa, pb) and r["observer"] in (a, b) and r.get(key) not in (None, "", "-"):
             got.setdefault((r["workload"], r["rep"]), {})[(r["observer"], r["prog"])] = \
-                float(r["ns_per_event"])
+                float(r[key])
     return {k: (d[(a, pa)], d[(b, pb)]) for k, d in got.items() if (a, pa) in d and (b, pb) in d}
 
 
@@ -332,12 +333,8 @@ if BASE in observers:
         out.append("")
     # a cost that moves from one program to another (a line the next one
     # would have missed) shows here, not in the rows above
-    share = {}
-    for r in rows:
-        if r["prog"] == "-" and r["observer"] in (FULL, BASE) and \
-                r.get("bpf_share") not in (None, "", "-"):
-            share.setdefault((r["workload"], r["rep"]), {})[r["observer"]] = float(r["bpf_share"])
-    sw = [w for w in workloads if any(k[0] == w and len(v) == 2 for k, v in share.items())]
+    share = ns_pairs(FULL, "-", BASE, "-", "bpf_share")
+    sw = [w for w in workloads if any(k[0] == w for k in share)]
     if sw:
         out.append("All of each build's programs together: its BPF share (run time of every "
                    "program over the workload's wall time times the CPUs), default over "
@@ -345,7 +342,7 @@ if BASE in observers:
         out.append("| workload | baseline BPF share | default BPF share | default / baseline |")
         out.append("|---|---|---|---|")
         for w in sw:
-            ps = [(v[FULL], v[BASE]) for k, v in share.items() if k[0] == w and len(v) == 2]
+            ps = [v for k, v in share.items() if k[0] == w]
             out.append("| %s | %.4f | %.4f | %s |" % (
                 w, med(b for _, b in ps), med(a for a, _ in ps),
                 fmt(paired_ratio("share %s" % w, ps), "%.2f", "x")))
